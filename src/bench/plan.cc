@@ -1,0 +1,90 @@
+#include "bench/plan.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace sm {
+
+std::string_view to_string(CellStatus status) {
+  switch (status) {
+    case CellStatus::Valid: return "valid";
+    case CellStatus::OverCapacity: return "over_capacity";
+    case CellStatus::TooLong: return "too_long";
+    case CellStatus::Error: return "error";
+    case CellStatus::Interrupted: return "interrupted";
+    case CellStatus::Pending: return "pending";
+  }
+  return "unknown";
+}
+
+Result<CellStatus> parse_cell_status(std::string_view text) {
+  for (CellStatus s : {CellStatus::Valid, CellStatus::OverCapacity, CellStatus::TooLong, CellStatus::Error,
+                       CellStatus::Interrupted, CellStatus::Pending}) {
+    if (to_string(s) == text) return s;
+  }
+  return fail(ErrorCode::InvalidArgument, fmt::format("unknown cell status '{}'", text));
+}
+
+std::vector<int64_t> default_contexts(std::optional<int64_t> max_model_len, int64_t max_output_tokens) {
+  std::vector<int64_t> contexts{0, 16 * kK, 32 * kK, 64 * kK, 128 * kK};
+  if (max_model_len) {
+    int64_t largest = *max_model_len - max_output_tokens;
+    if (largest > 128 * kK) contexts.push_back(largest);
+  }
+  return contexts;
+}
+
+std::vector<int64_t> default_concurrency() { return {1, 2, 4, 8, 16, 32, 64, 128}; }
+
+std::vector<int64_t> default_prefill_contexts() { return {8 * kK, 16 * kK, 32 * kK, 64 * kK, 128 * kK}; }
+
+CellStatus decode_cell_status(int64_t context, int64_t concurrency, int64_t max_output_tokens,
+                              const CapacityLimits& limits) {
+  const int64_t per_request = context + max_output_tokens;
+  if (limits.max_model_len && per_request > *limits.max_model_len) return CellStatus::TooLong;
+  if (limits.kv_capacity_tokens && concurrency * per_request > *limits.kv_capacity_tokens)
+    return CellStatus::OverCapacity;
+  return CellStatus::Valid;
+}
+
+CellStatus prefill_row_status(int64_t context, const CapacityLimits& limits) {
+  return decode_cell_status(context, 1, 1, limits);
+}
+
+namespace {
+std::vector<int64_t> sorted_unique(std::vector<int64_t> v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+}  // namespace
+
+Plan make_plan(const MatrixSettings& settings, const CapacityLimits& limits) {
+  Plan plan;
+  for (int64_t p : sorted_unique(settings.prefill_contexts))
+    plan.prefill.push_back({p, prefill_row_status(p, limits)});
+  const auto contexts = sorted_unique(settings.contexts);
+  const auto concurrency = sorted_unique(settings.concurrency);
+  for (int64_t c : contexts)
+    for (int64_t n : concurrency)
+      plan.decode.push_back({c, n, decode_cell_status(c, n, settings.max_output_tokens, limits)});
+  return plan;
+}
+
+Result<void> validate(const MatrixSettings& s) {
+  if (s.contexts.empty() && s.prefill_contexts.empty())
+    return fail(ErrorCode::InvalidArgument, "nothing to measure: no contexts and no prefill contexts");
+  if (!s.contexts.empty() && s.concurrency.empty())
+    return fail(ErrorCode::InvalidArgument, "--concurrency needs at least one value");
+  for (int64_t n : s.concurrency)
+    if (n < 1 || n > 100000) return fail(ErrorCode::InvalidArgument, fmt::format("concurrency {} is out of range 1..100000", n));
+  for (int64_t p : s.prefill_contexts)
+    if (p < 1) return fail(ErrorCode::InvalidArgument, "prefill contexts must be at least 1 token");
+  if (s.max_output_tokens < 2)
+    return fail(ErrorCode::InvalidArgument, "--max-output must be at least 2 tokens (decode needs a first and a later token)");
+  if (!(s.duration_s > 0) || s.duration_s > 86400)
+    return fail(ErrorCode::InvalidArgument, "--duration must be between 0 and 86400 seconds");
+  return {};
+}
+
+}  // namespace sm

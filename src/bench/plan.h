@@ -1,0 +1,77 @@
+#pragma once
+// The plan: which prefill rows and decode cells a run has, and which of them can run at all.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+
+namespace sm {
+
+/// Status of a prefill row or decode cell. Planning assigns Valid/OverCapacity/TooLong;
+/// running can turn Valid into Error or Interrupted.
+enum class CellStatus : uint8_t {
+  Valid,         ///< runs (or ran) and its numbers hold
+  OverCapacity,  ///< not run: concurrency × (context + max output) > KV capacity
+  TooLong,       ///< not run: context + max output > the model's context length
+  Error,         ///< ran and failed; the reason is kept
+  Interrupted,   ///< stopped by Ctrl-C while running; its numbers are partial
+  Pending,       ///< planned as valid but not measured yet (a resumable run)
+};
+
+std::string_view to_string(CellStatus status);
+Result<CellStatus> parse_cell_status(std::string_view text);
+
+/// The shape of the matrix, as the user asked for it (or the defaults).
+struct MatrixSettings {
+  std::vector<int64_t> contexts;          ///< decode rows, prompt tokens each stream shares
+  std::vector<int64_t> concurrency;       ///< decode columns, simultaneous requests
+  std::vector<int64_t> prefill_contexts;  ///< prefill rows, prompt tokens of one cold request
+  int64_t max_output_tokens = 8192;       ///< tokens each decode request asks for
+  double duration_s = 30.0;               ///< length of each decode cell's measurement window
+};
+
+/// What limits a server's matrix. Unknown values leave cells runnable.
+struct CapacityLimits {
+  std::optional<int64_t> kv_capacity_tokens;  ///< tokens the KV cache holds (one engine replica)
+  std::optional<int64_t> max_model_len;       ///< longest prompt + output one request may have
+};
+
+struct PlannedPrefillRow {
+  int64_t context = 0;  ///< prompt tokens
+  CellStatus status = CellStatus::Valid;
+};
+
+struct PlannedDecodeCell {
+  int64_t context = 0;      ///< prompt tokens shared by every stream of the cell
+  int64_t concurrency = 0;  ///< streams kept in flight
+  CellStatus status = CellStatus::Valid;
+};
+
+struct Plan {
+  std::vector<PlannedPrefillRow> prefill;  ///< ascending context
+  std::vector<PlannedDecodeCell> decode;   ///< row-major: context ascending, then concurrency
+};
+
+constexpr int64_t kK = 1024;
+
+/// Defaults of the seed page: 0,16K,32K,64K,128K, plus max_model_len − max_output when that is
+/// above 128K (the seed's 248K row).
+std::vector<int64_t> default_contexts(std::optional<int64_t> max_model_len, int64_t max_output_tokens);
+std::vector<int64_t> default_concurrency();       ///< 1,2,4,…,128
+std::vector<int64_t> default_prefill_contexts();  ///< 8K,16K,32K,64K,128K
+
+/// Status of one decode cell under the limits.
+CellStatus decode_cell_status(int64_t context, int64_t concurrency, int64_t max_output_tokens,
+                              const CapacityLimits& limits);
+/// Status of one prefill row (one request, one output token).
+CellStatus prefill_row_status(int64_t context, const CapacityLimits& limits);
+
+/// Sorts and de-duplicates the lists, then assigns every cell its status.
+Plan make_plan(const MatrixSettings& settings, const CapacityLimits& limits);
+
+/// Checks the settings for values that make no sense (empty lists, zero duration, ...).
+Result<void> validate(const MatrixSettings& settings);
+
+}  // namespace sm

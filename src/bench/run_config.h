@@ -1,0 +1,42 @@
+#pragma once
+// Everything `speedmatrix run` needs, validated once at start-up and immutable afterwards.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "bench/plan.h"
+
+namespace sm {
+
+/// Which OpenAI-compatible route the streams use.
+enum class ApiKind : uint8_t {
+  Completions,  ///< POST /v1/completions (default: the prompt is sent as-is)
+  Chat,         ///< POST /v1/chat/completions (the server applies its chat template)
+};
+
+/// Where the server is and how to talk to it.
+struct TargetConfig {
+  std::string base_url;        ///< e.g. "http://127.0.0.1:8000" (no trailing /v1)
+  std::string api_key;         ///< bearer token; empty = none
+  ApiKind api = ApiKind::Completions;
+  std::string model;           ///< model id to request; empty = the server's first model
+  double connect_timeout_s = 10;  ///< TCP/TLS connect limit per request
+  double read_timeout_s = 600;    ///< a stream silent this long fails (prefill of long prompts is slow)
+};
+
+/// The validated configuration of one run.
+struct RunConfig {
+  TargetConfig target;
+  MatrixSettings matrix;
+  CapacityLimits limits_override;  ///< --kv-capacity / --max-model-len: win over what the server says
+  double ramp_timeout_s = 120;     ///< longest wait for all streams of a cell to produce a token
+  double temperature = 0.0;        ///< sampling temperature sent with every request
+  uint64_t seed = 0;               ///< prompt text seed (0 = derive from the run id)
+  std::string out_dir;             ///< run folder; empty = runs/<timestamp>-<model>
+  bool dry_run = false;            ///< print the plan, contact nothing
+  bool quiet = false;              ///< no live progress line
+  bool json_output = false;        ///< print the result as JSON instead of tables
+  bool contexts_given = false;     ///< --contexts was set (else defaults follow the server's max length)
+};
+
+}  // namespace sm

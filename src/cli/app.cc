@@ -1,0 +1,29 @@
+#include "cli/app.h"
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "core/build_info.h"
+
+namespace sm::cli {
+
+int main(int argc, char** argv) {
+  CLI::App app{"speedmatrix: measures how fast an LLM inference server really is.\n"
+               "Prefill speed by context length, and sustained decode throughput for every\n"
+               "context length x number of simultaneous requests."};
+  app.set_version_flag("--version", fmt::format("speedmatrix {} ({}, {})", build::kVersion,
+                                                build::kGitCommit, build::kBuildType));
+  app.require_subcommand(1);
+  Action action;
+  add_run_command(app, action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+  if (!action) return kExitUsage;
+  return action();
+}
+
+}  // namespace sm::cli

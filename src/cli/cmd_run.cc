@@ -1,0 +1,183 @@
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "bench/plan.h"
+#include "bench/run_config.h"
+#include "bench/runner.h"
+#include "cli/commands.h"
+#include "core/units.h"
+#include "report/plan_text.h"
+#include "result/plan_json.h"
+
+namespace sm::cli {
+
+namespace {
+
+struct RunFlags {
+  std::string url;
+  std::string api = "completions";
+  std::string api_key;
+  std::string model;
+  std::string contexts;
+  std::string concurrency;
+  std::string prefill_contexts;
+  double duration_s = 30;
+  std::string max_output = "8192";
+  std::string kv_capacity;
+  std::string max_model_len;
+  std::string out;
+  std::string format = "term";
+  double timeout_s = 600;
+  double connect_timeout_s = 10;
+  double ramp_timeout_s = 120;
+  double temperature = 0;
+  uint64_t seed = 0;
+  bool dry_run = false;
+  bool quiet = false;
+};
+
+// Turns the flags into a validated RunConfig; errors name the flag.
+Result<RunConfig> to_config(const RunFlags& f) {
+  RunConfig c;
+  c.target.base_url = f.url;
+  while (!c.target.base_url.empty() && c.target.base_url.back() == '/') c.target.base_url.pop_back();
+  if (c.target.base_url.ends_with("/v1")) c.target.base_url.resize(c.target.base_url.size() - 3);
+  if (f.api == "completions") c.target.api = ApiKind::Completions;
+  else if (f.api == "chat") c.target.api = ApiKind::Chat;
+  else return fail(ErrorCode::InvalidArgument, "--api must be 'completions' or 'chat'");
+  c.target.api_key = f.api_key;
+  if (c.target.api_key.empty())
+    if (const char* k = std::getenv("SPEEDMATRIX_API_KEY"); k && *k) c.target.api_key = k;
+  if (c.target.api_key.empty())
+    if (const char* k = std::getenv("OPENAI_API_KEY"); k && *k) c.target.api_key = k;
+  c.target.model = f.model;
+  c.target.read_timeout_s = f.timeout_s;
+  c.target.connect_timeout_s = f.connect_timeout_s;
+
+  auto with_flag = [](const char* flag, Error e) { return fail(e.code, fmt::format("{}: {}", flag, e.message)); };
+  auto max_out = parse_token_count(f.max_output);
+  if (!max_out) return with_flag("--max-output", max_out.error());
+  c.matrix.max_output_tokens = *max_out;
+  if (!f.kv_capacity.empty()) {
+    auto v = parse_token_count(f.kv_capacity);
+    if (!v) return with_flag("--kv-capacity", v.error());
+    c.limits_override.kv_capacity_tokens = *v;
+  }
+  if (!f.max_model_len.empty()) {
+    auto v = parse_token_count(f.max_model_len);
+    if (!v) return with_flag("--max-model-len", v.error());
+    c.limits_override.max_model_len = *v;
+  }
+  if (!f.contexts.empty()) {
+    auto v = parse_token_list(f.contexts);
+    if (!v) return with_flag("--contexts", v.error());
+    c.matrix.contexts = *v;
+    c.contexts_given = true;
+  }
+  c.matrix.concurrency = default_concurrency();
+  if (!f.concurrency.empty()) {
+    auto v = parse_int_list(f.concurrency);
+    if (!v) return with_flag("--concurrency", v.error());
+    c.matrix.concurrency = *v;
+  }
+  c.matrix.prefill_contexts = default_prefill_contexts();
+  if (!f.prefill_contexts.empty()) {
+    if (f.prefill_contexts == "none") {
+      c.matrix.prefill_contexts.clear();
+    } else {
+      auto v = parse_token_list(f.prefill_contexts);
+      if (!v) return with_flag("--prefill-contexts", v.error());
+      c.matrix.prefill_contexts = *v;
+    }
+  }
+  c.matrix.duration_s = f.duration_s;
+  if (!c.contexts_given) c.matrix.contexts = default_contexts(c.limits_override.max_model_len, c.matrix.max_output_tokens);
+  if (auto ok = validate(c.matrix); !ok) return std::unexpected(ok.error());
+  if (f.format != "term" && f.format != "json") return fail(ErrorCode::InvalidArgument, "--format must be 'term' or 'json'");
+  c.ramp_timeout_s = f.ramp_timeout_s;
+  c.temperature = f.temperature;
+  c.seed = f.seed;
+  c.out_dir = f.out;
+  c.dry_run = f.dry_run;
+  c.quiet = f.quiet;
+  c.json_output = f.format == "json";
+  if (!c.dry_run && c.target.base_url.empty())
+    return fail(ErrorCode::InvalidArgument, "no target: give --url URL of an OpenAI-compatible server (or --dry-run)");
+  return c;
+}
+
+int print_dry_run(const RunConfig& config) {
+  Plan plan = make_plan(config.matrix, config.limits_override);
+  if (config.json_output) {
+    std::puts(plan_to_json(plan).dump(2).c_str());
+  } else {
+    std::fputs(plan_to_text(plan).c_str(), stdout);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, Action& action) {
+  auto flags = std::make_shared<RunFlags>();
+  CLI::App* run = app.add_subcommand("run", "Run the speed-test matrix against a server and write a run folder");
+  run->footer(
+      "Sizes accept K (1024) and M suffixes: 16K = 16384 tokens.\n"
+      "Examples:\n"
+      "  speedmatrix run --url http://127.0.0.1:8000\n"
+      "  speedmatrix run --url http://host:8080 --contexts 0,4K --concurrency 1,2,4 --duration 10\n"
+      "  speedmatrix run --dry-run --kv-capacity 530000 --max-model-len 262144 --format json");
+  run->add_option("--url", flags->url, "Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000");
+  run->add_option("--api", flags->api,
+                  "Route the streams use: 'completions' (/v1/completions) or 'chat' (/v1/chat/completions)")
+      ->capture_default_str();
+  run->add_option("--api-key", flags->api_key,
+                  "Bearer token; default: $SPEEDMATRIX_API_KEY, else $OPENAI_API_KEY");
+  run->add_option("--model", flags->model, "Model id to request; default: the first model the server lists");
+  run->add_option("--contexts", flags->contexts,
+                  "Decode rows: prompt tokens shared by the streams of a cell, comma list "
+                  "(default 0,16K,32K,64K,128K plus max model length - max output when above 128K)");
+  run->add_option("--concurrency", flags->concurrency,
+                  "Decode columns: simultaneous requests, comma list (default 1,2,4,8,16,32,64,128)");
+  run->add_option("--prefill-contexts", flags->prefill_contexts,
+                  "Prefill rows: prompt tokens of one cold request, comma list, or 'none' "
+                  "(default 8K,16K,32K,64K,128K)");
+  run->add_option("--duration", flags->duration_s, "Seconds each decode cell is measured for")->capture_default_str();
+  run->add_option("--max-output", flags->max_output, "Tokens each decode request asks for (end of sequence ignored)")
+      ->capture_default_str();
+  run->add_option("--kv-capacity", flags->kv_capacity,
+                  "KV-cache capacity in tokens; overrides what the server reports. Cells with "
+                  "concurrency x (context + max output) above it are marked over capacity");
+  run->add_option("--max-model-len", flags->max_model_len,
+                  "Longest prompt + output per request; overrides the server. Longer cells are marked too long");
+  run->add_option("--out", flags->out, "Run folder (default runs/<timestamp>-<model>)");
+  run->add_option("--format", flags->format, "What is printed at the end: 'term' tables or 'json'")
+      ->capture_default_str();
+  run->add_option("--timeout", flags->timeout_s, "Seconds a stream may stay silent before it fails")
+      ->capture_default_str();
+  run->add_option("--connect-timeout", flags->connect_timeout_s, "Seconds to connect")->capture_default_str();
+  run->add_option("--ramp-timeout", flags->ramp_timeout_s,
+                  "Longest wait, in seconds, for every stream of a decode cell to produce a first token; "
+                  "then the window opens anyway and the cell reports its effective concurrency")
+      ->capture_default_str();
+  run->add_option("--temperature", flags->temperature, "Sampling temperature sent with every request")
+      ->capture_default_str();
+  run->add_option("--seed", flags->seed, "Seed of the prompt text (0: derived from the run id)");
+  run->add_flag("--dry-run", flags->dry_run, "Print the plan (cells and their status) and contact nothing");
+  run->add_flag("--quiet", flags->quiet, "No live progress line");
+  run->callback([flags, &action]() {
+    action = [flags]() -> int {
+      auto config = to_config(*flags);
+      if (!config) {
+        std::fprintf(stderr, "speedmatrix run: %s\n", config.error().message.c_str());
+        return kExitUsage;
+      }
+      if (config->dry_run) return print_dry_run(*config);
+      return run_matrix(*config);
+    };
+  });
+}
+
+}  // namespace sm::cli

@@ -1,0 +1,102 @@
+#include "core/units.h"
+
+#include <charconv>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace sm {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+template <class F>
+auto parse_list(std::string_view text, F parse_one) -> Result<std::vector<int64_t>> {
+  std::vector<int64_t> out;
+  if (trim(text).empty()) return fail(ErrorCode::InvalidArgument, "empty list");
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string_view item = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
+    auto v = parse_one(trim(item));
+    if (!v) return std::unexpected(v.error());
+    out.push_back(*v);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<int64_t> parse_token_count(std::string_view text) {
+  std::string_view s = trim(text);
+  if (s.empty()) return fail(ErrorCode::InvalidArgument, "empty token count");
+  int64_t mult = 1;
+  char last = s.back();
+  if (last == 'k' || last == 'K') {
+    mult = 1024;
+    s.remove_suffix(1);
+  } else if (last == 'm' || last == 'M') {
+    mult = 1024 * 1024;
+    s.remove_suffix(1);
+  }
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || ptr != s.data() + s.size() || value < 0)
+    return fail(ErrorCode::InvalidArgument,
+                fmt::format("'{}' is not a token count (examples: 0, 512, 16K, 1M)", text));
+  if (value > (int64_t{1} << 40) / mult)
+    return fail(ErrorCode::InvalidArgument, fmt::format("token count '{}' is too large", text));
+  return value * mult;
+}
+
+Result<std::vector<int64_t>> parse_token_list(std::string_view text) {
+  return parse_list(text, parse_token_count);
+}
+
+Result<std::vector<int64_t>> parse_int_list(std::string_view text) {
+  return parse_list(text, [](std::string_view s) -> Result<int64_t> {
+    int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc() || ptr != s.data() + s.size() || value <= 0)
+      return fail(ErrorCode::InvalidArgument, fmt::format("'{}' is not a positive integer", s));
+    return value;
+  });
+}
+
+std::string format_tokens(int64_t tokens) {
+  if (tokens != 0 && tokens % (1024 * 1024) == 0) return fmt::format("{}M", tokens / (1024 * 1024));
+  if (tokens != 0 && tokens % 1024 == 0) return fmt::format("{}K", tokens / 1024);
+  return fmt::format("{}", tokens);
+}
+
+std::string format_thousands(int64_t value) {
+  std::string digits = fmt::format("{}", value < 0 ? -value : value);
+  std::string out;
+  int n = static_cast<int>(digits.size());
+  for (int i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) out.push_back(',');
+    out.push_back(digits[i]);
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+std::string format_rate(double per_s) {
+  if (!std::isfinite(per_s)) return "—";
+  if (per_s >= 10'000) return fmt::format("{:.1f}K", per_s / 1000.0);
+  if (per_s >= 1'000) {
+    // "1,081.0" style keeps one decimal like the seed's decode cells.
+    int64_t whole = static_cast<int64_t>(per_s);
+    int tenth = static_cast<int>(std::lround((per_s - static_cast<double>(whole)) * 10));
+    if (tenth == 10) { ++whole; tenth = 0; }
+    return fmt::format("{}.{}", format_thousands(whole), tenth);
+  }
+  return fmt::format("{:.1f}", per_s);
+}
+
+}  // namespace sm

@@ -1,0 +1,31 @@
+#pragma once
+// Token counts written the way people write them: "16K" = 16,384 (K = 1024), "1M" = 1,048,576.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+
+namespace sm {
+
+/// Parses "16K", "16k", "248K", "1M" or a plain count like "12000". K = 1024, M = 1024².
+Result<int64_t> parse_token_count(std::string_view text);
+
+/// Parses a comma list of token counts: "0,16K,32K".
+Result<std::vector<int64_t>> parse_token_list(std::string_view text);
+
+/// Parses a comma list of positive integers: "1,2,4,8".
+Result<std::vector<int64_t>> parse_int_list(std::string_view text);
+
+/// Writes a token count the short way when it is a whole number of K: 16384 -> "16K",
+/// 253952 -> "248K", 0 -> "0", 12000 -> "12000".
+std::string format_tokens(int64_t tokens);
+
+/// Thousands separators: 32424 -> "32,424".
+std::string format_thousands(int64_t value);
+
+/// A rate the way the seed page writes it: 10600 -> "10.6K", 9919 -> "9,919", 181.7 -> "181.7".
+std::string format_rate(double per_s);
+
+}  // namespace sm

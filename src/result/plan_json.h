@@ -1,0 +1,11 @@
+#pragma once
+// The plan as JSON: {"decode":[{"context","concurrency","status"}...],"prefill":[{"context","status"}...]}.
+#include <nlohmann/json.hpp>
+
+#include "bench/plan.h"
+
+namespace sm {
+
+nlohmann::json plan_to_json(const Plan& plan);
+
+}  // namespace sm

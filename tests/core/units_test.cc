@@ -1,0 +1,44 @@
+#include "core/units.h"
+
+#include <gtest/gtest.h>
+
+namespace sm {
+namespace {
+
+TEST(Units, ParseTokenCount) {
+  EXPECT_EQ(parse_token_count("0").value(), 0);
+  EXPECT_EQ(parse_token_count("16K").value(), 16384);
+  EXPECT_EQ(parse_token_count("16k").value(), 16384);
+  EXPECT_EQ(parse_token_count("248K").value(), 253952);
+  EXPECT_EQ(parse_token_count("1M").value(), 1048576);
+  EXPECT_EQ(parse_token_count(" 12000 ").value(), 12000);
+  EXPECT_FALSE(parse_token_count("").has_value());
+  EXPECT_FALSE(parse_token_count("16KB").has_value());
+  EXPECT_FALSE(parse_token_count("-5").has_value());
+  EXPECT_FALSE(parse_token_count("abc").has_value());
+}
+
+TEST(Units, ParseLists) {
+  auto l = parse_token_list("0,16K, 32K").value();
+  ASSERT_EQ(l.size(), 3u);
+  EXPECT_EQ(l[2], 32768);
+  EXPECT_FALSE(parse_token_list("1,,2").has_value());
+  EXPECT_EQ(parse_int_list("1,2,4").value().size(), 3u);
+  EXPECT_FALSE(parse_int_list("1,0").has_value());
+}
+
+TEST(Units, Format) {
+  EXPECT_EQ(format_tokens(16384), "16K");
+  EXPECT_EQ(format_tokens(253952), "248K");
+  EXPECT_EQ(format_tokens(0), "0");
+  EXPECT_EQ(format_tokens(1000), "1000");
+  EXPECT_EQ(format_thousands(32424), "32,424");
+  EXPECT_EQ(format_thousands(999), "999");
+  EXPECT_EQ(format_thousands(1000000), "1,000,000");
+  EXPECT_EQ(format_rate(10600), "10.6K");
+  EXPECT_EQ(format_rate(1081.04), "1,081.0");
+  EXPECT_EQ(format_rate(181.7), "181.7");
+}
+
+}  // namespace
+}  // namespace sm
