@@ -16,6 +16,12 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   Action action;
   add_run_command(app, action);
+  add_probe_command(app, action);
+  add_report_command(app, action);
+  add_compare_command(app, action);
+  add_calc_command(app, action);
+  add_sim_command(app, action);
+  add_synth_model_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

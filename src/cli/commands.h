@@ -9,7 +9,13 @@ namespace sm::cli {
 
 using Action = std::function<int()>;
 
-void add_run_command(CLI::App& app, Action& action);
+void add_run_command(CLI::App& app, Action& action);          // cmd_run.cc
+void add_probe_command(CLI::App& app, Action& action);        // cmd_probe.cc
+void add_report_command(CLI::App& app, Action& action);       // cmd_report.cc
+void add_compare_command(CLI::App& app, Action& action);      // cmd_compare.cc
+void add_calc_command(CLI::App& app, Action& action);         // cmd_calc.cc
+void add_sim_command(CLI::App& app, Action& action);          // cmd_sim.cc
+void add_synth_model_command(CLI::App& app, Action& action);  // cmd_synth_model.cc
 
 /// Exit codes shared by all subcommands.
 constexpr int kExitOk = 0;

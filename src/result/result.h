@@ -1,0 +1,152 @@
+#pragma once
+// The result of a run: one typed record that every printer, the store and the site read
+// (llama-bench habit). Its JSON form is result.json, described by docs/result-schema.json.
+// Optional numbers are std::nullopt when not measured (a cell that did not run, a value the
+// server did not report); they are written as JSON null.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/plan.h"
+
+namespace sm {
+
+constexpr int kResultSchemaVersion = 1;
+
+/// One GPU of the machine that ran the server (or the one predicted for).
+struct GpuInfo {
+  std::string name;                  ///< e.g. "NVIDIA GeForce RTX 3090"
+  std::optional<int64_t> vram_bytes; ///< total device memory
+  std::string driver;                ///< driver version, e.g. "595.99.02"
+  std::optional<double> power_limit_w;  ///< enforced board power limit
+  std::string pcie;                  ///< e.g. "Gen4 x16"
+};
+
+/// The machine (the seed page's Hardware section).
+struct HardwareInfo {
+  std::string type;                  ///< "Discrete GPU", "CPU only", "Apple silicon", ...
+  std::vector<GpuInfo> gpus;
+  std::string cpu_model;             ///< e.g. "AMD Ryzen 9 7900X 12-Core Processor"
+  std::optional<int64_t> cpu_cores;  ///< physical cores (logical when unknown)
+  std::optional<int64_t> ram_bytes;  ///< total system memory
+  std::string os;                    ///< e.g. "Ubuntu 24.04.5 LTS"
+  std::string kernel;                ///< e.g. "6.8.0-45-generic"
+  std::string hostname;
+  bool is_server_host = true;        ///< false when the server ran elsewhere (probed the client's machine)
+};
+
+/// The engine and model being measured (the seed page's Engine section).
+struct EngineInfo {
+  std::string kind;          ///< "vllm", "sglang", "llamacpp", "tgi", "ollama", "openai", "sim"
+  std::string version;       ///< e.g. "0.32.0"
+  std::string build;         ///< e.g. "b6500-abc1234" or a container tag
+  std::string model;         ///< served model id, as requested
+  std::string model_path;    ///< weights path or repo when the server says
+  std::string quantization;  ///< e.g. "AWQ 4-bit", "q8_0"
+  std::string backend;       ///< e.g. "cuda", "cpu"
+  std::optional<int64_t> max_model_len;       ///< per-request context limit the server reports
+  std::optional<int64_t> kv_capacity_tokens;  ///< KV-cache tokens the server reports
+  std::string kv_capacity_source;             ///< where that came from, e.g. "/metrics cache_config_info"
+  std::optional<int64_t> slots;               ///< llama.cpp parallel slots / max running requests
+  std::optional<bool> prefix_caching;         ///< server-side prefix cache on
+  bool tokenize_endpoint = false;             ///< the server can count tokens for us
+  bool forces_output_length = true;           ///< false: EOS cannot be ignored (TGI, Ollama)
+};
+
+/// How the run was set up (the seed page's Run section).
+struct RunSettings {
+  std::string api = "completions";      ///< "completions" or "chat"
+  std::string decode_test = "fixed_duration";
+  std::string prefill_mode = "cold request; measured during decode warm-up where contexts coincide";
+  int64_t max_output_tokens = 8192;
+  double duration_s = 30;
+  std::vector<int64_t> contexts;
+  std::vector<int64_t> concurrency;
+  std::vector<int64_t> prefill_contexts;
+  double temperature = 0;
+  uint64_t seed = 0;
+  std::optional<int64_t> kv_capacity_override;   ///< --kv-capacity
+  std::optional<int64_t> max_model_len_override;  ///< --max-model-len
+};
+
+/// A median with its tails. All in the unit the field name says.
+struct Percentiles {
+  double p50 = 0;
+  double p90 = 0;
+  double p99 = 0;
+};
+
+/// One prefill row: a cold request of `context` prompt tokens asking for 1 output token.
+struct PrefillRow {
+  int64_t context = 0;                    ///< target prompt tokens
+  CellStatus status = CellStatus::Valid;
+  std::optional<double> prompt_tok_s;     ///< prompt tokens / TTFT
+  std::optional<double> ttft_ms;          ///< request sent -> first token received
+  std::optional<int64_t> prompt_tokens;   ///< the server's usage.prompt_tokens
+  std::optional<int64_t> cached_tokens;   ///< prompt tokens the server reused (should be ~0: cold)
+  bool prompt_length_ok = true;           ///< |prompt_tokens − context| ≤ max(16, 0.5%)
+  std::string error;                      ///< why the row failed (status error)
+};
+
+/// One sustained decode cell: `concurrency` streams over a `context`-token prompt.
+struct DecodeCell {
+  int64_t context = 0;
+  int64_t concurrency = 0;
+  CellStatus status = CellStatus::Valid;
+  std::optional<double> total_tok_s;        ///< output tokens inside the window / window length
+  std::optional<double> per_request_tok_s;  ///< median over streams of (tokens−1)/(last−first) in window
+  std::optional<double> ttft_ms;            ///< median TTFT of the cell's requests
+  std::optional<double> ttft_p90_ms;
+  std::optional<double> ttft_p99_ms;
+  std::optional<double> tbt_ms;             ///< median gap between consecutive tokens of a stream
+  std::optional<double> tbt_p90_ms;
+  std::optional<double> tbt_p99_ms;
+  std::optional<double> chunk_gap_ms;       ///< median gap between consecutive chunks of a stream
+  std::optional<double> tokens_per_chunk;   ///< output tokens / token-bearing chunks, in window
+  std::optional<double> avg_active;         ///< time-weighted mean of requests in flight, in window
+  std::optional<double> effective_concurrency;  ///< time-weighted mean of streams generating, in window
+  std::optional<int64_t> completed;         ///< requests that finished inside the window
+  std::optional<int64_t> output_tokens;     ///< output tokens that arrived inside the window
+  std::optional<double> measured_s;         ///< window length
+  std::optional<int64_t> requests_started;  ///< requests sent for this cell (warm-up excluded)
+  std::optional<int64_t> requests_failed;   ///< of those, ended by an error
+  std::optional<int64_t> ended_early;       ///< of those, ended by the server before max output
+  std::string token_count_source;           ///< "usage_continuous", "timings", "token_ids", "usage_final", "chunks"
+  std::optional<int64_t> prompt_tokens_min; ///< smallest usage.prompt_tokens seen
+  std::optional<int64_t> prompt_tokens_max; ///< largest usage.prompt_tokens seen
+  bool prompt_length_ok = true;             ///< every prompt within max(16, 0.5%) of the target
+  std::string error;                        ///< why the cell failed (status error)
+  std::vector<std::string> warnings;        ///< e.g. "2 requests ended before max output (stop)"
+};
+
+/// Facts about the client's own ceiling, measured before the run.
+struct ClientCeiling {
+  double tokens_per_s = 0;  ///< streamed tokens per second the client ingests on one core
+  int64_t streams = 0;      ///< concurrent streams of that measurement
+};
+
+/// The whole run.
+struct RunResult {
+  int schema_version = kResultSchemaVersion;
+  std::string tool_version;    ///< speedmatrix version
+  std::string tool_commit;
+  std::string tool_build_type; ///< "Release", "RelWithDebInfo", "Debug"
+  std::string run_id;          ///< unique id, e.g. "20261202T143448Z-3f9a2c1e"
+  std::string kind = "measured";  ///< "measured", "simulated" (against sim) or "predicted" (calc)
+  std::string started_at;      ///< ISO-8601 UTC
+  std::string finished_at;     ///< ISO-8601 UTC; empty while running
+  std::string target_url;      ///< base URL of the server (empty for predictions)
+  std::string launch_command;  ///< exact command that started the server, when known
+  std::string submitted_by;    ///< optional user label
+  std::string notes;           ///< free text (e.g. "untuned baseline")
+  EngineInfo engine;
+  HardwareInfo hardware;
+  RunSettings settings;
+  std::optional<ClientCeiling> client_ceiling;
+  std::vector<PrefillRow> prefill;
+  std::vector<DecodeCell> decode;
+  std::vector<std::string> warnings;  ///< run-level warnings
+};
+
+}  // namespace sm

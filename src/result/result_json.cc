@@ -1,0 +1,361 @@
+#include "result/result_json.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <sstream>
+
+namespace sm {
+
+using nlohmann::json;
+
+namespace {
+
+template <class T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+template <class T>
+void read_opt(const json& j, const char* key, std::optional<T>& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    out.reset();
+    return;
+  }
+  out = it->get<T>();
+}
+
+template <class T>
+void read(const json& j, const char* key, T& out) {
+  auto it = j.find(key);
+  if (it != j.end() && !it->is_null()) out = it->get<T>();
+}
+
+json gpu_to_json(const GpuInfo& g) {
+  return {{"name", g.name}, {"vram_bytes", opt(g.vram_bytes)}, {"driver", g.driver},
+          {"power_limit_w", opt(g.power_limit_w)}, {"pcie", g.pcie}};
+}
+
+GpuInfo gpu_from_json(const json& j) {
+  GpuInfo g;
+  read(j, "name", g.name);
+  read_opt(j, "vram_bytes", g.vram_bytes);
+  read(j, "driver", g.driver);
+  read_opt(j, "power_limit_w", g.power_limit_w);
+  read(j, "pcie", g.pcie);
+  return g;
+}
+
+json hardware_to_json(const HardwareInfo& h) {
+  json gpus = json::array();
+  for (const auto& g : h.gpus) gpus.push_back(gpu_to_json(g));
+  return {{"type", h.type},         {"gpus", gpus},
+          {"cpu_model", h.cpu_model}, {"cpu_cores", opt(h.cpu_cores)},
+          {"ram_bytes", opt(h.ram_bytes)}, {"os", h.os},
+          {"kernel", h.kernel},     {"hostname", h.hostname},
+          {"is_server_host", h.is_server_host}};
+}
+
+HardwareInfo hardware_from_json(const json& j) {
+  HardwareInfo h;
+  read(j, "type", h.type);
+  if (auto it = j.find("gpus"); it != j.end() && it->is_array())
+    for (const auto& g : *it) h.gpus.push_back(gpu_from_json(g));
+  read(j, "cpu_model", h.cpu_model);
+  read_opt(j, "cpu_cores", h.cpu_cores);
+  read_opt(j, "ram_bytes", h.ram_bytes);
+  read(j, "os", h.os);
+  read(j, "kernel", h.kernel);
+  read(j, "hostname", h.hostname);
+  read(j, "is_server_host", h.is_server_host);
+  return h;
+}
+
+json engine_to_json(const EngineInfo& e) {
+  return {{"kind", e.kind},
+          {"version", e.version},
+          {"build", e.build},
+          {"model", e.model},
+          {"model_path", e.model_path},
+          {"quantization", e.quantization},
+          {"backend", e.backend},
+          {"max_model_len", opt(e.max_model_len)},
+          {"kv_capacity_tokens", opt(e.kv_capacity_tokens)},
+          {"kv_capacity_source", e.kv_capacity_source},
+          {"slots", opt(e.slots)},
+          {"prefix_caching", opt(e.prefix_caching)},
+          {"tokenize_endpoint", e.tokenize_endpoint},
+          {"forces_output_length", e.forces_output_length}};
+}
+
+EngineInfo engine_from_json(const json& j) {
+  EngineInfo e;
+  read(j, "kind", e.kind);
+  read(j, "version", e.version);
+  read(j, "build", e.build);
+  read(j, "model", e.model);
+  read(j, "model_path", e.model_path);
+  read(j, "quantization", e.quantization);
+  read(j, "backend", e.backend);
+  read_opt(j, "max_model_len", e.max_model_len);
+  read_opt(j, "kv_capacity_tokens", e.kv_capacity_tokens);
+  read(j, "kv_capacity_source", e.kv_capacity_source);
+  read_opt(j, "slots", e.slots);
+  read_opt(j, "prefix_caching", e.prefix_caching);
+  read(j, "tokenize_endpoint", e.tokenize_endpoint);
+  read(j, "forces_output_length", e.forces_output_length);
+  return e;
+}
+
+json settings_to_json(const RunSettings& s) {
+  return {{"api", s.api},
+          {"decode_test", s.decode_test},
+          {"prefill_mode", s.prefill_mode},
+          {"max_output_tokens", s.max_output_tokens},
+          {"duration_s", s.duration_s},
+          {"contexts", s.contexts},
+          {"concurrency", s.concurrency},
+          {"prefill_contexts", s.prefill_contexts},
+          {"temperature", s.temperature},
+          {"seed", s.seed},
+          {"kv_capacity_override", opt(s.kv_capacity_override)},
+          {"max_model_len_override", opt(s.max_model_len_override)}};
+}
+
+RunSettings settings_from_json(const json& j) {
+  RunSettings s;
+  read(j, "api", s.api);
+  read(j, "decode_test", s.decode_test);
+  read(j, "prefill_mode", s.prefill_mode);
+  read(j, "max_output_tokens", s.max_output_tokens);
+  read(j, "duration_s", s.duration_s);
+  read(j, "contexts", s.contexts);
+  read(j, "concurrency", s.concurrency);
+  read(j, "prefill_contexts", s.prefill_contexts);
+  read(j, "temperature", s.temperature);
+  read(j, "seed", s.seed);
+  read_opt(j, "kv_capacity_override", s.kv_capacity_override);
+  read_opt(j, "max_model_len_override", s.max_model_len_override);
+  return s;
+}
+
+json prefill_to_json(const PrefillRow& r) {
+  return {{"context", r.context},
+          {"status", to_string(r.status)},
+          {"prompt_tok_s", opt(r.prompt_tok_s)},
+          {"ttft_ms", opt(r.ttft_ms)},
+          {"prompt_tokens", opt(r.prompt_tokens)},
+          {"cached_tokens", opt(r.cached_tokens)},
+          {"prompt_length_ok", r.prompt_length_ok},
+          {"error", r.error}};
+}
+
+Result<PrefillRow> prefill_from_json(const json& j) {
+  PrefillRow r;
+  read(j, "context", r.context);
+  auto status = parse_cell_status(j.value("status", ""));
+  if (!status) return std::unexpected(status.error());
+  r.status = *status;
+  read_opt(j, "prompt_tok_s", r.prompt_tok_s);
+  read_opt(j, "ttft_ms", r.ttft_ms);
+  read_opt(j, "prompt_tokens", r.prompt_tokens);
+  read_opt(j, "cached_tokens", r.cached_tokens);
+  read(j, "prompt_length_ok", r.prompt_length_ok);
+  read(j, "error", r.error);
+  return r;
+}
+
+json decode_to_json(const DecodeCell& c) {
+  return {{"context", c.context},
+          {"concurrency", c.concurrency},
+          {"status", to_string(c.status)},
+          {"total_tok_s", opt(c.total_tok_s)},
+          {"per_request_tok_s", opt(c.per_request_tok_s)},
+          {"ttft_ms", opt(c.ttft_ms)},
+          {"ttft_p90_ms", opt(c.ttft_p90_ms)},
+          {"ttft_p99_ms", opt(c.ttft_p99_ms)},
+          {"tbt_ms", opt(c.tbt_ms)},
+          {"tbt_p90_ms", opt(c.tbt_p90_ms)},
+          {"tbt_p99_ms", opt(c.tbt_p99_ms)},
+          {"chunk_gap_ms", opt(c.chunk_gap_ms)},
+          {"tokens_per_chunk", opt(c.tokens_per_chunk)},
+          {"avg_active", opt(c.avg_active)},
+          {"effective_concurrency", opt(c.effective_concurrency)},
+          {"completed", opt(c.completed)},
+          {"output_tokens", opt(c.output_tokens)},
+          {"measured_s", opt(c.measured_s)},
+          {"requests_started", opt(c.requests_started)},
+          {"requests_failed", opt(c.requests_failed)},
+          {"ended_early", opt(c.ended_early)},
+          {"token_count_source", c.token_count_source},
+          {"prompt_tokens_min", opt(c.prompt_tokens_min)},
+          {"prompt_tokens_max", opt(c.prompt_tokens_max)},
+          {"prompt_length_ok", c.prompt_length_ok},
+          {"error", c.error},
+          {"warnings", c.warnings}};
+}
+
+Result<DecodeCell> decode_from_json(const json& j) {
+  DecodeCell c;
+  read(j, "context", c.context);
+  read(j, "concurrency", c.concurrency);
+  auto status = parse_cell_status(j.value("status", ""));
+  if (!status) return std::unexpected(status.error());
+  c.status = *status;
+  read_opt(j, "total_tok_s", c.total_tok_s);
+  read_opt(j, "per_request_tok_s", c.per_request_tok_s);
+  read_opt(j, "ttft_ms", c.ttft_ms);
+  read_opt(j, "ttft_p90_ms", c.ttft_p90_ms);
+  read_opt(j, "ttft_p99_ms", c.ttft_p99_ms);
+  read_opt(j, "tbt_ms", c.tbt_ms);
+  read_opt(j, "tbt_p90_ms", c.tbt_p90_ms);
+  read_opt(j, "tbt_p99_ms", c.tbt_p99_ms);
+  read_opt(j, "chunk_gap_ms", c.chunk_gap_ms);
+  read_opt(j, "tokens_per_chunk", c.tokens_per_chunk);
+  read_opt(j, "avg_active", c.avg_active);
+  read_opt(j, "effective_concurrency", c.effective_concurrency);
+  read_opt(j, "completed", c.completed);
+  read_opt(j, "output_tokens", c.output_tokens);
+  read_opt(j, "measured_s", c.measured_s);
+  read_opt(j, "requests_started", c.requests_started);
+  read_opt(j, "requests_failed", c.requests_failed);
+  read_opt(j, "ended_early", c.ended_early);
+  read(j, "token_count_source", c.token_count_source);
+  read_opt(j, "prompt_tokens_min", c.prompt_tokens_min);
+  read_opt(j, "prompt_tokens_max", c.prompt_tokens_max);
+  read(j, "prompt_length_ok", c.prompt_length_ok);
+  read(j, "error", c.error);
+  read(j, "warnings", c.warnings);
+  return c;
+}
+
+}  // namespace
+
+json to_json(const RunResult& r) {
+  json prefill = json::array();
+  for (const auto& row : r.prefill) prefill.push_back(prefill_to_json(row));
+  json decode = json::array();
+  for (const auto& cell : r.decode) decode.push_back(decode_to_json(cell));
+  json ceiling = nullptr;
+  if (r.client_ceiling)
+    ceiling = {{"tokens_per_s", r.client_ceiling->tokens_per_s}, {"streams", r.client_ceiling->streams}};
+  return {{"schema_version", r.schema_version},
+          {"tool", {{"name", "speedmatrix"}, {"version", r.tool_version}, {"commit", r.tool_commit},
+                    {"build_type", r.tool_build_type}}},
+          {"run_id", r.run_id},
+          {"kind", r.kind},
+          {"started_at", r.started_at},
+          {"finished_at", r.finished_at},
+          {"target_url", r.target_url},
+          {"launch_command", r.launch_command},
+          {"submitted_by", r.submitted_by},
+          {"notes", r.notes},
+          {"engine", engine_to_json(r.engine)},
+          {"hardware", hardware_to_json(r.hardware)},
+          {"settings", settings_to_json(r.settings)},
+          {"client_ceiling", ceiling},
+          {"prefill", prefill},
+          {"decode", decode},
+          {"warnings", r.warnings}};
+}
+
+Result<RunResult> result_from_json(const json& j) {
+  try {
+    if (!j.is_object()) return fail(ErrorCode::InvalidArgument, "result is not a JSON object");
+    RunResult r;
+    r.schema_version = j.value("schema_version", 0);
+    if (r.schema_version != kResultSchemaVersion)
+      return fail(ErrorCode::InvalidArgument,
+                  fmt::format("unsupported schema_version {} (this build reads {})", r.schema_version,
+                              kResultSchemaVersion));
+    if (auto it = j.find("tool"); it != j.end() && it->is_object()) {
+      read(*it, "version", r.tool_version);
+      read(*it, "commit", r.tool_commit);
+      read(*it, "build_type", r.tool_build_type);
+    }
+    read(j, "run_id", r.run_id);
+    read(j, "kind", r.kind);
+    read(j, "started_at", r.started_at);
+    read(j, "finished_at", r.finished_at);
+    read(j, "target_url", r.target_url);
+    read(j, "launch_command", r.launch_command);
+    read(j, "submitted_by", r.submitted_by);
+    read(j, "notes", r.notes);
+    if (auto it = j.find("engine"); it != j.end() && it->is_object()) r.engine = engine_from_json(*it);
+    if (auto it = j.find("hardware"); it != j.end() && it->is_object()) r.hardware = hardware_from_json(*it);
+    if (auto it = j.find("settings"); it != j.end() && it->is_object()) r.settings = settings_from_json(*it);
+    if (auto it = j.find("client_ceiling"); it != j.end() && it->is_object())
+      r.client_ceiling = ClientCeiling{it->value("tokens_per_s", 0.0), it->value("streams", int64_t{0})};
+    if (auto it = j.find("prefill"); it != j.end() && it->is_array()) {
+      for (const auto& row : *it) {
+        auto p = prefill_from_json(row);
+        if (!p) return std::unexpected(p.error());
+        r.prefill.push_back(*p);
+      }
+    }
+    if (auto it = j.find("decode"); it != j.end() && it->is_array()) {
+      for (const auto& cell : *it) {
+        auto d = decode_from_json(cell);
+        if (!d) return std::unexpected(d.error());
+        r.decode.push_back(*d);
+      }
+    }
+    read(j, "warnings", r.warnings);
+    return r;
+  } catch (const json::exception& e) {
+    return fail(ErrorCode::InvalidArgument, fmt::format("result JSON has a field of the wrong type: {}", e.what()));
+  }
+}
+
+Result<RunResult> read_result_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(ErrorCode::Io, fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json j = json::parse(ss.str(), nullptr, false);
+  if (j.is_discarded()) return fail(ErrorCode::InvalidArgument, fmt::format("{} is not valid JSON", path));
+  auto r = result_from_json(j);
+  if (!r) return fail(r.error().code, fmt::format("{}: {}", path, r.error().message));
+  return r;
+}
+
+Result<void> write_file_atomic(const std::string& path, const std::string& text) {
+  std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return fail(ErrorCode::Io, fmt::format("cannot create {}: {}", tmp, std::strerror(errno)));
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return fail(ErrorCode::Io, fmt::format("cannot write {}: {}", tmp, std::strerror(err)));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return fail(ErrorCode::Io, fmt::format("cannot flush {}: {}", tmp, std::strerror(err)));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return fail(ErrorCode::Io, fmt::format("cannot rename {} to {}: {}", tmp, path, std::strerror(err)));
+  }
+  return {};
+}
+
+Result<void> write_result_file(const std::string& path, const RunResult& result) {
+  return write_file_atomic(path, to_json(result).dump(2) + "\n");
+}
+
+}  // namespace sm
