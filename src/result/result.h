@@ -112,6 +112,7 @@ struct DecodeCell {
   std::optional<int64_t> requests_started;  ///< requests sent for this cell (warm-up excluded)
   std::optional<int64_t> requests_failed;   ///< of those, ended by an error
   std::optional<int64_t> ended_early;       ///< of those, ended by the server before max output
+  std::optional<double> server_tok_s;       ///< median per-request tok/s the server itself reported (llama.cpp timings)
   std::string token_count_source;           ///< "usage_continuous", "timings", "token_ids", "usage_final", "chunks"
   std::optional<int64_t> prompt_tokens_min; ///< smallest usage.prompt_tokens seen
   std::optional<int64_t> prompt_tokens_max; ///< largest usage.prompt_tokens seen

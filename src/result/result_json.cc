@@ -193,6 +193,7 @@ json decode_to_json(const DecodeCell& c) {
           {"requests_started", opt(c.requests_started)},
           {"requests_failed", opt(c.requests_failed)},
           {"ended_early", opt(c.ended_early)},
+          {"server_tok_s", opt(c.server_tok_s)},
           {"token_count_source", c.token_count_source},
           {"prompt_tokens_min", opt(c.prompt_tokens_min)},
           {"prompt_tokens_max", opt(c.prompt_tokens_max)},
@@ -226,6 +227,7 @@ Result<DecodeCell> decode_from_json(const json& j) {
   read_opt(j, "requests_started", c.requests_started);
   read_opt(j, "requests_failed", c.requests_failed);
   read_opt(j, "ended_early", c.ended_early);
+  read_opt(j, "server_tok_s", c.server_tok_s);
   read(j, "token_count_source", c.token_count_source);
   read_opt(j, "prompt_tokens_min", c.prompt_tokens_min);
   read_opt(j, "prompt_tokens_max", c.prompt_tokens_max);

@@ -1,0 +1,217 @@
+#include "bench/closed_loop.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "core/interrupt.h"
+
+namespace sm {
+
+namespace {
+void wake_client(void* client) { static_cast<StreamClient*>(client)->wake(); }
+}  // namespace
+
+ClosedLoop::ClosedLoop(const Clock& clock, StreamClientOptions options)
+    : clock_(clock), client_(clock, *this, options) {
+  set_interrupt_waker(&wake_client, &client_);
+}
+
+ClosedLoop::~ClosedLoop() { set_interrupt_waker(nullptr, nullptr); }
+
+void ClosedLoop::start_request(int32_t slot) {
+  RequestRecord r;
+  r.id = next_id_++;
+  r.slot = slot;
+  r.max_tokens = spec_->max_tokens;
+  r.chunks.reserve(static_cast<size_t>(std::min<int64_t>(spec_->max_tokens, 1 << 16)));
+  index_of_[r.id] = outcome_.records.size();
+  outcome_.records.push_back(std::move(r));
+  accounting_.emplace_back();
+  RequestRecord& rec = outcome_.records.back();
+  rec.send_ns = client_.start(rec.id, spec_->request);
+}
+
+// Tokens carried by one chunk. Cumulative counts (continuous usage, llama.cpp timings) are
+// exact; otherwise each chunk with output counts one and the final usage reconciles later.
+int32_t ClosedLoop::tokens_in(const ChunkInfo& c, Accounting& acc) {
+  if (c.has_choices && c.usage_completion_tokens >= 0 &&
+      (acc.mode == TokenSource::UsageContinuous ||
+       (acc.mode == TokenSource::Chunks && c.usage_completion_tokens > acc.last_cumulative))) {
+    acc.mode = TokenSource::UsageContinuous;
+    const int64_t d = c.usage_completion_tokens - acc.last_cumulative;
+    acc.last_cumulative = std::max(acc.last_cumulative, c.usage_completion_tokens);
+    return static_cast<int32_t>(std::max<int64_t>(0, d));
+  }
+  if (c.has_choices && c.timings_predicted_n >= 0 &&
+      (acc.mode == TokenSource::Timings ||
+       (acc.mode == TokenSource::Chunks && c.timings_predicted_n > acc.last_cumulative))) {
+    acc.mode = TokenSource::Timings;
+    const int64_t d = c.timings_predicted_n - acc.last_cumulative;
+    acc.last_cumulative = std::max(acc.last_cumulative, c.timings_predicted_n);
+    return static_cast<int32_t>(std::max<int64_t>(0, d));
+  }
+  if (c.token_ids >= 0) {
+    acc.mode = TokenSource::TokenIds;
+    return c.token_ids;
+  }
+  return c.has_token ? 1 : 0;
+}
+
+void ClosedLoop::maybe_open_window(int64_t t_ns) {
+  if (outcome_.window_opened || spec_->duration_ns == 0) return;
+  outcome_.window_opened = true;
+  outcome_.window.begin_ns = t_ns;
+  outcome_.window.end_ns = t_ns + spec_->duration_ns;
+  client_.stop();  // let run() pick up the new deadline
+}
+
+bool ClosedLoop::on_event(uint64_t id, int64_t t_ns, std::string_view data) {
+  auto it = index_of_.find(id);
+  if (it == index_of_.end()) return false;
+  RequestRecord& r = outcome_.records[it->second];
+  parser_.parse(data, chunk_);
+  switch (chunk_.kind) {
+    case ChunkInfo::Kind::Done:
+      r.saw_done = true;
+      return true;
+    case ChunkInfo::Kind::Invalid:
+      r.error = chunk_.error_message;
+      r.error_code = ErrorCode::Protocol;
+      return false;
+    case ChunkInfo::Kind::Error:
+      r.error = "server error in stream: " + chunk_.error_message;
+      r.error_code = ErrorCode::Protocol;
+      return false;
+    case ChunkInfo::Kind::Data:
+      break;
+  }
+  if (chunk_.usage_prompt_tokens >= 0) r.usage_prompt_tokens = chunk_.usage_prompt_tokens;
+  if (!chunk_.has_choices && chunk_.usage_completion_tokens >= 0) r.usage_completion_tokens = chunk_.usage_completion_tokens;
+  if (chunk_.timings_cache_n >= 0) r.cached_prompt_tokens = chunk_.timings_cache_n;
+  if (chunk_.timings_predicted_per_second > 0) r.server_tok_s = chunk_.timings_predicted_per_second;
+  if (chunk_.finish != FinishReason::None) r.finish = chunk_.finish;
+  const int32_t tokens = tokens_in(chunk_, accounting_[it->second]);
+  if (tokens <= 0) return true;
+  r.chunks.push_back({t_ns, tokens});
+  r.tokens += tokens;
+  if (r.first_token_ns < 0) {
+    r.first_token_ns = t_ns;
+    int64_t& slot_first = slot_first_token_ns_[static_cast<size_t>(r.slot)];
+    if (slot_first < 0) {
+      slot_first = t_ns;
+      if (++slots_with_token_ == spec_->concurrency) maybe_open_window(t_ns);
+    }
+  }
+  return true;
+}
+
+void ClosedLoop::finalize(RequestRecord& r, Accounting& acc) {
+  r.source = acc.mode;
+  if (r.source == TokenSource::Chunks && r.usage_completion_tokens >= 0) {
+    // Reconcile: spread the server's total over the chunks we saw (design.md, point 5).
+    const int64_t total = r.usage_completion_tokens;
+    const int64_t k = static_cast<int64_t>(r.chunks.size());
+    if (k > 0 && total != r.tokens) {
+      std::vector<ChunkStamp> spread;
+      spread.reserve(r.chunks.size());
+      for (int64_t i = 0; i < k; ++i) {
+        const int64_t n = (i + 1) * total / k - i * total / k;
+        if (n > 0) spread.push_back({r.chunks[static_cast<size_t>(i)].t_ns, static_cast<int32_t>(n)});
+      }
+      r.chunks = std::move(spread);
+      r.tokens = total;
+      if (!r.chunks.empty()) r.first_token_ns = r.chunks.front().t_ns;
+    }
+    r.source = TokenSource::UsageFinal;
+  }
+}
+
+void ClosedLoop::on_end(uint64_t id, int64_t t_ns, const TransferEnd& end) {
+  auto it = index_of_.find(id);
+  if (it == index_of_.end()) return;
+  RequestRecord& r = outcome_.records[it->second];
+  r.end_ns = t_ns;
+  finalize(r, accounting_[it->second]);
+  if (end.cancelled) {
+    r.end = RequestEnd::Cut;
+  } else if (!end.ok) {
+    r.end = RequestEnd::Failed;
+    if (r.error.empty()) {
+      r.error_code = end.error_code;
+      r.error = end.error;
+      if (!end.error_body.empty()) r.error += ": " + end.error_body.substr(0, 500);
+    }
+  } else if (r.finish == FinishReason::Stop || r.tokens < r.max_tokens) {
+    r.end = r.tokens == 0 && r.finish == FinishReason::None ? RequestEnd::Failed : RequestEnd::EndedEarly;
+    if (r.end == RequestEnd::Failed) {
+      r.error_code = ErrorCode::Protocol;
+      r.error = "stream ended without any output token";
+    }
+  } else {
+    r.end = RequestEnd::Finished;
+  }
+  const int32_t slot = r.slot;
+  if (r.end == RequestEnd::Failed) ++failures_;
+  const int64_t limit = spec_->max_failures > 0 ? spec_->max_failures : 4 * spec_->concurrency + 16;
+  if (failures_ >= limit && !outcome_.error) {
+    outcome_.error = Error{r.error_code, fmt::format("{} requests failed; last: {}", failures_, r.error)};
+    closing_ = true;
+    client_.stop();
+  }
+  if (closing_ || spec_->duration_ns == 0 || r.end == RequestEnd::Cut) return;
+  if (outcome_.window_opened && t_ns >= outcome_.window.end_ns) return;
+  start_request(slot);  // closed loop: replace the finished stream at once
+}
+
+LoopOutcome ClosedLoop::run(const LoopSpec& spec) {
+  spec_ = &spec;
+  outcome_ = LoopOutcome{};
+  index_of_.clear();
+  accounting_.clear();
+  slot_first_token_ns_.assign(static_cast<size_t>(spec.concurrency), -1);
+  slots_with_token_ = 0;
+  failures_ = 0;
+  closing_ = false;
+  outcome_.records.reserve(static_cast<size_t>(spec.concurrency) * 4);
+
+  const int64_t start_ns = clock_.now_ns();
+  const int64_t ramp_deadline_ns = start_ns + (spec.ramp_timeout_ns > 0 ? spec.ramp_timeout_ns : 120 * kNsPerS);
+  for (int32_t slot = 0; slot < spec.concurrency; ++slot) start_request(slot);
+
+  while (client_.active() > 0) {
+    if (interrupt_requested()) {
+      outcome_.interrupted = true;
+      break;
+    }
+    if (outcome_.error) break;
+    int64_t deadline_ns;
+    if (spec.duration_ns == 0) {
+      deadline_ns = INT64_MAX;  // single shot: until the request ends (read timeout bounds stalls)
+    } else if (outcome_.window_opened) {
+      deadline_ns = outcome_.window.end_ns;
+    } else {
+      deadline_ns = ramp_deadline_ns;
+    }
+    const int64_t now_ns = clock_.now_ns();
+    if (now_ns >= deadline_ns) {
+      if (spec.duration_ns > 0 && !outcome_.window_opened) {
+        outcome_.ramp_timed_out = true;
+        maybe_open_window(now_ns);
+        continue;
+      }
+      break;  // window over
+    }
+    client_.run_until(deadline_ns);
+  }
+  closing_ = true;
+  client_.cancel_all();
+  if (outcome_.window_opened && outcome_.window.end_ns > clock_.now_ns()) outcome_.window.end_ns = clock_.now_ns();
+  if (outcome_.interrupted || outcome_.error) {
+    // The window closes where the cell stopped; its numbers are partial and labelled so.
+    if (outcome_.window_opened) outcome_.window.end_ns = std::min(outcome_.window.end_ns, clock_.now_ns());
+  }
+  spec_ = nullptr;
+  return std::move(outcome_);
+}
+
+}  // namespace sm

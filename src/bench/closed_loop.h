@@ -1,0 +1,76 @@
+#pragma once
+// The driver: keeps N identical streams in flight (a closed loop: a finished stream is replaced
+// at once), stamps every token-bearing chunk, opens the measurement window when every stream
+// slot has produced a token, and closes it after the cell's duration. The same machinery runs
+// single cold requests (prefill rows and warm-ups): one slot, no replacement.
+//
+// Thread model: everything runs on the calling thread, inside one StreamClient event loop.
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "core/clock.h"
+#include "engines/chunk_parser.h"
+#include "metrics/cell_metrics.h"
+#include "metrics/request_record.h"
+#include "net/stream_client.h"
+
+namespace sm {
+
+struct LoopSpec {
+  HttpRequest request;             ///< sent by every stream (identical prompt: shared prefix cache)
+  int64_t concurrency = 1;         ///< stream slots kept busy
+  int64_t max_tokens = 1;          ///< output tokens each request asks for (for early-end checks)
+  int64_t duration_ns = 0;         ///< window length; 0 = single shot: each slot runs one request
+  int64_t ramp_timeout_ns = 0;     ///< window opens at the latest this long after the start
+  int64_t max_failures = 0;        ///< the cell fails after this many failed requests (0 = 4N + 16)
+};
+
+struct LoopOutcome {
+  std::vector<RequestRecord> records;  ///< every request of the cell, in start order
+  DecodeWindow window;                 ///< [begin, end) when it opened; zero-length otherwise
+  bool window_opened = false;          ///< every slot produced a token (or the ramp timeout hit)
+  bool ramp_timed_out = false;         ///< opened by the ramp timeout, not by the last first token
+  bool interrupted = false;            ///< Ctrl-C arrived
+  std::optional<Error> error;          ///< the cell as a whole failed (too many failed requests)
+};
+
+class ClosedLoop final : public StreamHandler {
+ public:
+  ClosedLoop(const Clock& clock, StreamClientOptions options);
+  ~ClosedLoop() override;
+
+  /// Runs one cell (or single shot) to completion. Not reentrant.
+  LoopOutcome run(const LoopSpec& spec);
+
+  bool on_event(uint64_t id, int64_t t_ns, std::string_view data) override;
+  void on_end(uint64_t id, int64_t t_ns, const TransferEnd& end) override;
+
+ private:
+  /// How a request's chunk token counts are being read (see TokenSource).
+  struct Accounting {
+    TokenSource mode = TokenSource::Chunks;
+    int64_t last_cumulative = 0;  ///< last cumulative count seen (continuous usage or timings)
+  };
+  void start_request(int32_t slot);
+  int32_t tokens_in(const ChunkInfo& chunk, Accounting& acc);
+  void finalize(RequestRecord& r, Accounting& acc);
+  void maybe_open_window(int64_t t_ns);
+
+  const Clock& clock_;
+  StreamClient client_;
+  ChunkParser parser_;
+  ChunkInfo chunk_;
+  const LoopSpec* spec_ = nullptr;
+  LoopOutcome outcome_;
+  std::unordered_map<uint64_t, size_t> index_of_;  ///< request id -> position in outcome_.records
+  std::vector<Accounting> accounting_;             ///< parallel to outcome_.records
+  std::vector<int64_t> slot_first_token_ns_;       ///< first token time of each slot; -1 = none yet
+  int64_t slots_with_token_ = 0;
+  int64_t failures_ = 0;
+  bool closing_ = false;                           ///< no more replacements
+  uint64_t next_id_ = 1;
+};
+
+}  // namespace sm

@@ -1,0 +1,28 @@
+#pragma once
+// Builds the JSON body of a streamed completion request for an engine, with every sampling
+// setting explicit (servers otherwise apply their own generation defaults).
+#include <cstdint>
+#include <string>
+
+#include "bench/run_config.h"
+#include "engines/engine_kind.h"
+
+namespace sm {
+
+struct CompletionSpec {
+  std::string model;        ///< model id
+  std::string prompt;       ///< prompt text (chat: the single user message)
+  int64_t max_tokens = 1;   ///< output tokens asked for
+  double temperature = 0;   ///< sent as is
+  bool force_length = true; ///< add the engine's fields that make it produce exactly max_tokens
+};
+
+/// The request path for the API: "/v1/completions" or "/v1/chat/completions".
+std::string_view completion_path(ApiKind api);
+
+/// The body: model, prompt/messages, max_tokens, temperature, stream, stream_options
+/// (include_usage, and continuous_usage_stats where the engine has it), and where accepted
+/// ignore_eos, min_tokens (vLLM, SGLang) or timings_per_token (llama.cpp).
+std::string build_completion_body(EngineKind kind, ApiKind api, const CompletionSpec& spec);
+
+}  // namespace sm

@@ -1,0 +1,29 @@
+#pragma once
+// From raw request records to the numbers of a decode cell or prefill row (docs/METRICS.md).
+#include <cstdint>
+#include <span>
+
+#include "metrics/request_record.h"
+#include "result/result.h"
+
+namespace sm {
+
+/// The measurement window of a decode cell: [begin_ns, end_ns).
+struct DecodeWindow {
+  int64_t begin_ns = 0;  ///< when every stream had produced a first token
+  int64_t end_ns = 0;    ///< begin + duration (earlier when the cell was stopped)
+};
+
+/// A prompt is on target when |prompt_tokens − target| ≤ max(16, 0.5% of target).
+bool prompt_length_ok(int64_t prompt_tokens, int64_t target_tokens);
+
+/// Fills every measured field of `cell` (status, context and concurrency are left alone) from
+/// the records of the cell's requests (warm-up excluded). `target_prompt_tokens` < 0 skips the
+/// prompt-length check.
+void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow window,
+                            int64_t target_prompt_tokens, DecodeCell& cell);
+
+/// Fills the measured fields of a prefill row from its one cold request.
+void compute_prefill_metrics(const RequestRecord& record, int64_t target_prompt_tokens, PrefillRow& row);
+
+}  // namespace sm

@@ -1,0 +1,60 @@
+#pragma once
+// The raw record of one request: send time, every token-bearing chunk's arrival time and token
+// count, and how it ended. Every statistic is derived from these afterwards (never on the fly).
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "engines/chunk_parser.h"
+
+namespace sm {
+
+/// Arrival of one chunk that carried output tokens.
+struct ChunkStamp {
+  int64_t t_ns = 0;    ///< when its bytes reached the client (monotonic)
+  int32_t tokens = 0;  ///< output tokens it carried (>= 1)
+};
+
+/// Where a request's per-chunk token counts came from, best first.
+enum class TokenSource : uint8_t {
+  UsageContinuous,  ///< cumulative usage.completion_tokens on every chunk (vLLM/SGLang continuous_usage_stats)
+  Timings,          ///< cumulative timings.predicted_n on every chunk (llama.cpp timings_per_token)
+  TokenIds,         ///< length of each chunk's token_ids (vLLM return_token_ids)
+  UsageFinal,       ///< one token per content chunk, reconciled to the final usage.completion_tokens
+  Chunks,           ///< one token per content chunk, no usage to check against (fallback)
+};
+std::string_view to_string(TokenSource source);
+
+/// How a request ended.
+enum class RequestEnd : uint8_t {
+  Running,     ///< still streaming
+  Finished,    ///< produced everything it asked for (finish_reason length)
+  EndedEarly,  ///< the server ended it before max output (finish_reason stop, or fewer tokens)
+  Failed,      ///< transport, HTTP or protocol error
+  Cut,         ///< cancelled by us because the measurement window closed
+};
+
+struct RequestRecord {
+  uint64_t id = 0;             ///< unique within the run
+  int32_t slot = 0;            ///< closed-loop stream slot (0..N-1) that issued it
+  int64_t max_tokens = 0;      ///< output tokens asked for
+  int64_t send_ns = 0;         ///< handed to the HTTP client
+  int64_t first_token_ns = -1; ///< first token-bearing chunk; -1 = none yet
+  int64_t end_ns = -1;         ///< stream ended (any way); -1 = running
+  std::vector<ChunkStamp> chunks;  ///< token-bearing chunks in arrival order
+  int64_t tokens = 0;          ///< sum of chunks[].tokens
+  int64_t usage_prompt_tokens = -1;      ///< server's usage.prompt_tokens; -1 = not reported
+  int64_t usage_completion_tokens = -1;  ///< server's final usage.completion_tokens; -1 = not reported
+  int64_t cached_prompt_tokens = -1;     ///< llama.cpp timings.cache_n; -1 = not reported
+  double server_tok_s = -1;    ///< llama.cpp timings.predicted_per_second of the last chunk; -1 = none
+  TokenSource source = TokenSource::Chunks;
+  FinishReason finish = FinishReason::None;
+  RequestEnd end = RequestEnd::Running;
+  ErrorCode error_code = ErrorCode::Internal;  ///< when end == Failed
+  std::string error;           ///< when end == Failed
+  bool saw_done = false;       ///< the stream sent "[DONE]"
+};
+
+}  // namespace sm

@@ -1,0 +1,42 @@
+#pragma once
+// Prompts of an exact token length: a unique head (the nonce, so no prefix cache can hold the
+// prompt before we send it) followed by seeded random common words, grown or trimmed until the
+// server's own count hits the target.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "workload/token_counter.h"
+
+namespace sm {
+
+struct BuiltPrompt {
+  std::string text;            ///< the prompt
+  int64_t target_tokens = 0;   ///< what was asked for
+  int64_t counted_tokens = 0;  ///< what the counter says it is (== target when exact and found)
+  int count_calls = 0;         ///< tokenizer calls it took
+};
+
+class PromptBuilder {
+ public:
+  /// `counter` must outlive the builder. `seed` fixes the filler words.
+  PromptBuilder(TokenCounter& counter, uint64_t seed);
+
+  /// A prompt of `target_tokens` tokens starting with `head`. When the target is at or below
+  /// the head's own length, the head alone is returned (context 0).
+  Result<BuiltPrompt> build(int64_t target_tokens, const std::string& head);
+
+ private:
+  const std::string& filler(size_t words);  ///< first `words` filler words, space-joined (cached)
+  Result<int64_t> count(BuiltPrompt& p, const std::string& text);
+
+  TokenCounter& counter_;
+  Rng rng_;
+  std::string filler_text_;              ///< " word word word ..." grown on demand
+  std::vector<size_t> filler_word_ends_; ///< end offset of each filler word in filler_text_
+  double tokens_per_word_ = 0;           ///< measured on a sample, 0 until then
+};
+
+}  // namespace sm

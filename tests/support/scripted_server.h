@@ -1,0 +1,100 @@
+#pragma once
+// A scripted OpenAI-compatible streaming server for tests. It listens on 127.0.0.1 port 0,
+// answers like vLLM (/v1/models with max_model_len, /version, /tokenize, /metrics with
+// cache_config_info), and streams completions on a per-request script: TTFT, token interval,
+// tokens per chunk, and faults. It keeps its own record of what it sent and when (stamped after
+// each write, on the same monotonic clock the client uses), so tests compare the client's
+// numbers with what actually happened, not with the nominal script.
+//
+// Tokenizer: one token per whitespace-separated word of the prompt (a token-id array prompt
+// counts its elements); chat prompts add kChatTemplateTokens. Output tokens are the word " tok".
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+
+namespace sm::test {
+
+constexpr int64_t kChatTemplateTokens = 3;
+
+/// What the server does with one streaming request. Times are from the request's receipt.
+struct StreamScript {
+  int64_t ttft_ns = 20 * kNsPerMs;            ///< receipt -> first token chunk written
+  int64_t token_interval_ns = 5 * kNsPerMs;   ///< between consecutive token chunks
+  int tokens_per_chunk = 1;                   ///< tokens carried by each content chunk
+  int64_t output_tokens = -1;                 ///< tokens to produce; -1 = the request's max_tokens
+  bool honour_include_usage = true;           ///< send the final usage chunk when asked
+  bool honour_continuous_usage = true;        ///< put usage on every chunk when asked
+  bool send_done = true;                      ///< end with "data: [DONE]"
+  int64_t prompt_tokens_delta = 0;            ///< reported usage.prompt_tokens = counted + delta
+  // Faults.
+  int http_status = 200;                      ///< non-200: answer this status with error_body
+  std::string error_body = R"({"error":{"message":"scripted failure","code":500}})";
+  int64_t close_after_chunks = -1;            ///< drop the connection after this many chunks
+  int64_t stall_after_chunks = -1;            ///< stop sending (connection stays open) after this many
+  int64_t malformed_at_chunk = -1;            ///< chunk index sent as broken JSON
+  int64_t invalid_utf8_at_chunk = -1;         ///< chunk index whose text holds invalid UTF-8
+  int64_t zero_token_chunk_at = -1;           ///< send an extra chunk with empty text before this index
+  size_t huge_line_bytes = 0;                 ///< first send one SSE line this long
+  bool ping_comments = false;                 ///< ": ping" comment lines between chunks
+  bool crlf = false;                          ///< CRLF line ends instead of LF
+};
+
+/// What the server knows of a request when it picks a script.
+struct RequestInfo {
+  uint64_t index = 0;         ///< 0, 1, 2, ... in arrival order (all routes)
+  std::string path;           ///< e.g. "/v1/completions"
+  std::string body;           ///< raw JSON body
+  int64_t prompt_tokens = 0;  ///< counted by the server's tokenizer
+  int64_t max_tokens = 0;     ///< from max_tokens / max_completion_tokens
+};
+
+/// The server's record of one completion request.
+struct ServedRequest {
+  RequestInfo info;
+  int64_t received_ns = 0;             ///< when the whole request had been read
+  std::vector<int64_t> chunk_sent_ns;  ///< when each token-bearing chunk was written
+  std::vector<int> chunk_tokens;       ///< tokens each of those chunks carried
+  int64_t tokens_sent = 0;             ///< sum of chunk_tokens
+  bool completed = false;              ///< the stream ended normally
+  bool client_went_away = false;       ///< a write failed: the client closed the stream
+};
+
+struct ScriptedServerOptions {
+  /// Picks the script of each completion request (default: StreamScript{}).
+  std::function<StreamScript(const RequestInfo&)> script;
+  std::string model = "scripted-model";
+  int64_t max_model_len = 32768;
+  std::optional<int64_t> kv_capacity_tokens = 1 << 20;  ///< served as vLLM cache_config_info; nullopt = no /metrics
+  bool tokenize_endpoint = true;
+  const Clock* clock = &SteadyClock::instance();
+};
+
+class ScriptedServer {
+ public:
+  explicit ScriptedServer(ScriptedServerOptions options = {});
+  ~ScriptedServer();
+  ScriptedServer(const ScriptedServer&) = delete;
+  ScriptedServer& operator=(const ScriptedServer&) = delete;
+
+  uint16_t port() const;
+  /// "http://127.0.0.1:<port>"
+  std::string url() const;
+  /// Snapshot of every completion request served so far (thread-safe).
+  std::vector<ServedRequest> records() const;
+  /// Requests received on any route, in order (path + body), thread-safe.
+  std::vector<RequestInfo> all_requests() const;
+  /// Stops accepting, closes every connection, joins all threads. Idempotent.
+  void stop();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace sm::test
