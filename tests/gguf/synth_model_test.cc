@@ -1,0 +1,214 @@
+#include "gguf/synth_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "gguf/ggml_quant.h"
+#include "gguf/gguf_reader.h"
+#include "support/temp_dir.h"
+
+namespace sm::gguf {
+namespace {
+
+SynthOptions tiny_options(const test::TempDir& dir, TensorType type, uint64_t seed = 1) {
+  SynthOptions o;
+  o.shape = preset_shape("tiny").value();
+  o.type = type;
+  o.seed = seed;
+  o.out_path = dir.file(std::string("tiny-") + std::string(to_string(type)) + "-" + std::to_string(seed) + ".gguf");
+  return o;
+}
+
+// Decodes a tensor of any type to floats.
+std::vector<float> tensor_values(const std::string& path, const GgufFile& f, const TensorInfo& t) {
+  auto data = read_tensor_data(path, f, t);
+  EXPECT_TRUE(data.has_value());
+  std::vector<float> out(t.values());
+  switch (t.type) {
+    case TensorType::F32:
+      std::memcpy(out.data(), data->data(), data->size());
+      break;
+    case TensorType::F16:
+      for (size_t i = 0; i < out.size(); ++i) {
+        uint16_t h = 0;
+        std::memcpy(&h, data->data() + 2 * i, 2);
+        out[i] = f16_to_float(h);
+      }
+      break;
+    case TensorType::Q8_0:
+      dequantize_q8_0(*data, out);
+      break;
+  }
+  return out;
+}
+
+TEST(SynthVocab, OneTokenPerAsciiCharacter) {
+  const SynthVocab v = synth_vocab();
+  EXPECT_EQ(v.size(), 101u);
+  EXPECT_EQ(v.tokens[v.id_of(' ')], "\xc4\xa0");  // GPT-2 spells a space as U+0120
+  EXPECT_EQ(v.tokens[v.id_of('\n')], "\xc4\x8a");  // and newline as U+010A
+  EXPECT_EQ(v.tokens[v.id_of('\t')], "\xc4\x89");
+  EXPECT_EQ(v.tokens[v.id_of('A')], "A");
+  EXPECT_EQ(v.tokens[v.id_of('~')], "~");
+  EXPECT_EQ(v.id_of('\x80'), -1);
+  EXPECT_EQ(v.id_of('\r'), -1);
+  EXPECT_EQ(v.tokens[v.bos_id], "<s>");
+  EXPECT_EQ(v.tokens[v.eos_id], "</s>");
+  EXPECT_EQ(v.tokens[v.im_start_id], "<|im_start|>");
+  EXPECT_EQ(v.tokens[v.im_end_id], "<|im_end|>");
+  EXPECT_EQ(v.types[v.id_of('A')], 1);
+  EXPECT_EQ(v.types[v.eos_id], 3);
+  EXPECT_EQ(std::set<std::string>(v.tokens.begin(), v.tokens.end()).size(), v.size());  // no duplicates
+}
+
+TEST(SynthModel, WritesALlamaModelThatReadsBack) {
+  test::TempDir dir;
+  const SynthOptions o = tiny_options(dir, TensorType::F16);
+  auto summary = write_synth_model(o);
+  ASSERT_TRUE(summary.has_value()) << summary.error().message;
+  auto f = read_gguf(o.out_path);
+  ASSERT_TRUE(f.has_value()) << f.error().message;
+  EXPECT_EQ(summary->file_size_bytes, f->file_size_bytes);
+  EXPECT_EQ(summary->parameters, o.shape.parameter_count(101));
+  EXPECT_EQ(summary->vocab_size, 101u);
+
+  EXPECT_EQ(f->get_string("general.architecture"), "llama");
+  EXPECT_EQ(f->get_uint("general.alignment"), 32u);
+  EXPECT_EQ(f->get_uint("general.file_type"), 1u);
+  EXPECT_EQ(f->get_uint("llama.block_count"), 2u);
+  EXPECT_EQ(f->get_uint("llama.embedding_length"), 64u);
+  EXPECT_EQ(f->get_uint("llama.feed_forward_length"), 192u);
+  EXPECT_EQ(f->get_uint("llama.attention.head_count"), 4u);
+  EXPECT_EQ(f->get_uint("llama.attention.head_count_kv"), 2u);
+  EXPECT_EQ(f->get_uint("llama.rope.dimension_count"), 16u);
+  EXPECT_EQ(f->get_uint("llama.context_length"), 32768u);
+  EXPECT_EQ(f->get_uint("llama.vocab_size"), 101u);
+  EXPECT_EQ(f->find("llama.attention.layer_norm_rms_epsilon")->type, ValueType::F32);
+  EXPECT_EQ(f->find("llama.rope.freq_base")->type, ValueType::F32);
+  EXPECT_EQ(f->get_string("tokenizer.ggml.model"), "gpt2");
+  EXPECT_EQ(f->find("tokenizer.ggml.tokens")->elements.size(), 101u);
+  EXPECT_EQ(f->find("tokenizer.ggml.token_type")->elements.size(), 101u);
+  EXPECT_EQ(f->find("tokenizer.ggml.token_type")->element_type, ValueType::I32);
+  EXPECT_EQ(f->find("tokenizer.ggml.merges")->element_type, ValueType::String);
+  EXPECT_EQ(f->get_uint("tokenizer.ggml.bos_token_id"), synth_vocab().bos_id);
+  EXPECT_EQ(f->get_uint("tokenizer.ggml.eos_token_id"), synth_vocab().eos_id);
+  EXPECT_TRUE(std::get<bool>(f->find("tokenizer.ggml.add_bos_token")->scalar));
+  EXPECT_NE(f->get_string("tokenizer.chat_template")->find("<|im_start|>"), std::string::npos);
+  EXPECT_EQ(f->get_uint("speedmatrix.synth.seed"), 1u);
+
+  // 3 global tensors + 9 per layer, with llama.cpp's names and ggml (innermost-first) shapes.
+  ASSERT_EQ(f->tensors.size(), 3u + 9u * 2u);
+  EXPECT_EQ(summary->tensors, f->tensors.size());
+  auto dims = [&](const char* name) {
+    const TensorInfo* t = f->find_tensor(name);
+    EXPECT_NE(t, nullptr) << name;
+    return t ? t->dims : std::vector<uint64_t>{};
+  };
+  using D = std::vector<uint64_t>;
+  EXPECT_EQ(dims("token_embd.weight"), (D{64, 101}));
+  EXPECT_EQ(dims("output.weight"), (D{64, 101}));
+  EXPECT_EQ(dims("output_norm.weight"), (D{64}));
+  for (const char* p : {"blk.0.", "blk.1."}) {
+    const std::string s(p);
+    EXPECT_EQ(dims((s + "attn_norm.weight").c_str()), (D{64}));
+    EXPECT_EQ(dims((s + "attn_q.weight").c_str()), (D{64, 64}));
+    EXPECT_EQ(dims((s + "attn_k.weight").c_str()), (D{64, 32}));
+    EXPECT_EQ(dims((s + "attn_v.weight").c_str()), (D{64, 32}));
+    EXPECT_EQ(dims((s + "attn_output.weight").c_str()), (D{64, 64}));
+    EXPECT_EQ(dims((s + "ffn_norm.weight").c_str()), (D{64}));
+    EXPECT_EQ(dims((s + "ffn_gate.weight").c_str()), (D{64, 192}));
+    EXPECT_EQ(dims((s + "ffn_up.weight").c_str()), (D{64, 192}));
+    EXPECT_EQ(dims((s + "ffn_down.weight").c_str()), (D{192, 64}));
+  }
+  for (const auto& t : f->tensors) {
+    EXPECT_EQ(t.offset_bytes % 32, 0u) << t.name;
+    EXPECT_EQ(t.type, t.dims.size() == 1 ? TensorType::F32 : TensorType::F16) << t.name;
+  }
+  EXPECT_EQ(f->data_offset_bytes % 32, 0u);
+}
+
+TEST(SynthModel, WeightsAreSmallAndNormsAreOne) {
+  test::TempDir dir;
+  for (TensorType type : {TensorType::F32, TensorType::F16, TensorType::Q8_0}) {
+    const SynthOptions o = tiny_options(dir, type);
+    ASSERT_TRUE(write_synth_model(o).has_value());
+    auto f = read_gguf(o.out_path);
+    ASSERT_TRUE(f.has_value()) << f.error().message;
+    for (const auto& t : f->tensors) {
+      const std::vector<float> v = tensor_values(o.out_path, *f, t);
+      if (t.dims.size() == 1) {
+        for (float x : v) ASSERT_EQ(x, 1.0f) << t.name;
+        continue;
+      }
+      double sum_sq = 0;
+      for (float x : v) {
+        ASSERT_TRUE(std::isfinite(x)) << t.name;
+        ASSERT_LE(std::fabs(x), 0.035f) << t.name;  // uniform in +-0.02 * sqrt(3)
+        sum_sq += double(x) * x;
+      }
+      EXPECT_NEAR(std::sqrt(sum_sq / v.size()), 0.02, 0.003) << t.name << " " << to_string(type);
+    }
+  }
+}
+
+TEST(SynthModel, Q8_0BlocksHaveTheReferenceLayout) {
+  test::TempDir dir;
+  const SynthOptions o = tiny_options(dir, TensorType::Q8_0);
+  ASSERT_TRUE(write_synth_model(o).has_value());
+  auto f = read_gguf(o.out_path);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->get_uint("general.file_type"), 7u);
+  const TensorInfo* t = f->find_tensor("blk.0.ffn_down.weight");
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->type, TensorType::Q8_0);
+  EXPECT_EQ(t->size_bytes(), 192u * 64 / 32 * 34);
+  auto data = read_tensor_data(o.out_path, *f, *t);
+  ASSERT_TRUE(data.has_value());
+  // Each block: its largest |q| is 127 (d = max|x| / 127), and d is a positive f16.
+  for (size_t b = 0; b < data->size() / 34; ++b) {
+    uint16_t d_bits = 0;
+    std::memcpy(&d_bits, data->data() + b * 34, 2);
+    const float d = f16_to_float(d_bits);
+    ASSERT_GT(d, 0.0f);
+    ASSERT_LT(d, 0.035f / 127 * 1.01f);
+    int max_q = 0;
+    for (size_t i = 0; i < 32; ++i) max_q = std::max(max_q, std::abs(int(static_cast<int8_t>((*data)[b * 34 + 2 + i]))));
+    ASSERT_EQ(max_q, 127) << "block " << b;
+  }
+}
+
+TEST(SynthModel, SameSeedSameBytes) {
+  test::TempDir dir;
+  const SynthOptions a = tiny_options(dir, TensorType::F16, 5);
+  SynthOptions b = a;
+  b.out_path = dir.file("again.gguf");
+  const SynthOptions c = tiny_options(dir, TensorType::F16, 6);
+  ASSERT_TRUE(write_synth_model(a).has_value());
+  ASSERT_TRUE(write_synth_model(b).has_value());
+  ASSERT_TRUE(write_synth_model(c).has_value());
+  EXPECT_EQ(test::read_file(a.out_path), test::read_file(b.out_path));
+  EXPECT_NE(test::read_file(a.out_path), test::read_file(c.out_path));
+}
+
+TEST(SynthModel, BadOptions) {
+  test::TempDir dir;
+  SynthOptions o = tiny_options(dir, TensorType::F16);
+  o.shape.kv_heads = 3;
+  auto r = write_synth_model(o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(r.error().message, "--kv-heads 3 does not divide --heads 4");
+
+  o = tiny_options(dir, TensorType::F16);
+  o.out_path.clear();
+  EXPECT_EQ(write_synth_model(o).error().code, ErrorCode::InvalidArgument);
+
+  o.out_path = dir.file("no-such-dir/m.gguf");
+  EXPECT_EQ(write_synth_model(o).error().code, ErrorCode::Io);
+}
+
+}  // namespace
+}  // namespace sm::gguf
