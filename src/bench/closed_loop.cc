@@ -177,6 +177,8 @@ LoopOutcome ClosedLoop::run(const LoopSpec& spec) {
   const int64_t start_ns = clock_.now_ns();
   const int64_t ramp_deadline_ns = start_ns + (spec.ramp_timeout_ns > 0 ? spec.ramp_timeout_ns : 120 * kNsPerS);
   for (int32_t slot = 0; slot < spec.concurrency; ++slot) start_request(slot);
+  constexpr int64_t kTickNs = 250 * kNsPerMs;
+  int64_t next_tick_ns = start_ns;
 
   while (client_.active() > 0) {
     if (interrupt_requested()) {
@@ -200,6 +202,13 @@ LoopOutcome ClosedLoop::run(const LoopSpec& spec) {
         continue;
       }
       break;  // window over
+    }
+    if (spec.on_tick) {
+      if (now_ns >= next_tick_ns) {
+        spec.on_tick();
+        next_tick_ns = now_ns + kTickNs;
+      }
+      deadline_ns = std::min(deadline_ns, next_tick_ns);
     }
     client_.run_until(deadline_ns);
   }

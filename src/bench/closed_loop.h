@@ -6,6 +6,7 @@
 //
 // Thread model: everything runs on the calling thread, inside one StreamClient event loop.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -25,6 +26,7 @@ struct LoopSpec {
   int64_t duration_ns = 0;         ///< window length; 0 = single shot: each slot runs one request
   int64_t ramp_timeout_ns = 0;     ///< window opens at the latest this long after the start
   int64_t max_failures = 0;        ///< the cell fails after this many failed requests (0 = 4N + 16)
+  std::function<void()> on_tick;   ///< called about every 250 ms while the loop runs (progress line)
 };
 
 struct LoopOutcome {

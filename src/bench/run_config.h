@@ -29,6 +29,8 @@ struct RunConfig {
   TargetConfig target;
   MatrixSettings matrix;
   CapacityLimits limits_override;  ///< --kv-capacity / --max-model-len: win over what the server says
+  std::string launch_command;      ///< --launch: a server command line speedmatrix starts and stops
+  double launch_timeout_s = 900;   ///< how long a launched server may take to become healthy
   double ramp_timeout_s = 120;     ///< longest wait for all streams of a cell to produce a token
   double temperature = 0.0;        ///< sampling temperature sent with every request
   uint64_t seed = 0;               ///< prompt text seed (0 = derive from the run id)

@@ -10,6 +10,7 @@
 #include "core/units.h"
 #include "report/plan_text.h"
 #include "result/plan_json.h"
+#include "system/server_process.h"
 
 namespace sm::cli {
 
@@ -17,6 +18,8 @@ namespace {
 
 struct RunFlags {
   std::string url;
+  std::string launch;
+  double launch_timeout_s = 900;
   std::string api = "completions";
   std::string api_key;
   std::string model;
@@ -42,6 +45,14 @@ struct RunFlags {
 Result<RunConfig> to_config(const RunFlags& f) {
   RunConfig c;
   c.target.base_url = f.url;
+  c.launch_command = f.launch;
+  c.launch_timeout_s = f.launch_timeout_s;
+  if (!f.launch.empty() && f.url.empty()) {
+    int port = port_from_command(f.launch);
+    if (port == 0)
+      return fail(ErrorCode::InvalidArgument, "--launch: the command names no --port N; give --url too");
+    c.target.base_url = fmt::format("http://127.0.0.1:{}", port);
+  }
   while (!c.target.base_url.empty() && c.target.base_url.back() == '/') c.target.base_url.pop_back();
   if (c.target.base_url.ends_with("/v1")) c.target.base_url.resize(c.target.base_url.size() - 3);
   if (f.api == "completions") c.target.api = ApiKind::Completions;
@@ -104,7 +115,7 @@ Result<RunConfig> to_config(const RunFlags& f) {
   c.quiet = f.quiet;
   c.json_output = f.format == "json";
   if (!c.dry_run && c.target.base_url.empty())
-    return fail(ErrorCode::InvalidArgument, "no target: give --url URL of an OpenAI-compatible server (or --dry-run)");
+    return fail(ErrorCode::InvalidArgument, "no target: give --url URL of an OpenAI-compatible server, --launch \"CMD\", or --dry-run");
   return c;
 }
 
@@ -130,6 +141,12 @@ void add_run_command(CLI::App& app, Action& action) {
       "  speedmatrix run --url http://host:8080 --contexts 0,4K --concurrency 1,2,4 --duration 10\n"
       "  speedmatrix run --dry-run --kv-capacity 530000 --max-model-len 262144 --format json");
   run->add_option("--url", flags->url, "Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000");
+  run->add_option("--launch", flags->launch,
+                  "Start this server command, wait until it is healthy, measure it, stop it; the exact "
+                  "command and its log go into the run folder. Its --port N gives the URL unless --url is set");
+  run->add_option("--launch-timeout", flags->launch_timeout_s,
+                  "Seconds a launched server may take to become healthy")
+      ->capture_default_str();
   run->add_option("--api", flags->api,
                   "Route the streams use: 'completions' (/v1/completions) or 'chat' (/v1/chat/completions)")
       ->capture_default_str();

@@ -1,0 +1,53 @@
+#pragma once
+// The live progress line: current row or cell, done/total, ETA. It only draws when its stream is
+// a terminal, redraws at most a few times a second, and always leaves the line clean.
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "core/clock.h"
+
+namespace sm {
+
+class ProgressLine {
+ public:
+  /// Draws on `out` only when `enabled` (caller decides: a tty and not --quiet).
+  ProgressLine(std::FILE* out, bool enabled, bool color, const Clock& clock);
+  ~ProgressLine();
+
+  /// Sets the total number of rows and cells that will run, and the seconds each decode cell
+  /// is measured for (for the ETA).
+  void set_plan(int64_t total_units, int64_t decode_cells, double decode_duration_s);
+  /// A unit (prefill row or decode cell) starts; `label` like "decode 16K x 8".
+  void begin(const std::string& label, bool is_decode);
+  /// The current unit finished.
+  void end();
+  /// Redraws if enough time passed (call often; cheap).
+  void tick();
+  /// Erases the line (before printing anything else).
+  void clear();
+
+  /// "1h02m", "4m05s", "12s".
+  static std::string format_eta(double seconds);
+
+ private:
+  void draw();
+
+  std::FILE* out_;
+  bool enabled_;
+  bool color_;
+  const Clock& clock_;
+  int64_t total_ = 0;
+  int64_t done_ = 0;
+  int64_t decode_left_ = 0;
+  double decode_duration_s_ = 0;
+  double overhead_s_sum_ = 0;   ///< time beyond the window spent in finished units
+  int64_t overhead_samples_ = 0;
+  std::string label_;
+  bool current_is_decode_ = false;
+  int64_t unit_start_ns_ = 0;
+  int64_t last_draw_ns_ = 0;
+  bool drawn_ = false;
+};
+
+}  // namespace sm

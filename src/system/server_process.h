@@ -1,0 +1,48 @@
+#pragma once
+// A server speedmatrix starts itself (`run --launch "CMD"`): started through /bin/sh in its own
+// process group with stdout and stderr in a log file, waited on until healthy, and stopped with
+// SIGTERM, then SIGKILL.
+#include <sys/types.h>
+
+#include <string>
+
+#include "core/error.h"
+
+namespace sm {
+
+class ServerProcess {
+ public:
+  ServerProcess() = default;
+  ~ServerProcess();  ///< stops the server if it still runs
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  /// Starts `command` (a shell command line) with output appended to `log_path`.
+  Result<void> start(const std::string& command, const std::string& log_path);
+
+  /// Polls `health_url` until it answers 200, the process exits, or `timeout_s` passes. The
+  /// error names what happened and carries the log's last lines.
+  Result<void> wait_healthy(const std::string& health_url, double timeout_s);
+
+  /// SIGTERM to the whole process group, up to `grace_s` to exit, then SIGKILL. Idempotent.
+  void stop(double grace_s = 10);
+
+  /// True while the process has not exited.
+  bool running();
+
+  const std::string& log_path() const { return log_path_; }
+  pid_t pid() const { return pid_; }
+
+  /// The last `lines` lines of the log.
+  std::string log_tail(int lines) const;
+
+ private:
+  pid_t pid_ = -1;
+  int exit_status_ = -1;  ///< waitpid status once reaped
+  std::string log_path_;
+};
+
+/// The port a launch command names with --port N / --port=N, or 0 when none.
+int port_from_command(const std::string& command);
+
+}  // namespace sm
