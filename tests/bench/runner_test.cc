@@ -1,0 +1,121 @@
+#include "bench/runner.h"
+
+#include <gtest/gtest.h>
+
+#include "bench/plan.h"
+#include "result/result_json.h"
+#include "support/scripted_server.h"
+#include "support/temp_dir.h"
+
+namespace sm {
+namespace {
+
+using test::ScriptedServer;
+using test::ScriptedServerOptions;
+
+RunConfig small_config(const ScriptedServer& server, const std::string& out_dir) {
+  RunConfig c;
+  c.target.base_url = server.url();
+  c.matrix.contexts = {0, 256, 1024};
+  c.contexts_given = true;
+  c.matrix.concurrency = {1, 2, 4};
+  c.matrix.prefill_contexts = {256, 512};
+  c.matrix.max_output_tokens = 64;
+  c.matrix.duration_s = 0.4;
+  c.out_dir = out_dir;
+  c.quiet = true;
+  c.json_output = true;
+  return c;
+}
+
+TEST(Runner, RunsTheMatrixAgainstTheScriptedServer) {
+  ScriptedServerOptions opts;
+  opts.kv_capacity_tokens = 4 * (256 + 64);  // 1024 x 4 does not fit; 256 x 4 just does
+  opts.max_model_len = 4096;
+  ScriptedServer server(opts);
+  test::TempDir dir;
+  ASSERT_EQ(run_matrix(small_config(server, dir.file("run"))), 0);
+  auto result = read_result_file(dir.file("run/result.json"));
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  EXPECT_EQ(result->engine.kind, "vllm");
+  EXPECT_EQ(*result->engine.kv_capacity_tokens, 1280);
+  ASSERT_EQ(result->prefill.size(), 2u);
+  for (const auto& row : result->prefill) {
+    EXPECT_EQ(row.status, CellStatus::Valid);
+    EXPECT_EQ(*row.prompt_tokens, row.context);  // exact-length prompts
+    EXPECT_TRUE(row.prompt_length_ok);
+    EXPECT_GT(*row.prompt_tok_s, 0);
+  }
+  ASSERT_EQ(result->decode.size(), 9u);
+  for (const auto& cell : result->decode) {
+    const CellStatus expected = decode_cell_status(cell.context, cell.concurrency, 64, {1280, 4096});
+    EXPECT_EQ(cell.status, expected) << cell.context << "x" << cell.concurrency;
+    if (expected != CellStatus::Valid) {
+      EXPECT_FALSE(cell.total_tok_s.has_value());
+      continue;
+    }
+    EXPECT_GT(*cell.total_tok_s, 100.0 * static_cast<double>(cell.concurrency));
+    EXPECT_TRUE(cell.prompt_length_ok);
+    if (cell.context > 0) {
+      EXPECT_EQ(*cell.prompt_tokens_min, cell.context);
+      EXPECT_EQ(*cell.prompt_tokens_max, cell.context);
+    }
+    EXPECT_EQ(*cell.ended_early, 0);
+    EXPECT_EQ(cell.token_count_source, "usage_continuous");
+  }
+  // Every measured stream asked for exactly max output with end-of-sequence ignored.
+  for (const auto& req : server.all_requests()) {
+    if (req.path != "/v1/completions") continue;
+    EXPECT_NE(req.body.find("\"ignore_eos\":true"), std::string::npos);
+    EXPECT_NE(req.body.find("\"include_usage\":true"), std::string::npos);
+    EXPECT_NE(req.body.find("\"temperature\":0"), std::string::npos);
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir.file("run/report.html")));
+}
+
+TEST(Runner, FlagsPromptsThatMissTheirLength) {
+  ScriptedServerOptions opts;
+  opts.script = [](const test::RequestInfo& info) {
+    test::StreamScript s;
+    if (info.max_tokens > 1) s.prompt_tokens_delta = 40;  // the server "sees" 40 more tokens
+    return s;
+  };
+  ScriptedServer server(opts);
+  test::TempDir dir;
+  RunConfig c = small_config(server, dir.file("run"));
+  c.matrix.contexts = {1024};
+  c.matrix.concurrency = {1};
+  c.matrix.prefill_contexts = {};
+  ASSERT_EQ(run_matrix(c), 0);
+  auto result = read_result_file(dir.file("run/result.json"));
+  ASSERT_TRUE(result.has_value());
+  ASSERT_EQ(result->decode.size(), 1u);
+  EXPECT_FALSE(result->decode[0].prompt_length_ok);
+  EXPECT_EQ(*result->decode[0].prompt_tokens_max, 1064);
+}
+
+TEST(Runner, RefusesAFolderThatHoldsAResult) {
+  ScriptedServer server;
+  test::TempDir dir;
+  RunConfig c = small_config(server, dir.file("run"));
+  c.matrix.contexts = {0};
+  c.matrix.concurrency = {1};
+  c.matrix.prefill_contexts = {};
+  ASSERT_EQ(run_matrix(c), 0);
+  EXPECT_EQ(run_matrix(c), 1);
+}
+
+TEST(Runner, UnreachableServerFailsClearly) {
+  test::TempDir dir;
+  RunConfig c;
+  c.target.base_url = "http://127.0.0.1:1";
+  c.matrix.contexts = {0};
+  c.matrix.concurrency = {1};
+  c.out_dir = dir.file("run");
+  c.quiet = true;
+  EXPECT_EQ(run_matrix(c), 1);
+  EXPECT_FALSE(std::filesystem::exists(dir.file("run/result.json")));
+}
+
+}  // namespace
+}  // namespace sm

@@ -1,0 +1,112 @@
+#include "metrics/cell_metrics.h"
+
+#include <gtest/gtest.h>
+
+namespace sm {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+// A stream that sends `n` chunks of `k` tokens every `gap` ms starting at `first` ms.
+RequestRecord stream(int64_t send_ms, int64_t first_ms, int64_t gap_ms, int n, int k, RequestEnd end) {
+  RequestRecord r;
+  r.send_ns = send_ms * kMs;
+  r.first_token_ns = first_ms * kMs;
+  for (int i = 0; i < n; ++i) r.chunks.push_back({(first_ms + i * gap_ms) * kMs, k});
+  r.tokens = static_cast<int64_t>(n) * k;
+  r.end = end;
+  r.end_ns = end == RequestEnd::Cut ? -1 : r.chunks.back().t_ns;
+  r.source = TokenSource::UsageContinuous;
+  r.usage_prompt_tokens = 1000;
+  return r;
+}
+
+TEST(CellMetrics, SteadyStreams) {
+  // Two streams, 1 token every 10 ms from t=20 ms, window [100 ms, 1100 ms).
+  std::vector<RequestRecord> rs{stream(0, 20, 10, 200, 1, RequestEnd::Cut), stream(0, 20, 10, 200, 1, RequestEnd::Cut)};
+  DecodeCell c;
+  c.concurrency = 2;
+  compute_decode_metrics(rs, {100 * kMs, 1100 * kMs}, 1000, c);
+  EXPECT_DOUBLE_EQ(*c.measured_s, 1.0);
+  EXPECT_EQ(*c.output_tokens, 200);          // 100 per stream inside the window
+  EXPECT_DOUBLE_EQ(*c.total_tok_s, 200.0);
+  EXPECT_NEAR(*c.per_request_tok_s, 100.0, 1e-9);
+  EXPECT_DOUBLE_EQ(*c.tbt_ms, 10.0);
+  EXPECT_DOUBLE_EQ(*c.chunk_gap_ms, 10.0);
+  EXPECT_DOUBLE_EQ(*c.ttft_ms, 20.0);
+  EXPECT_DOUBLE_EQ(*c.avg_active, 2.0);
+  EXPECT_DOUBLE_EQ(*c.effective_concurrency, 2.0);
+  EXPECT_EQ(*c.completed, 0);
+  EXPECT_TRUE(c.prompt_length_ok);
+  EXPECT_TRUE(c.warnings.empty());
+}
+
+TEST(CellMetrics, MultiTokenChunksShareTheirGap) {
+  std::vector<RequestRecord> rs{stream(0, 0, 30, 100, 3, RequestEnd::Cut)};
+  DecodeCell c;
+  c.concurrency = 1;
+  compute_decode_metrics(rs, {300 * kMs, 1500 * kMs}, -1, c);
+  EXPECT_DOUBLE_EQ(*c.tbt_ms, 10.0);
+  EXPECT_DOUBLE_EQ(*c.chunk_gap_ms, 30.0);
+  EXPECT_DOUBLE_EQ(*c.tokens_per_chunk, 3.0);
+  EXPECT_NEAR(*c.per_request_tok_s, 100.0, 1e-6);
+  EXPECT_DOUBLE_EQ(*c.total_tok_s, 3.0 * 40 / 1.2);  // chunks at 300..1470 ms: 40 chunks
+}
+
+TEST(CellMetrics, QueuedRequestsLowerEffectiveConcurrency) {
+  // Four streams sent at t=0; two generate from 10 ms, two wait (queued) for the whole window.
+  std::vector<RequestRecord> rs{stream(0, 10, 10, 500, 1, RequestEnd::Cut), stream(0, 10, 10, 500, 1, RequestEnd::Cut)};
+  for (int i = 0; i < 2; ++i) {
+    RequestRecord queued;
+    queued.send_ns = 0;
+    queued.end = RequestEnd::Cut;
+    rs.push_back(queued);
+  }
+  DecodeCell c;
+  c.concurrency = 4;
+  compute_decode_metrics(rs, {100 * kMs, 1100 * kMs}, -1, c);
+  EXPECT_DOUBLE_EQ(*c.avg_active, 4.0);
+  EXPECT_DOUBLE_EQ(*c.effective_concurrency, 2.0);
+  ASSERT_FALSE(c.warnings.empty());
+  EXPECT_NE(c.warnings.back().find("effective concurrency"), std::string::npos);
+}
+
+TEST(CellMetrics, CompletedEarlyFailedAndPromptMiss) {
+  std::vector<RequestRecord> rs{stream(0, 10, 10, 50, 1, RequestEnd::Finished),
+                                stream(0, 10, 10, 20, 1, RequestEnd::EndedEarly)};
+  RequestRecord failed;
+  failed.send_ns = 0;
+  failed.end = RequestEnd::Failed;
+  failed.end_ns = 5 * kMs;
+  failed.usage_prompt_tokens = 1200;
+  rs.push_back(failed);
+  DecodeCell c;
+  c.concurrency = 2;
+  compute_decode_metrics(rs, {0, 1000 * kMs}, 1000, c);
+  EXPECT_EQ(*c.completed, 2);
+  EXPECT_EQ(*c.ended_early, 1);
+  EXPECT_EQ(*c.requests_failed, 1);
+  EXPECT_FALSE(c.prompt_length_ok);
+  EXPECT_EQ(*c.prompt_tokens_max, 1200);
+}
+
+TEST(CellMetrics, PromptTolerance) {
+  EXPECT_TRUE(prompt_length_ok(16, 0));
+  EXPECT_FALSE(prompt_length_ok(17, 0));
+  EXPECT_TRUE(prompt_length_ok(131072 + 655, 131072));  // 0.5% = 655.36
+  EXPECT_FALSE(prompt_length_ok(131072 + 656, 131072));
+}
+
+TEST(CellMetrics, Prefill) {
+  RequestRecord r = stream(0, 773, 1, 1, 1, RequestEnd::Finished);
+  r.usage_prompt_tokens = 8192;
+  PrefillRow row;
+  row.context = 8192;
+  compute_prefill_metrics(r, 8192, row);
+  EXPECT_DOUBLE_EQ(*row.ttft_ms, 773.0);
+  EXPECT_NEAR(*row.prompt_tok_s, 8192 / 0.773, 1e-6);
+  EXPECT_TRUE(row.prompt_length_ok);
+}
+
+}  // namespace
+}  // namespace sm
