@@ -1,0 +1,32 @@
+#pragma once
+// The per-engine parameters of the performance model (data/engines.json). They are shared by
+// every GPU and model: docs/calculator.md explains each value and how it was fitted.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sm::calc {
+
+struct EngineParams {
+  std::string id;                        ///< catalog key and RunResult engine.kind: "vllm", "sglang", "llamacpp"
+  std::string name;                      ///< display name, e.g. "vLLM"
+  std::vector<std::string> aliases;      ///< other names accepted on the command line
+  double bandwidth_efficiency = 0.9;     ///< fraction of datasheet bandwidth memory-bound kernels reach (≤ 0.95)
+  double decode_compute_efficiency = 0.5;   ///< fraction of tensor peak decode-step matmuls reach
+  double prefill_compute_efficiency = 0.5;  ///< fraction of tensor peak prefill (large matmuls, attention) reaches
+  double step_overhead_s = 0.002;        ///< fixed time of every scheduler step not hidden behind the GPU (launch, scheduling, sampling)
+  double shared_prefix_reuse = 0;        ///< fraction of repeated reads of KV blocks shared by several streams served on chip (L2 / cascade)
+  double tp_loss_per_extra_gpu = 0.08;   ///< throughput lost per extra tensor-parallel GPU (all-reduce, sync)
+  double default_gpu_mem_util = 0.9;     ///< fraction of usable memory the engine takes when --gpu-mem-util is not given
+  int64_t reserve_bytes = 0;             ///< per GPU, not KV: CUDA context, graphs, workspaces, allocator slack
+  int64_t max_batched_tokens = 2048;     ///< tokens per scheduler step (prefill chunk) on GPUs below large_gpu_memory_bytes
+  int64_t max_batched_tokens_large_gpu = 8192;  ///< the same on GPUs with at least large_gpu_memory_bytes
+  int64_t large_gpu_memory_bytes = 0;    ///< memory from which the large-GPU defaults apply (0: never)
+  int64_t max_num_seqs = 256;            ///< default concurrent sequences (sizes the sampler's logits buffer)
+  double request_overhead_s = 0.005;     ///< CPU time per request admitted (HTTP, detokenizer set-up, scheduling)
+  double tokenize_s_per_token = 2e-6;    ///< CPU time to tokenize and hash one prompt token (API server)
+  std::string source;                    ///< where the values come from
+  std::string notes;                     ///< caveats
+};
+
+}  // namespace sm::calc

@@ -1,0 +1,29 @@
+#pragma once
+// One GPU of the calculator's catalog (data/gpus.json): memory, bandwidth and tensor throughput.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sm::calc {
+
+/// Fraction of the memory as sold that the runtime reports as total when a GPU entry gives no
+/// usable figure: 23.69 GiB of a 24 GiB GeForce card (PyTorch "total capacity").
+inline constexpr double kDefaultUsableMemoryFraction = 23.69 / 24.0;
+
+/// Datasheet figures of one GPU. Throughputs are dense (not 2:4 sparse).
+struct GpuSpec {
+  std::string id;                       ///< catalog key, e.g. "rtx3090"
+  std::string name;                     ///< display name, e.g. "NVIDIA GeForce RTX 3090"
+  std::vector<std::string> aliases;     ///< other names accepted on the command line
+  std::string type = "Discrete GPU";    ///< RunResult hardware type: "Discrete GPU", "Apple silicon", ...
+  int64_t memory_bytes = 0;             ///< device memory as sold (24 GiB card: 24 × 2^30)
+  int64_t usable_memory_bytes = 0;      ///< total the runtime reports (≤ memory_bytes); engines take their fraction of this
+  double bandwidth_bytes_per_s = 0;     ///< datasheet memory bandwidth
+  double tensor_16bit_flops = 0;        ///< headline dense FP16/BF16 tensor FLOP/s (GeForce: FP16-accumulate figure)
+  std::optional<double> tensor_16bit_fp32acc_flops;  ///< same with FP32 accumulate, when it differs (informational)
+  std::optional<double> tensor_8bit_flops;           ///< dense FP8/INT8 tensor FLOP/s; absent: no 8-bit tensor math known
+  std::string source;                   ///< where the figures come from
+};
+
+}  // namespace sm::calc

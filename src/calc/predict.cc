@@ -1,0 +1,299 @@
+#include "calc/predict.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <limits>
+
+#include "core/build_info.h"
+#include "core/units.h"
+
+namespace sm::calc {
+
+namespace {
+
+// Weighted percentile of (value, weight) pairs; q in [0, 1].
+double weighted_percentile(std::vector<std::pair<double, double>> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  double total = 0;
+  for (const auto& [v, w] : values) total += w;
+  double target = q * total;
+  double seen = 0;
+  for (const auto& [v, w] : values) {
+    seen += w;
+    if (seen >= target) return v;
+  }
+  return values.back().first;
+}
+
+// Percentile with linear interpolation between order statistics (the median of two values is
+// their mean, as the metrics module computes it).
+double percentile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double pos = q * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, values.size() - 1);
+  return values[lo] + (values[hi] - values[lo]) * (pos - static_cast<double>(lo));
+}
+
+// One closed-loop stream of a decode cell.
+struct Stream {
+  bool generating = false;     // false: its request is queued at the API server or waiting to join the batch
+  double arrival_s = 0;        // when its current request was sent
+  double ready_s = 0;          // when the API server has handed the request to the scheduler
+  int64_t generated = 0;       // output tokens of the current request so far
+  bool had_first_token = false;  // produced a first token at least once (the window waits for all)
+  int64_t window_tokens = 0;   // output tokens inside the window
+  double window_first_s = -1;  // first token inside the window
+  double window_last_s = -1;   // last token inside the window
+};
+
+// Safety net: a cell never needs more steps than this (30 s at 10 µs per step).
+constexpr int64_t kMaxSteps = 5'000'000;
+
+}  // namespace
+
+CellPrediction predict_decode_cell(const PerfModel& model, int64_t context, int64_t concurrency,
+                                   int64_t max_output_tokens, double duration_s) {
+  CellPrediction out;
+  if (concurrency < 1 || max_output_tokens < 1 || !(duration_s > 0)) return out;
+  const auto n = static_cast<size_t>(concurrency);
+  const double cpu_s = model.request_cpu_time_s(context);
+  std::vector<Stream> streams(n);
+  double api_free_s = 0;  // the API server handles one arrival at a time
+  auto send = [&](Stream& s, double now) {
+    s.generating = false;
+    s.generated = 0;
+    s.arrival_s = now;
+    const double start = std::max(now, api_free_s);
+    api_free_s = start + cpu_s;
+    s.ready_s = api_free_s;
+    ++out.requests_started;
+  };
+  for (Stream& s : streams) send(s, 0.0);
+
+  std::vector<int64_t> contexts;
+  std::vector<PrefillChunk> chunks;
+  std::vector<size_t> joining;
+  std::vector<double> ttfts;
+  std::vector<std::pair<double, double>> gaps;  // (gap seconds, how many stream gaps had it)
+  contexts.reserve(n);
+  chunks.reserve(n);
+  double window_open_s = -1;
+  size_t with_first_token = 0;
+  double active_time = 0;      // ∫ requests in flight dt over the window
+  double generating_time = 0;  // ∫ streams generating dt over the window
+  double now = 0;
+  const PrefillChunk last_token{std::max<int64_t>(0, context - 1), 1};
+
+  for (int64_t step = 0; step < kMaxSteps; ++step) {
+    contexts.clear();
+    chunks.clear();
+    joining.clear();
+    for (size_t i = 0; i < n; ++i) {
+      const Stream& s = streams[i];
+      if (s.generating) {
+        contexts.push_back(context + s.generated);
+      } else if (s.ready_s <= now) {
+        joining.push_back(i);
+        chunks.push_back(last_token);
+      }
+    }
+    if (contexts.empty() && chunks.empty()) {
+      double next = std::numeric_limits<double>::infinity();
+      for (const Stream& s : streams) next = std::min(next, s.ready_s);
+      now = next;
+      continue;
+    }
+    const double dt = std::max(1e-9, model.step_time_s(contexts, chunks, context));
+    const double end = now + dt;
+    const bool in_window = window_open_s >= 0 && end <= window_open_s + duration_s;
+    if (window_open_s >= 0) {
+      // Time-weighted averages over the part of this step inside the window.
+      const double from = std::max(now, window_open_s);
+      const double to = std::min(end, window_open_s + duration_s);
+      if (to > from) {
+        active_time += static_cast<double>(n) * (to - from);
+        generating_time += static_cast<double>(contexts.size() + chunks.size()) * (to - from);
+      }
+    }
+    if (window_open_s >= 0 && end > window_open_s + duration_s) break;
+
+    if (in_window && !contexts.empty()) gaps.emplace_back(dt, static_cast<double>(contexts.size()));
+    auto emit = [&](Stream& s) {
+      ++s.generated;
+      if (!in_window) return;
+      ++s.window_tokens;
+      ++out.output_tokens;
+      if (s.window_first_s < 0) s.window_first_s = end;
+      s.window_last_s = end;
+    };
+    for (Stream& s : streams) {
+      if (!s.generating) continue;
+      emit(s);
+      if (s.generated >= max_output_tokens) {
+        if (in_window) ++out.completed;
+        send(s, end);
+      }
+    }
+    for (size_t i : joining) {
+      Stream& s = streams[i];
+      s.generating = true;
+      ttfts.push_back(end - s.arrival_s);
+      if (!s.had_first_token) {
+        s.had_first_token = true;
+        ++with_first_token;
+      }
+      emit(s);
+      if (s.generated >= max_output_tokens) {
+        if (in_window) ++out.completed;
+        send(s, end);
+      }
+    }
+    now = end;
+    if (window_open_s < 0 && with_first_token >= n) window_open_s = now;
+  }
+
+  out.total_tok_s = static_cast<double>(out.output_tokens) / duration_s;
+  std::vector<double> per_stream;
+  for (const Stream& s : streams)
+    if (s.window_tokens >= 2 && s.window_last_s > s.window_first_s)
+      per_stream.push_back(static_cast<double>(s.window_tokens - 1) / (s.window_last_s - s.window_first_s));
+  out.per_request_tok_s = percentile(per_stream, 0.5);
+  out.ttft_s = percentile(ttfts, 0.5);
+  out.ttft_p90_s = percentile(ttfts, 0.9);
+  out.ttft_p99_s = percentile(ttfts, 0.99);
+  out.tbt_s = weighted_percentile(gaps, 0.5);
+  out.tbt_p90_s = weighted_percentile(gaps, 0.9);
+  out.tbt_p99_s = weighted_percentile(gaps, 0.99);
+  out.avg_active = active_time / duration_s;
+  out.effective_concurrency = generating_time / duration_s;
+  return out;
+}
+
+Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
+  if (auto ok = validate(options.matrix); !ok) return std::unexpected(ok.error());
+  if (setup.gpus < 1 || setup.gpus > 64) return fail(ErrorCode::InvalidArgument, "--gpus must be between 1 and 64");
+  if (!(setup.mem_util() > 0 && setup.mem_util() <= 1))
+    return fail(ErrorCode::InvalidArgument, "--gpu-mem-util must be in (0, 1]");
+  const PerfModel model(setup);
+  const MemoryBreakdown& mem = model.memory();
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  if (mem.kv_pool_bytes <= 0)
+    return fail(ErrorCode::InvalidArgument,
+                fmt::format("{} ({}) does not fit on {} x {} with {} memory utilisation: weights {:.2f} GiB + "
+                            "reserve {:.2f} GiB + activations {:.2f} GiB > {:.2f} GiB",
+                            setup.model.name, setup.quant.name, setup.gpus, setup.gpu.name, setup.mem_util(),
+                            mem.weight_bytes / kGiB, mem.reserve_bytes / kGiB, mem.activation_bytes / kGiB,
+                            mem.engine_bytes / kGiB));
+
+  CapacityLimits limits;
+  limits.max_model_len = options.max_model_len.value_or(setup.model.max_position);
+  if (options.kv_capacity_override)
+    limits.kv_capacity_tokens = *options.kv_capacity_override;
+  else if (mem.kv_bytes_per_token > 0)
+    limits.kv_capacity_tokens = model.kv_capacity_tokens();
+  const Plan plan = make_plan(options.matrix, limits);
+
+  RunResult r;
+  r.kind = "predicted";
+  r.tool_version = build::kVersion;
+  r.tool_commit = build::kGitCommit;
+  r.tool_build_type = build::kBuildType;
+  r.run_id = fmt::format("calc-{}x{}-{}-{}-{}", setup.gpus, setup.gpu.id, setup.model.id, setup.quant.id, setup.engine.id);
+  r.notes = fmt::format(
+      "Predicted by speedmatrix calc (performance model v1, engine parameters '{}'), not measured. "
+      "Memory: weights {:.2f} GiB, reserve {:.2f} GiB, activations {:.2f} GiB, KV pool {:.2f} GiB at {} utilisation.",
+      setup.engine.id, mem.weight_bytes / kGiB, mem.reserve_bytes / kGiB, mem.activation_bytes / kGiB,
+      mem.kv_pool_bytes / kGiB, setup.mem_util());
+
+  r.engine.kind = setup.engine.id;
+  r.engine.version = "predicted";
+  r.engine.model = setup.model.name;
+  r.engine.quantization = setup.quant.name;
+  r.engine.backend = setup.gpu.type == "Apple silicon" ? "metal" : "gpu";
+  r.engine.max_model_len = limits.max_model_len;
+  r.engine.kv_capacity_tokens = limits.kv_capacity_tokens;
+  r.engine.kv_capacity_source = options.kv_capacity_override ? "--kv-capacity" : "predicted: calculator memory model";
+  r.engine.slots = setup.num_seqs();
+  r.engine.prefix_caching = true;  // the prediction assumes the cell's prompt is cached (warm-up)
+
+  r.hardware.type = setup.gpu.type;
+  for (int i = 0; i < setup.gpus; ++i) {
+    GpuInfo g;
+    g.name = setup.gpu.name;
+    g.vram_bytes = setup.gpu.memory_bytes;
+    r.hardware.gpus.push_back(g);
+  }
+  r.hardware.is_server_host = true;
+
+  r.settings.max_output_tokens = options.matrix.max_output_tokens;
+  r.settings.duration_s = options.matrix.duration_s;
+  r.settings.decode_test = "fixed_duration";
+  r.settings.prefill_mode = "predicted: cold prompt alone on the server";
+  for (const auto& p : plan.prefill) r.settings.prefill_contexts.push_back(p.context);
+  for (const auto& d : plan.decode) {
+    if (std::find(r.settings.contexts.begin(), r.settings.contexts.end(), d.context) == r.settings.contexts.end())
+      r.settings.contexts.push_back(d.context);
+    if (std::find(r.settings.concurrency.begin(), r.settings.concurrency.end(), d.concurrency) ==
+        r.settings.concurrency.end())
+      r.settings.concurrency.push_back(d.concurrency);
+  }
+  std::sort(r.settings.concurrency.begin(), r.settings.concurrency.end());
+  r.settings.kv_capacity_override = options.kv_capacity_override;
+  r.settings.max_model_len_override = options.max_model_len;
+
+  for (const auto& planned : plan.prefill) {
+    PrefillRow row;
+    row.context = planned.context;
+    row.status = planned.status;
+    if (planned.status == CellStatus::Valid) {
+      const double ttft = model.prefill_time_s(planned.context);
+      row.ttft_ms = ttft * 1000.0;
+      row.prompt_tok_s = static_cast<double>(planned.context) / ttft;
+      row.prompt_tokens = planned.context;
+      row.cached_tokens = 0;
+    }
+    r.prefill.push_back(row);
+  }
+  for (const auto& planned : plan.decode) {
+    DecodeCell cell;
+    cell.context = planned.context;
+    cell.concurrency = planned.concurrency;
+    cell.status = planned.status;
+    if (planned.status == CellStatus::Valid) {
+      const CellPrediction p = predict_decode_cell(model, planned.context, planned.concurrency,
+                                                   options.matrix.max_output_tokens, options.matrix.duration_s);
+      cell.total_tok_s = p.total_tok_s;
+      cell.per_request_tok_s = p.per_request_tok_s;
+      cell.ttft_ms = p.ttft_s * 1000.0;
+      cell.ttft_p90_ms = p.ttft_p90_s * 1000.0;
+      cell.ttft_p99_ms = p.ttft_p99_s * 1000.0;
+      cell.tbt_ms = p.tbt_s * 1000.0;
+      cell.tbt_p90_ms = p.tbt_p90_s * 1000.0;
+      cell.tbt_p99_ms = p.tbt_p99_s * 1000.0;
+      cell.chunk_gap_ms = cell.tbt_ms;
+      cell.tokens_per_chunk = 1.0;
+      cell.avg_active = p.avg_active;
+      cell.effective_concurrency = p.effective_concurrency;
+      cell.completed = p.completed;
+      cell.output_tokens = p.output_tokens;
+      cell.measured_s = options.matrix.duration_s;
+      cell.requests_started = p.requests_started;
+      cell.requests_failed = 0;
+      cell.ended_early = 0;
+      cell.token_count_source = "predicted";
+      cell.prompt_tokens_min = planned.context;
+      cell.prompt_tokens_max = planned.context;
+    }
+    r.decode.push_back(cell);
+  }
+  if (setup.engine.notes.find("uncalibrated") != std::string::npos)
+    r.warnings.push_back(fmt::format("engine '{}' parameters are not calibrated against a measured matrix: {}",
+                                     setup.engine.id, setup.engine.notes));
+  return r;
+}
+
+}  // namespace sm::calc

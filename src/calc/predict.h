@@ -1,0 +1,58 @@
+#pragma once
+// Predicts a whole speed-test matrix from the performance model: the same RunResult a measured
+// run produces, with kind "predicted", so `report` and `compare` read it like any run.
+//
+//   sm::calc::PredictOptions options;
+//   options.matrix.contexts = {0, 16384};
+//   auto result = sm::calc::predict(setup, options);   // Result<RunResult>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "bench/plan.h"
+#include "calc/perf_model.h"
+#include "calc/setup.h"
+#include "core/error.h"
+#include "result/result.h"
+
+namespace sm::calc {
+
+struct PredictOptions {
+  MatrixSettings matrix;                        ///< rows, columns, prefill rows, max output, window length
+  std::optional<int64_t> max_model_len;         ///< per-request context limit; default: the model's max position
+  std::optional<int64_t> kv_capacity_override;  ///< tokens; replaces the predicted KV capacity
+};
+
+/// One decode cell simulated step by step: N closed-loop streams over a `context`-token prompt.
+struct CellPrediction {
+  double total_tok_s = 0;        ///< output tokens inside the window / window length
+  double per_request_tok_s = 0;  ///< median over streams of (tokens − 1) / (last − first token) in the window
+  double ttft_s = 0;             ///< median time to first token of the cell's requests
+  double ttft_p90_s = 0;
+  double ttft_p99_s = 0;
+  double tbt_s = 0;              ///< median gap between consecutive tokens of a stream, in the window
+  double tbt_p90_s = 0;
+  double tbt_p99_s = 0;
+  double avg_active = 0;         ///< time-weighted requests in flight (queued or generating), in the window
+  double effective_concurrency = 0;  ///< time-weighted streams generating, in the window
+  int64_t output_tokens = 0;     ///< output tokens inside the window
+  int64_t completed = 0;         ///< requests that finished inside the window
+  int64_t requests_started = 0;  ///< requests sent for the cell (first wave and restarts)
+};
+
+/// Simulates one decode cell the way the benchmark drives it (design.md "Sustained decode
+/// cell"): all N requests arrive at once with the same `context`-token prompt, already in the
+/// prefix cache (warm-up). The API server processes arrivals one after another
+/// (request_cpu_time_s each), each then joins the batch with a one-token prefill chunk (the
+/// prompt's last token is recomputed) and decodes one token per step, its context growing;
+/// after `max_output` tokens it ends and a new request takes its place at once. The window
+/// opens when every stream has produced a first token and lasts `duration_s`.
+CellPrediction predict_decode_cell(const PerfModel& model, int64_t context, int64_t concurrency,
+                                   int64_t max_output_tokens, double duration_s);
+
+/// The full prediction: prefill rows (cold prompt TTFT and prompt tok/s), decode cells, the KV
+/// capacity and therefore which cells are over capacity or too long. Fails when the weights do
+/// not fit in the engine's share of memory or the options are invalid.
+Result<RunResult> predict(const Setup& setup, const PredictOptions& options);
+
+}  // namespace sm::calc

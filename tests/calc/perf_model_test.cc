@@ -1,0 +1,127 @@
+#include "calc/perf_model.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "calc_test_setup.h"
+
+namespace sm::calc {
+namespace {
+
+using test::make_setup;
+using test::seed_setup;
+
+TEST(CalcPerfModel, EmptyStepCostsNothing) {
+  PerfModel m(seed_setup());
+  EXPECT_EQ(m.step_time_s({}), 0.0);
+}
+
+TEST(CalcPerfModel, StepGrowsWithStreamsAndContext) {
+  PerfModel m(seed_setup());
+  std::vector<int64_t> one{0}, two{0, 0}, long_one{131072};
+  EXPECT_GT(m.decode_step_time_s(two), m.decode_step_time_s(one));
+  EXPECT_GT(m.decode_step_time_s(long_one), m.decode_step_time_s(one));
+  // 128K of 32 KiB per token is 4.3 GB more to read per step: several milliseconds.
+  EXPECT_GT(m.decode_step_time_s(long_one) - m.decode_step_time_s(one), 4e-3);
+}
+
+TEST(CalcPerfModel, BatchOneDecodeIsBoundByWeightsAndOverhead) {
+  const calc::Setup s = seed_setup();
+  PerfModel m(s);
+  std::vector<int64_t> one{0};
+  const StepBreakdown b = m.step_breakdown(one);
+  EXPECT_FALSE(b.linear_compute_bound);
+  EXPECT_DOUBLE_EQ(b.overhead_s, s.engine.step_overhead_s);
+  EXPECT_NEAR(b.total_s, b.overhead_s + b.linear_s + b.lm_head_s + b.attention_s + b.state_s, 1e-12);
+  // 1.86 GB of AWQ linears + 1.27 GB BF16 LM head at 0.9 × 936 GB/s.
+  EXPECT_NEAR(b.linear_s + b.lm_head_s, 3.13e9 / (0.9 * 936e9), 0.1e-3);
+}
+
+TEST(CalcPerfModel, SharedPrefixIsCheaperForSeveralStreamsOnly) {
+  PerfModel m(seed_setup());
+  std::vector<int64_t> one{65536}, four{65536, 65536, 65536, 65536};
+  EXPECT_DOUBLE_EQ(m.decode_step_time_s(one, 65536), m.decode_step_time_s(one, 0));
+  EXPECT_LT(m.decode_step_time_s(four, 65536), m.decode_step_time_s(four, 0));
+  // A shared prefix longer than a stream's context is clamped to it.
+  EXPECT_DOUBLE_EQ(m.decode_step_time_s(four, 1 << 30), m.decode_step_time_s(four, 65536));
+}
+
+TEST(CalcPerfModel, PrefillChunksAddToADecodeStep) {
+  PerfModel m(seed_setup());
+  std::vector<int64_t> streams{1000, 1000};
+  PrefillChunk chunk{0, 2048};
+  EXPECT_GT(m.step_time_s(streams, std::span(&chunk, 1)), m.step_time_s(streams));
+  // Prefill is compute-bound: a 2048-token chunk takes far longer than a decode step.
+  EXPECT_GT(m.prefill_chunk_time_s(0, 2048), 10 * m.decode_step_time_s(streams));
+}
+
+TEST(CalcPerfModel, PrefillAttentionGrowsWithPosition) {
+  PerfModel m(seed_setup());
+  EXPECT_GT(m.prefill_chunk_time_s(100000, 2048), m.prefill_chunk_time_s(0, 2048));
+  const double per_token_8k = m.prefill_compute_time_s(8192) / 8192;
+  const double per_token_128k = m.prefill_compute_time_s(131072) / 131072;
+  EXPECT_GT(per_token_128k, 1.5 * per_token_8k);
+}
+
+TEST(CalcPerfModel, SeedKvCapacityReproducesTheOverCapacityPattern) {
+  // design.md "Over capacity": any capacity in [524288, 557055] gives the seed's pattern.
+  PerfModel m(seed_setup());
+  EXPECT_GE(m.kv_capacity_tokens(), 524288);
+  EXPECT_LE(m.kv_capacity_tokens(), 557055);
+  calc::Setup default_seqs = seed_setup();
+  default_seqs.max_num_seqs.reset();  // vLLM's default 256 sequences: a larger sampler buffer
+  PerfModel d(default_seqs);
+  EXPECT_GE(d.kv_capacity_tokens(), 524288);
+  EXPECT_LE(d.kv_capacity_tokens(), 557055);
+}
+
+TEST(CalcPerfModel, CapacityFollowsMemoryUtilisationAndKvDtype) {
+  calc::Setup s = seed_setup();
+  const int64_t base = PerfModel(s).kv_capacity_tokens();
+  s.gpu_mem_util = 0.9;
+  EXPECT_LT(PerfModel(s).kv_capacity_tokens(), base);
+  s.gpu_mem_util = 0.94;
+  s.kv_bytes_per_element = 1;
+  EXPECT_NEAR(static_cast<double>(PerfModel(s).kv_capacity_tokens()), 2.0 * static_cast<double>(base), 2.0);
+}
+
+TEST(CalcPerfModel, TensorParallelAddsBandwidthWithLosses) {
+  calc::Setup one = make_setup("rtx3090", "llama-3.1-8b", "bf16", "vllm");
+  calc::Setup two = one;
+  two.gpus = 2;
+  std::vector<int64_t> streams{4096};
+  const double t1 = PerfModel(one).decode_step_time_s(streams);
+  const double t2 = PerfModel(two).decode_step_time_s(streams);
+  EXPECT_LT(t2, t1);
+  EXPECT_GT(t2, (t1 - one.engine.step_overhead_s) / 2);
+  EXPECT_GT(PerfModel(two).kv_capacity_tokens(), 2 * PerfModel(one).kv_capacity_tokens());
+}
+
+TEST(CalcPerfModel, MoeReadsMoreExpertsAtLargerBatch) {
+  calc::Setup s = make_setup("h100-sxm", "qwen3-30b-a3b", "bf16", "vllm");
+  PerfModel m(s);
+  std::vector<int64_t> one(1, 0), many(64, 0);
+  const StepBreakdown b1 = m.step_breakdown(one);
+  const StepBreakdown b64 = m.step_breakdown(many);
+  // Batch 1 touches 8 of 128 experts per layer; 64 tokens touch almost all of them.
+  EXPECT_GT(b64.linear_s, 5 * b1.linear_s);
+}
+
+TEST(CalcPerfModel, EightBitWeightsUseEightBitTensorMathWhereAvailable) {
+  calc::Setup fp8 = make_setup("h100-sxm", "llama-3.1-8b", "fp8", "vllm");
+  calc::Setup bf16 = make_setup("h100-sxm", "llama-3.1-8b", "bf16", "vllm");
+  EXPECT_LT(PerfModel(fp8).prefill_compute_time_s(32768), PerfModel(bf16).prefill_compute_time_s(32768));
+}
+
+TEST(CalcPerfModel, FreeFunctionsMatchTheClass) {
+  const calc::Setup s = seed_setup();
+  PerfModel m(s);
+  std::vector<int64_t> c{100, 200};
+  EXPECT_DOUBLE_EQ(decode_step_time_s(s, c), m.decode_step_time_s(c));
+  EXPECT_DOUBLE_EQ(prefill_time_s(s, 8192), m.prefill_time_s(8192));
+  EXPECT_EQ(kv_capacity_tokens(s), m.kv_capacity_tokens());
+}
+
+}  // namespace
+}  // namespace sm::calc
