@@ -1,5 +1,6 @@
 #include "gguf/synth_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fmt/format.h>
@@ -19,6 +20,14 @@ constexpr float kWeightStd = 0.02f;
 constexpr float kRopeFreqBase = 10000.0f;
 constexpr float kRmsNormEps = 1e-5f;
 
+// Control tokens (<s>, </s>, <|im_start|>, <|im_end|>) must never be sampled: an end-of-sequence
+// would end requests early, and the others stream as chunks with empty text. Hidden dimension 0
+// is therefore a constant channel: every token embedding holds kConstantChannel there, no layer
+// writes into it (row 0 of attn_output and ffn_down is zero), so after the final RMS norm it is
+// large and positive at every position. Normal tokens' output rows are 0 in that column, the
+// control tokens' rows are kControlLogitWeight: their logits sit tens of units below the others.
+constexpr float kConstantChannel = 16.0f;
+constexpr float kControlLogitWeight = -4.0f;
 // llama_ftype values for general.file_type.
 uint32_t file_type_of(TensorType type) {
   switch (type) {
@@ -50,20 +59,47 @@ std::string gpt2_byte_text(unsigned char byte) {
   return out;
 }
 
-// Norm weights are 1 (the identity scale), everything else random.
-bool is_norm(const TensorInfo& t) { return t.dims.size() == 1; }
+// What a tensor is, for the few that get structure beyond random values.
+enum class Role { Norm, TokenEmbedding, LayerOutput, Output, Other };
 
-// Fills one tensor: rows of dims[0] random values converted to the tensor's type.
-void fill_tensor(uint64_t seed, size_t index, const TensorInfo& info, std::span<std::byte> out) {
+Role role_of(const TensorInfo& t) {
+  if (t.dims.size() == 1) return Role::Norm;
+  if (t.name == "token_embd.weight") return Role::TokenEmbedding;
+  if (t.name == "output.weight") return Role::Output;
+  if (t.name.ends_with(".attn_output.weight") || t.name.ends_with(".ffn_down.weight")) return Role::LayerOutput;
+  return Role::Other;
+}
+
+// Fills one tensor: rows of dims[0] values (row r is output feature r, or token r for the
+// embedding and output matrices), converted to the tensor's type.
+void fill_tensor(uint64_t seed, size_t index, const TensorInfo& info, const SynthVocab& vocab,
+                 std::span<std::byte> out) {
   const uint64_t row_values = info.dims[0];
   const uint64_t rows = info.values() / row_values;
   const uint64_t row_bytes = tensor_size_bytes(info.type, row_values);
+  const Role role = role_of(info);
   std::vector<float> row(row_values);
   // One generator per tensor, so a tensor's values depend only on the seed and its index.
   Rng rng(seed * 0x9e3779b97f4a7c15ULL + index);
   const float a = kWeightStd * std::sqrt(3.0f);
   for (uint64_t r = 0; r < rows; ++r) {
-    for (auto& v : row) v = is_norm(info) ? 1.0f : static_cast<float>((rng.next_double() * 2.0 - 1.0) * a);
+    for (auto& v : row) v = role == Role::Norm ? 1.0f : static_cast<float>((rng.next_double() * 2.0 - 1.0) * a);
+    switch (role) {
+      case Role::TokenEmbedding: row[0] = kConstantChannel; break;
+      case Role::LayerOutput:
+        if (r == 0) std::fill(row.begin(), row.end(), 0.0f);
+        break;
+      case Role::Output:
+        if (vocab.types[r] == SynthVocab::kControl) {
+          std::fill(row.begin(), row.end(), 0.0f);
+          row[0] = kControlLogitWeight;
+        } else {
+          row[0] = 0.0f;
+        }
+        break;
+      case Role::Norm:
+      case Role::Other: break;
+    }
     std::span<std::byte> dst = out.subspan(r * row_bytes, row_bytes);
     switch (info.type) {
       case TensorType::F32:
@@ -105,15 +141,13 @@ SynthVocab synth_vocab() {
     v.types.push_back(type);
     return static_cast<uint32_t>(v.tokens.size() - 1);
   };
-  constexpr int32_t kNormal = 1;
-  constexpr int32_t kControl = 3;
-  add(gpt2_byte_text('\t'), kNormal);
-  add(gpt2_byte_text('\n'), kNormal);
-  for (unsigned b = 0x20; b <= 0x7e; ++b) add(gpt2_byte_text(static_cast<unsigned char>(b)), kNormal);
-  v.bos_id = add("<s>", kControl);
-  v.eos_id = add("</s>", kControl);
-  v.im_start_id = add("<|im_start|>", kControl);
-  v.im_end_id = add("<|im_end|>", kControl);
+  add(gpt2_byte_text('\t'), SynthVocab::kNormal);
+  add(gpt2_byte_text('\n'), SynthVocab::kNormal);
+  for (unsigned b = 0x20; b <= 0x7e; ++b) add(gpt2_byte_text(static_cast<unsigned char>(b)), SynthVocab::kNormal);
+  v.bos_id = add("<s>", SynthVocab::kControl);
+  v.eos_id = add("</s>", SynthVocab::kControl);
+  v.im_start_id = add("<|im_start|>", SynthVocab::kControl);
+  v.im_end_id = add("<|im_end|>", SynthVocab::kControl);
   return v;
 }
 
@@ -176,8 +210,8 @@ Result<SynthSummary> write_synth_model(const SynthOptions& options) {
   w.add_tensor("output.weight", {h, vocab.size()}, t);
 
   const uint64_t seed = options.seed;
-  auto ok = w.write(options.out_path, [seed](size_t index, const TensorInfo& info, std::span<std::byte> out) {
-    fill_tensor(seed, index, info, out);
+  auto ok = w.write(options.out_path, [seed, &vocab](size_t index, const TensorInfo& info, std::span<std::byte> out) {
+    fill_tensor(seed, index, info, vocab, out);
   });
   if (!ok) return std::unexpected(ok.error());
 

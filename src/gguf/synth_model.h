@@ -15,8 +15,15 @@ namespace sm::gguf {
 /// The vocabulary every synthetic model carries: a GPT-2 style byte-level BPE vocabulary with
 /// no merges, holding tab, newline and the 95 printable ASCII characters, then four control
 /// tokens. One ASCII character is exactly one token, and every generated token is a whole
-/// UTF-8 character, so a stream never holds back partial characters.
+/// UTF-8 character, so a stream never holds back partial characters. The weights make sure the
+/// control tokens are never generated: each generated token streams as exactly one character,
+/// and generation never ends by itself (only max_tokens / n_predict or a stop string end it).
 struct SynthVocab {
+  /// llama.cpp token type of the characters.
+  static constexpr int32_t kNormal = 1;
+  /// llama.cpp token type of <s>, </s>, <|im_start|> and <|im_end|>.
+  static constexpr int32_t kControl = 3;
+
   /// Token texts in id order, in GPT-2's byte-to-unicode spelling (space is "\u0120").
   std::vector<std::string> tokens;
   /// llama.cpp token types: 1 normal, 3 control.
