@@ -1,6 +1,7 @@
 #include "bench/closed_loop.h"
 
 #include <algorithm>
+#include <optional>
 #include <fmt/format.h>
 
 #include "core/interrupt.h"
@@ -32,24 +33,22 @@ void ClosedLoop::start_request(int32_t slot) {
 }
 
 // Tokens carried by one chunk. Cumulative counts (continuous usage, llama.cpp timings) are
-// exact; otherwise each chunk with output counts one and the final usage reconciles later.
+// exact; a request switches to one of them at its first chunk that carries output and a count
+// (llama.cpp also puts the final usage on its finishing chunk, which has no output: that must
+// not be mistaken for a running count). Otherwise each chunk with output counts one and the
+// final usage reconciles later.
 int32_t ClosedLoop::tokens_in(const ChunkInfo& c, Accounting& acc) {
-  if (c.has_choices && c.usage_completion_tokens >= 0 &&
-      (acc.mode == TokenSource::UsageContinuous ||
-       (acc.mode == TokenSource::Chunks && c.usage_completion_tokens > acc.last_cumulative))) {
-    acc.mode = TokenSource::UsageContinuous;
-    const int64_t d = c.usage_completion_tokens - acc.last_cumulative;
-    acc.last_cumulative = std::max(acc.last_cumulative, c.usage_completion_tokens);
+  auto cumulative = [&](TokenSource mode, int64_t value) -> std::optional<int32_t> {
+    if (!c.has_choices || value < 0) return std::nullopt;
+    if (acc.mode != mode && !(acc.mode == TokenSource::Chunks && c.has_token && value > acc.last_cumulative))
+      return std::nullopt;
+    acc.mode = mode;
+    const int64_t d = value - acc.last_cumulative;
+    acc.last_cumulative = std::max(acc.last_cumulative, value);
     return static_cast<int32_t>(std::max<int64_t>(0, d));
-  }
-  if (c.has_choices && c.timings_predicted_n >= 0 &&
-      (acc.mode == TokenSource::Timings ||
-       (acc.mode == TokenSource::Chunks && c.timings_predicted_n > acc.last_cumulative))) {
-    acc.mode = TokenSource::Timings;
-    const int64_t d = c.timings_predicted_n - acc.last_cumulative;
-    acc.last_cumulative = std::max(acc.last_cumulative, c.timings_predicted_n);
-    return static_cast<int32_t>(std::max<int64_t>(0, d));
-  }
+  };
+  if (auto n = cumulative(TokenSource::UsageContinuous, c.usage_completion_tokens)) return *n;
+  if (auto n = cumulative(TokenSource::Timings, c.timings_predicted_n)) return *n;
   if (c.token_ids >= 0) {
     acc.mode = TokenSource::TokenIds;
     return c.token_ids;
@@ -86,8 +85,14 @@ bool ClosedLoop::on_event(uint64_t id, int64_t t_ns, std::string_view data) {
       break;
   }
   if (chunk_.usage_prompt_tokens >= 0) r.usage_prompt_tokens = chunk_.usage_prompt_tokens;
-  if (!chunk_.has_choices && chunk_.usage_completion_tokens >= 0) r.usage_completion_tokens = chunk_.usage_completion_tokens;
+  // Usage is cumulative wherever it appears: the latest value is the total so far.
+  if (chunk_.usage_completion_tokens >= 0) r.usage_completion_tokens = chunk_.usage_completion_tokens;
   if (chunk_.timings_cache_n >= 0) r.cached_prompt_tokens = chunk_.timings_cache_n;
+  // llama.cpp's per-token timings say the prompt size before any usage arrives (prompt tokens
+  // processed + reused), so streams cut at the window's end are checked too.
+  if (chunk_.usage_prompt_tokens < 0 && chunk_.timings_prompt_n >= 0 && chunk_.timings_cache_n >= 0 &&
+      r.usage_prompt_tokens < 0)
+    r.usage_prompt_tokens = chunk_.timings_prompt_n + chunk_.timings_cache_n;
   if (chunk_.timings_predicted_per_second > 0) r.server_tok_s = chunk_.timings_predicted_per_second;
   if (chunk_.finish != FinishReason::None) r.finish = chunk_.finish;
   const int32_t tokens = tokens_in(chunk_, accounting_[it->second]);

@@ -234,7 +234,11 @@ Result<ProbeResult> probe_server(const ProbeOptions& options, const HttpTranspor
     out.engine.build = str_field(*props, "build_info");
     out.engine.version = out.engine.build;
     out.engine.model_path = str_field(*props, "model_path");
+    out.engine.quantization = str_field(*props, "model_ftype");
     apply(read_llamacpp_props(props->dump()), out);
+    out.notes.push_back("llama.cpp: KV capacity assumes one window per slot (non-unified cache); a unified "
+                        "cache holds only one slot's window: give --kv-capacity, or use --launch so the "
+                        "server log tells");
     out.engine.prefix_caching = true;  // cache_prompt defaults to true
   } else if (auto si = g.get_json("/get_server_info"); si && si->contains("version")) {
     out.kind = EngineKind::Sglang;
@@ -276,6 +280,15 @@ Result<ProbeResult> probe_server(const ProbeOptions& options, const HttpTranspor
     out.notes.push_back(fmt::format("{} cannot ignore end-of-sequence: decode requests may end early and are flagged",
                                     to_string(out.kind)));
   return out;
+}
+
+std::optional<bool> llamacpp_kv_unified_from_log(std::string_view log) {
+  size_t at = log.rfind("kv_unified = '");
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = log.substr(at + 14);
+  if (rest.starts_with("true")) return true;
+  if (rest.starts_with("false")) return false;
+  return std::nullopt;
 }
 
 HttpTransport default_transport() {

@@ -50,4 +50,8 @@ CapacityReading read_tgi(std::string_view info_json, std::string_view metrics_te
 CapacityReading read_ollama_ps(std::string_view json_text, std::string_view model);
 CapacityReading read_trtllm_metrics(std::string_view json_text);
 
+/// llama-server's start-up log line "n_ctx_slot = 4096, kv_unified = 'false'": whether its KV
+/// cache is unified (one pool shared by every slot), when the log says.
+std::optional<bool> llamacpp_kv_unified_from_log(std::string_view log);
+
 }  // namespace sm

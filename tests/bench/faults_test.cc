@@ -149,6 +149,30 @@ TEST(Faults, EarlyStopIsCountedAndFlagged) {
   EXPECT_EQ(r.tokens, 7);
 }
 
+// llama-server puts the final usage on its finishing chunk (with choices, no text): that is a
+// total, not one more chunk of tokens.
+TEST(Faults, LlamaCppFinishChunkUsageIsATotal) {
+  for (bool timings : {false, true}) {
+    ScriptedServer server(with_script([](StreamScript& s) { s.llamacpp_style = true; }));
+    CompletionSpec spec;
+    spec.model = "m";
+    spec.prompt = "hi";
+    spec.max_tokens = 20;
+    ClosedLoop loop(SteadyClock::instance(), StreamClientOptions{});
+    LoopSpec ls;
+    EngineKind kind = timings ? EngineKind::LlamaCpp : EngineKind::OpenAi;
+    ls.request = HttpRequest{server.url() + "/v1/completions", build_completion_body(kind, ApiKind::Completions, spec), {}};
+    ls.max_tokens = 20;
+    RequestRecord r = loop.run(ls).records.at(0);
+    EXPECT_EQ(r.end, RequestEnd::Finished);
+    EXPECT_EQ(r.tokens, 20);
+    EXPECT_EQ(r.chunks.size(), 20u);
+    EXPECT_EQ(r.usage_completion_tokens, 20);
+    EXPECT_EQ(r.source, timings ? TokenSource::Timings : TokenSource::UsageFinal);
+    EXPECT_DOUBLE_EQ(r.server_tok_s, 200.0);
+  }
+}
+
 TEST(Faults, ConnectionRefused) {
   int port;
   {

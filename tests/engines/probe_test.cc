@@ -79,6 +79,13 @@ TEST(Probe, LlamaCpp) {
   EXPECT_TRUE(p.engine.forces_output_length);
 }
 
+TEST(Probe, LlamaCppUnifiedFromLog) {
+  EXPECT_EQ(llamacpp_kv_unified_from_log("I srv load_model: initializing, n_slots = 4, n_ctx_slot = 4096, kv_unified = 'false'"),
+            std::optional<bool>(false));
+  EXPECT_EQ(llamacpp_kv_unified_from_log("x kv_unified = 'true'\n"), std::optional<bool>(true));
+  EXPECT_FALSE(llamacpp_kv_unified_from_log("nothing here").has_value());
+}
+
 TEST(Probe, Tgi) {
   ProbeResult p = probe("tgi");
   EXPECT_EQ(p.kind, EngineKind::Tgi);

@@ -155,6 +155,7 @@ struct ScriptedServer::Impl {
       return respond(fd, script.http_status, "application/json", script.error_body);
     }
     bool include_usage = false, continuous = false;
+    const bool timings = script.llamacpp_style && body.value("timings_per_token", false);
     if (auto it = body.find("stream_options"); it != body.end() && it->is_object()) {
       include_usage = it->value("include_usage", false) && script.honour_include_usage;
       continuous = it->value("continuous_usage_stats", false) && script.honour_continuous_usage;
@@ -217,8 +218,10 @@ struct ScriptedServer::Impl {
       std::string text;
       for (int i = 0; i < k; ++i) text += " tok";
       if (script.invalid_utf8_at_chunk == chunk_index) text = "\xff\xfe";
-      const bool last = sent + k == total;
+      const bool last = sent + k == total && !script.llamacpp_style;
       const std::string finish = last ? R"("length")" : "null";
+      const std::string timing_json =
+          timings ? fmt::format(R"(,"timings":{{"predicted_n":{},"predicted_per_second":200.0}})", sent + k) : "";
       std::string data;
       if (script.malformed_at_chunk == chunk_index) {
         data = R"({"choices":[{"index":0,"text":"broken)";
@@ -226,8 +229,8 @@ struct ScriptedServer::Impl {
         data = fmt::format(R"({{"id":"c","object":"chat.completion.chunk","choices":[{{"index":0,"delta":{{"content":"{}"}},"finish_reason":{}}}]{}}})",
                            text, finish, continuous ? "," + usage_json(sent + k) : "");
       } else {
-        data = fmt::format(R"({{"id":"c","object":"text_completion","choices":[{{"index":0,"text":"{}","finish_reason":{}}}]{}}})",
-                           text, finish, continuous ? "," + usage_json(sent + k) : "");
+        data = fmt::format(R"({{"id":"c","object":"text_completion","choices":[{{"index":0,"text":"{}","finish_reason":{}}}]{}{}}})",
+                           text, finish, continuous ? "," + usage_json(sent + k) : "", timing_json);
       }
       if (!write_chunk(fd, event(data))) return went_away();
       const int64_t t_ns = options.clock->now_ns();
@@ -239,7 +242,13 @@ struct ScriptedServer::Impl {
         r.tokens_sent += k;
       });
     }
-    if (include_usage) {
+    if (script.llamacpp_style) {
+      // llama-server: the finishing chunk has empty text, the usage and the final timings.
+      std::string data = fmt::format(
+          R"({{"choices":[{{"text":"","index":0,"finish_reason":"length"}}],"object":"text_completion",{},"timings":{{"predicted_n":{},"predicted_per_second":200.0}}}})",
+          usage_json(sent), sent);
+      if (!write_chunk(fd, event(data))) return went_away();
+    } else if (include_usage) {
       std::string data = fmt::format(R"({{"id":"c","choices":[],{}}})", usage_json(sent));
       if (!write_chunk(fd, event(data))) return went_away();
     }

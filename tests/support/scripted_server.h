@@ -31,6 +31,9 @@ struct StreamScript {
   bool honour_continuous_usage = true;        ///< put usage on every chunk when asked
   bool send_done = true;                      ///< end with "data: [DONE]"
   int64_t prompt_tokens_delta = 0;            ///< reported usage.prompt_tokens = counted + delta
+  bool llamacpp_style = false;                ///< like llama-server: usage on a separate finishing
+                                              ///< chunk (empty text), cumulative timings.predicted_n
+                                              ///< on every chunk when timings_per_token is asked
   // Faults.
   int http_status = 200;                      ///< non-200: answer this status with error_body
   std::string error_body = R"({"error":{"message":"scripted failure","code":500}})";
