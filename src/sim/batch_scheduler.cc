@@ -12,6 +12,7 @@ struct BatchScheduler::Request {
   uint32_t slot = 0;               ///< index in slots_
   uint32_t generation = 0;         ///< bumped on reuse, so stale ids miss
   bool active = false;             ///< added and not yet retired
+  bool held = false;               ///< added, not yet released into the waiting queue
   bool running = false;            ///< in running_ (else in waiting_)
   bool aborted = false;
   bool admitted_once = false;      ///< prefix hit already recorded in cached_prompt_tokens
@@ -47,7 +48,7 @@ BatchScheduler::BatchScheduler(const SchedulerConfig& config, const StepCostMode
 
 BatchScheduler::~BatchScheduler() = default;
 
-RequestId BatchScheduler::add(SimRequestSpec spec, RequestSink* sink) {
+RequestId BatchScheduler::add(SimRequestSpec spec, RequestSink* sink, bool held) {
   SM_CHECK(spec.prompt_tokens > 0 && spec.max_tokens > 0, "request needs a prompt and an output");
   SM_CHECK(blocks_for(spec.prompt_tokens + spec.max_tokens, config_.block_size) <= pool_.num_blocks(),
            "request larger than the KV pool");
@@ -64,6 +65,7 @@ RequestId BatchScheduler::add(SimRequestSpec spec, RequestSink* sink) {
   r.spec = std::move(spec);
   r.sink = sink;
   r.active = true;
+  r.held = held;
   r.running = false;
   r.aborted = false;
   r.admitted_once = false;
@@ -76,9 +78,16 @@ RequestId BatchScheduler::add(SimRequestSpec spec, RequestSink* sink) {
   r.eos_at = 0;
   if (!r.spec.ignore_eos && r.spec.natural_length > 0)
     r.eos_at = std::max(r.spec.natural_length, r.spec.min_tokens + 1);
-  waiting_.push_back(&r);
+  if (!held) waiting_.push_back(&r);
   ++stats_.requests_added;
   return r.id();
+}
+
+void BatchScheduler::release(RequestId id) {
+  Request* r = lookup(id);
+  if (r == nullptr || !r->held) return;
+  r->held = false;
+  waiting_.push_back(r);
 }
 
 BatchScheduler::Request* BatchScheduler::lookup(RequestId id) const {
@@ -95,7 +104,9 @@ void BatchScheduler::abort(RequestId id) {
   r->aborted = true;
   r->sink = nullptr;
   ++stats_.requests_aborted;
-  if (!r->running) {
+  if (r->held) {
+    retire(*r);
+  } else if (!r->running) {
     waiting_.erase(std::find(waiting_.begin(), waiting_.end(), r));
     retire(*r);
   } else {
@@ -114,6 +125,7 @@ void BatchScheduler::retire(Request& r) {
   pool_.release(r.blocks);
   r.blocks.clear();
   r.active = false;
+  r.held = false;
   r.running = false;
   r.sink = nullptr;
   ++r.generation;
@@ -152,6 +164,7 @@ void BatchScheduler::schedule_tokens(Request& r, int64_t num_new) {
   r.hashed_blocks = std::max(r.hashed_blocks, full_after);
   if (r.computed >= r.spec.prompt_tokens && num_new == 1) {
     decode_contexts_.push_back(r.computed + 1);
+    decode_requests_.push_back(&r);
   } else {
     prefill_chunks_.push_back(PrefillChunk{r.computed, num_new});
     prefill_total_ += num_new;
@@ -164,6 +177,7 @@ std::optional<double> BatchScheduler::begin_step() {
   purge_aborted();
   scheduled_.clear();
   decode_contexts_.clear();
+  decode_requests_.clear();
   prefill_chunks_.clear();
   prefill_total_ = 0;
   const int32_t bs = config_.block_size;
@@ -227,8 +241,37 @@ std::optional<double> BatchScheduler::begin_step() {
   stats_.max_waiting = std::max(stats_.max_waiting, static_cast<int32_t>(waiting_.size()));
   if (scheduled_.empty()) return std::nullopt;
   in_flight_ = true;
-  last_step_s_ = cost_.step_time_s(decode_contexts_, PrefillWork{prefill_chunks_, prefill_total_});
+  shared_prefix_tokens_ = shared_prefix_tokens();
+  last_step_s_ = cost_.step_time_s(StepBatch{decode_contexts_, prefill_chunks_, prefill_total_, shared_prefix_tokens_});
   return last_step_s_;
+}
+
+int64_t BatchScheduler::shared_prefix_tokens() {
+  const size_t n = decode_requests_.size();
+  if (n < 2) {
+    shared_prefix_set_ = 0;
+    return 0;
+  }
+  // A running request's block table only grows at its end, with blocks of its own, so the common
+  // prefix of an unchanged set of streams stays the same: recompute only when the set changes.
+  uint64_t signature = n;
+  for (const Request* r : decode_requests_) {
+    uint64_t x = r->id() + 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 31)) * 0xbf58476d1ce4e5b9ull;
+    signature += x ^ (x >> 29);
+  }
+  if (signature == shared_prefix_set_) return shared_prefix_tokens_;
+  shared_prefix_set_ = signature;
+  const std::vector<int32_t>& ref = decode_requests_[0]->blocks;
+  size_t common = ref.size();
+  for (size_t i = 1; i < n && common > 0; ++i) {
+    const std::vector<int32_t>& other = decode_requests_[i]->blocks;
+    common = std::min(common, other.size());
+    common = static_cast<size_t>(std::mismatch(ref.begin(), ref.begin() + static_cast<ptrdiff_t>(common), other.begin()).first -
+                                 ref.begin());
+  }
+  // Shared blocks are full (only full blocks are cached), so this never exceeds a context.
+  return static_cast<int64_t>(common) * config_.block_size;
 }
 
 void BatchScheduler::finish_step() {

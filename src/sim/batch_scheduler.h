@@ -70,8 +70,11 @@ class BatchScheduler {
 
   /// Queues a request (it joins the next step that has room). spec.prompt_tokens > 0 and the
   /// prompt plus max_tokens must fit the KV pool (the server checks max_model_len <= capacity).
-  /// `sink` receives its tokens and must stay valid until its last update or abort().
-  RequestId add(SimRequestSpec spec, RequestSink* sink);
+  /// `sink` receives its tokens and must stay valid until its last update or abort(). A `held`
+  /// request waits outside the queue until release() (the API server is still working on it).
+  RequestId add(SimRequestSpec spec, RequestSink* sink, bool held = false);
+  /// Moves a held request to the back of the waiting queue. Unknown ids are ignored.
+  void release(RequestId id);
   /// Drops a request: its sink is never called again and its blocks are freed at once, or when
   /// the step in flight completes. Unknown or finished ids are ignored.
   void abort(RequestId id);
@@ -96,6 +99,8 @@ class BatchScheduler {
   /// Decode streams and prefill tokens of the step in flight (or the last one).
   int32_t last_step_decodes() const { return static_cast<int32_t>(decode_contexts_.size()); }
   int64_t last_step_prefill_tokens() const { return prefill_total_; }
+  /// StepBatch::shared_prefix_tokens of the step in flight (or the last one).
+  int64_t last_step_shared_prefix_tokens() const { return shared_prefix_tokens_; }
 
  private:
   struct Request;
@@ -105,6 +110,7 @@ class BatchScheduler {
   void preempt(Request& r);
   void retire(Request& r);
   void purge_aborted();
+  int64_t shared_prefix_tokens();
 
   SchedulerConfig config_;
   const StepCostModel& cost_;
@@ -115,8 +121,11 @@ class BatchScheduler {
   std::deque<Request*> waiting_;                  ///< FCFS; preempted requests go to the front
   std::vector<Request*> scheduled_;               ///< requests in the step in flight
   std::vector<int64_t> decode_contexts_;          ///< cost-model input of the step in flight
+  std::vector<Request*> decode_requests_;         ///< the streams behind decode_contexts_
   std::vector<PrefillChunk> prefill_chunks_;      ///< cost-model input of the step in flight
   int64_t prefill_total_ = 0;                     ///< sum of prefill_chunks_ tokens
+  int64_t shared_prefix_tokens_ = 0;              ///< cost-model input of the step in flight
+  uint64_t shared_prefix_set_ = 0;                ///< signature of the decode set it was computed for
   bool in_flight_ = false;
   bool has_aborted_running_ = false;              ///< some running request awaits purge
   double last_step_s_ = 0;

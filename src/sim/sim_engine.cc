@@ -65,19 +65,52 @@ SimEngine::SimEngine(boost::asio::io_context& io, SimConfig config)
       limits_(model_limits(config_)),
       formatter_(config_.model_id(), static_cast<uint64_t>(steady_now_ns())),
       scheduler_(scheduler_config(config_), *config_.cost_model),
-      timer_(io) {}
+      timer_(io),
+      arrival_timer_(io) {}
 
 RequestId SimEngine::submit(SimRequestSpec spec, RequestSink* sink) {
-  RequestId id = scheduler_.add(std::move(spec), sink);
-  // An idle engine picks the request up at once; a busy one at the next step boundary.
-  if (!scheduler_.step_in_flight() && !stopping_) start_step(steady_now_ns());
+  const double cpu_s = config_.cost_model->request_cpu_time_s(spec.prompt_tokens);
+  if (cpu_s <= 0) {
+    RequestId id = scheduler_.add(std::move(spec), sink);
+    // An idle engine picks the request up at once; a busy one at the next step boundary.
+    if (!scheduler_.step_in_flight() && !stopping_) start_step(steady_now_ns());
+    return id;
+  }
+  RequestId id = scheduler_.add(std::move(spec), sink, /*held=*/true);
+  const int64_t start_ns = std::max(steady_now_ns(), api_free_ns_);
+  api_free_ns_ = start_ns + std::llround(cpu_s * 1e9);
+  arrivals_.push_back(Arrival{api_free_ns_, id});
+  if (arrivals_.size() == 1) arm_arrival_timer();
   return id;
+}
+
+void SimEngine::arm_arrival_timer() {
+  arrival_timer_.expires_at(Steady::time_point(std::chrono::nanoseconds(arrivals_.front().due_ns)));
+  arrival_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec && !stopping_) on_arrivals_due();
+  });
+}
+
+void SimEngine::on_arrivals_due() {
+  const int64_t now = steady_now_ns();
+  int64_t last_due = 0;
+  while (!arrivals_.empty() && arrivals_.front().due_ns <= now) {
+    last_due = arrivals_.front().due_ns;
+    scheduler_.release(arrivals_.front().id);  // ignored when the client already left
+    arrivals_.pop_front();
+  }
+  // An idle engine starts when the request was due, so a late timer does not shift the timeline.
+  if (last_due > 0 && !scheduler_.step_in_flight() && scheduler_.has_work())
+    start_step(std::max(last_due, step_due_ns_));
+  if (!arrivals_.empty()) arm_arrival_timer();
 }
 
 void SimEngine::shutdown() {
   stopping_ = true;
   scheduler_.abort_all();
+  arrivals_.clear();
   timer_.cancel();
+  arrival_timer_.cancel();
 }
 
 void SimEngine::start_step(int64_t start_ns) {

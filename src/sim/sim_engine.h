@@ -7,10 +7,15 @@
 // the steady clock), so the tokens a client sees arrive at the modelled rate even when the timer
 // fires a little late: the next step is scheduled from the due time, not from when the
 // callback ran. A loop more than max_lag_s behind restarts from now and counts a resync.
+//
+// Arrivals: like vLLM's API server, requests are processed one at a time before the engine sees
+// them (StepCostModel::request_cpu_time_s each); a request is held in the scheduler until its
+// turn ends, then released into the waiting queue.
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 
@@ -54,6 +59,14 @@ class SimEngine {
  private:
   void start_step(int64_t start_ns);
   void on_step_due();
+  void arm_arrival_timer();
+  void on_arrivals_due();
+
+  /// A request the API server is still working on.
+  struct Arrival {
+    int64_t due_ns = 0;  ///< steady-clock time it reaches the scheduler
+    RequestId id = 0;    ///< held in the scheduler until then
+  };
 
   SimConfig config_;
   ModelLimits limits_;
@@ -61,6 +74,9 @@ class SimEngine {
   RequestParser parser_;
   BatchScheduler scheduler_;
   boost::asio::steady_timer timer_;
+  boost::asio::steady_timer arrival_timer_;
+  std::deque<Arrival> arrivals_;  ///< in due order
+  int64_t api_free_ns_ = 0;       ///< when the API server finishes the requests it has
   int64_t step_due_ns_ = 0;     ///< steady-clock time the step in flight completes
   uint64_t request_numbers_ = 0;
   bool stopping_ = false;

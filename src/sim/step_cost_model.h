@@ -1,7 +1,8 @@
 #pragma once
-// How long one step of a continuous-batching engine takes. The simulated engine asks this once
-// per scheduler step; the calculator's performance model sits behind it in production and a
-// fixed linear model in tests, so the server never depends on calc internals.
+// How long one step of a continuous-batching engine takes, and how long the API server works on
+// a request before the engine sees it. The simulated engine asks this once per scheduler step and
+// once per request; the calculator's performance model sits behind it in production and a fixed
+// linear model in tests, so the server never depends on calc internals.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -14,23 +15,32 @@ struct PrefillChunk {
   int64_t tokens = 0;          ///< prompt tokens computed in this step (> 0)
 };
 
-/// All prefill work of one step; chunks of several requests may share a step.
-struct PrefillWork {
-  std::span<const PrefillChunk> chunks;  ///< one entry per request that prefills in this step
-  int64_t total_tokens = 0;              ///< sum of chunks[i].tokens
+/// The work of one scheduler step.
+struct StepBatch {
+  std::span<const int64_t> decode_contexts;     ///< per decoding stream: tokens in its KV once this
+                                                ///< step's token is written (its context)
+  std::span<const PrefillChunk> prefill_chunks; ///< per request prefilling in this step
+  int64_t prefill_tokens = 0;                   ///< sum of prefill_chunks[i].tokens
+  int64_t shared_prefix_tokens = 0;             ///< leading KV tokens every decoding stream holds in
+                                                ///< the same physical blocks (one prompt, prefix
+                                                ///< caching); 0 with fewer than two streams
 };
 
-/// Cost of one scheduler step. Implementations must be deterministic and cheap: the server calls
-/// step_time_s() on its I/O thread once per step, with up to max_num_seqs decode contexts.
-/// Thread-safety: const methods may be called from any thread.
+/// Thread-safety: const methods may be called from any thread. Implementations must be
+/// deterministic and cheap: the server calls step_time_s() on its I/O thread once per step, with
+/// up to max_num_seqs decode contexts.
 class StepCostModel {
  public:
   virtual ~StepCostModel() = default;
-  /// Seconds one step takes that decodes one token for each running stream (decode_contexts[i]
-  /// = tokens in that stream's KV cache once this step's token is written, i.e. its context)
-  /// and computes `prefill` new prompt tokens in the same batch. Never negative.
-  virtual double step_time_s(std::span<const int64_t> decode_contexts, const PrefillWork& prefill) const = 0;
-  /// One line saying what the model is, for logs and /metrics labels, e.g. "linear test model".
+  /// Seconds the step takes. 0 for an empty batch; never negative.
+  virtual double step_time_s(const StepBatch& batch) const = 0;
+  /// Seconds the API server spends on a request of `prompt_tokens` before the engine schedules
+  /// it (HTTP handling, tokenization, hashing). Requests are processed one after another.
+  virtual double request_cpu_time_s(int64_t prompt_tokens) const {
+    (void)prompt_tokens;
+    return 0.0;
+  }
+  /// One line saying what the model is, for logs and /metrics labels.
   virtual std::string describe() const = 0;
 };
 

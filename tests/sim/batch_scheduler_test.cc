@@ -10,14 +10,16 @@ namespace {
 // Fixed step time plus a cost per prefill token; remembers what it was asked.
 class RecordingCost final : public StepCostModel {
  public:
-  double step_time_s(std::span<const int64_t> decode_contexts, const PrefillWork& prefill) const override {
-    decodes.emplace_back(decode_contexts.begin(), decode_contexts.end());
-    prefills.emplace_back(prefill.chunks.begin(), prefill.chunks.end());
-    return 0.001 + 1e-5 * static_cast<double>(prefill.total_tokens);
+  double step_time_s(const StepBatch& batch) const override {
+    decodes.emplace_back(batch.decode_contexts.begin(), batch.decode_contexts.end());
+    prefills.emplace_back(batch.prefill_chunks.begin(), batch.prefill_chunks.end());
+    shared.push_back(batch.shared_prefix_tokens);
+    return 0.001 + 1e-5 * static_cast<double>(batch.prefill_tokens);
   }
   std::string describe() const override { return "recording"; }
   mutable std::vector<std::vector<int64_t>> decodes;
   mutable std::vector<std::vector<PrefillChunk>> prefills;
+  mutable std::vector<int64_t> shared;
 };
 
 // Drives the scheduler in virtual time and records when each request got its tokens.
@@ -222,8 +224,41 @@ TEST(BatchScheduler, StreamsWithTheSameContextShareItsBlocks) {
   SchedulerStats st = h.scheduler.stats();
   EXPECT_EQ(st.running, 4) << "4 x 31 blocks would not fit without sharing";
   EXPECT_EQ(st.num_blocks - st.free_blocks, 29 + 4) << "29 shared blocks, and each recomputes its last one";
+  EXPECT_EQ(h.cost.shared.back(), 0) << "no stream decodes yet";
+  h.step_once();
+  EXPECT_EQ(h.cost.decodes.back().size(), 4u);
+  EXPECT_EQ(h.cost.shared.back(), 29 * 16) << "the cost model hears how much KV the streams share";
   h.run_until_idle();
   EXPECT_EQ(h.scheduler.stats().preemptions, 0);
+}
+
+TEST(BatchScheduler, StreamsWithDifferentPromptsShareNothing) {
+  Harness h(config());
+  h.add(h.sink(), 64, 4, 0);
+  h.add(h.sink(), 64, 4, 1000);
+  h.run_until_idle();
+  for (int64_t shared : h.cost.shared) EXPECT_EQ(shared, 0);
+}
+
+TEST(BatchScheduler, HeldRequestsWaitForRelease) {
+  Harness h(config());
+  auto& a = h.sink();
+  SimRequestSpec spec;
+  spec.prompt_tokens = 8;
+  spec.max_tokens = 2;
+  spec.ignore_eos = true;
+  RequestId id = h.scheduler.add(spec, &a, /*held=*/true);
+  EXPECT_FALSE(h.scheduler.has_work());
+  EXPECT_FALSE(h.scheduler.begin_step().has_value());
+  h.scheduler.release(id);
+  EXPECT_TRUE(h.scheduler.has_work());
+  h.run_until_idle();
+  EXPECT_TRUE(a.finished());
+  RequestId dropped = h.scheduler.add(spec, &h.sink(), true);
+  h.scheduler.abort(dropped);
+  h.scheduler.release(dropped);
+  EXPECT_FALSE(h.scheduler.has_work());
+  EXPECT_EQ(h.scheduler.stats().free_blocks, h.scheduler.stats().num_blocks);
 }
 
 TEST(BatchScheduler, PreemptsTheNewestRequestWhenTheRunningOnesOutgrowThePool) {

@@ -434,6 +434,29 @@ TEST(SimServer, ModelledTimeIsAFloorForWhatTheClientSees) {
   EXPECT_GE(client_s, s.scheduler.busy_s);
 }
 
+TEST(SimServer, TheApiServerTakesRequestsOneAtATime) {
+  SimConfig c = test_config();
+  LinearCostParams p;
+  p.fixed_s = 0.001;
+  p.per_stream_s = p.per_context_token_s = p.per_prefill_token_s = 0;
+  p.per_request_s = 0.010;
+  c.cost_model = std::make_shared<LinearCostModel>(p);
+  auto server = start(c);
+  ASSERT_TRUE(server);
+  std::vector<std::string> bodies;
+  for (int i = 0; i < 4; ++i)
+    bodies.push_back(json{{"prompt", words(8, "q" + std::to_string(i))}, {"max_tokens", 2}, {"stream", true}}.dump());
+  const int64_t sent_ns = test::steady_ns();
+  auto replies = test::http_stream_many(server->base_url() + "/v1/completions", bodies);
+  int64_t last_first_token_ns = 0;
+  for (const auto& r : replies) {
+    ASSERT_EQ(r.events.size(), 3u);
+    last_first_token_ns = std::max(last_first_token_ns, r.events[0].arrival_ns);
+  }
+  // Four requests at 10 ms each, then a 1 ms step: the last first token cannot come sooner.
+  EXPECT_GE(last_first_token_ns - sent_ns, 41'000'000);
+}
+
 TEST(SimServer, RejectsConfigsVllmWouldRefuse) {
   SimConfig c = test_config();
   c.kv_capacity_tokens = 1000;
