@@ -213,7 +213,12 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
   r.engine.version = "predicted";
   r.engine.model = setup.model.name;
   r.engine.quantization = setup.quant.name;
-  r.engine.backend = setup.gpu.type == "Apple silicon" ? "metal" : "gpu";
+  if (setup.gpu.type == "Apple silicon")
+    r.engine.backend = "metal";
+  else if (setup.gpu.name.starts_with("AMD"))
+    r.engine.backend = "rocm";
+  else
+    r.engine.backend = "cuda";
   r.engine.max_model_len = limits.max_model_len;
   r.engine.kv_capacity_tokens = limits.kv_capacity_tokens;
   r.engine.kv_capacity_source = options.kv_capacity_override ? "--kv-capacity" : "predicted: calculator memory model";
