@@ -5,11 +5,13 @@
 #include <charconv>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "calc/catalog.h"
 #include "cli/commands.h"
 #include "core/units.h"
-#include "sim/linear_cost_model.h"
+#include "sim/calc_sim_config.h"
 #include "sim/sim_server.h"
 
 namespace sm::cli {
@@ -18,16 +20,19 @@ namespace {
 
 struct SimFlags {
   std::string listen = "127.0.0.1:8000";
-  std::string gpu = "RTX 3090";
-  std::string model = "Qwen3.5-4B";
-  std::string quant = "AWQ";
+  std::string gpu;
+  std::string model;
+  std::string quant;
   std::string engine = "vllm";
+  int gpus = 1;
+  std::optional<double> gpu_mem_util;
+  std::string kv_dtype = "auto";
   std::string engine_version = "0.10.1";
   std::string served_model_name;
   std::string kv_capacity;
   std::string max_model_len;
-  int32_t max_num_seqs = 256;
-  int32_t max_num_batched_tokens = 2048;
+  std::optional<int64_t> max_num_seqs;
+  std::string max_num_batched_tokens;
   int32_t block_size = 16;
   int32_t stream_interval = 1;
   bool no_prefix_caching = false;
@@ -49,35 +54,52 @@ Result<std::pair<std::string, uint16_t>> parse_listen(std::string_view text) {
 }
 
 Result<sim::SimConfig> to_config(const SimFlags& f) {
-  sim::SimConfig c;
-  auto listen = parse_listen(f.listen);
-  if (!listen) return std::unexpected(listen.error());
-  c.listen_host = listen->first;
-  c.port = listen->second;
-  if (f.engine != "vllm") return fail(ErrorCode::InvalidArgument, "--engine: only 'vllm' is simulated for now");
-  c.model_name = f.quant.empty() ? f.model : f.model + "-" + f.quant;
-  c.served_model_name = f.served_model_name;
-  c.engine_version = f.engine_version;
-  c.gpu_name = f.gpu;
+  auto with_flag = [](const char* flag, const Error& e) { return fail(e.code, fmt::format("{}: {}", flag, e.message)); };
+  // Nothing named: the seed page's setup. Anything named: the rest defaults to the seed's names
+  // and the engine's own memory utilisation.
+  sim::SimTarget target = f.gpu.empty() && f.model.empty() && f.quant.empty() ? sim::SimTarget::seed() : sim::SimTarget{};
+  if (!f.gpu.empty()) target.gpu = f.gpu;
+  if (!f.model.empty()) target.model = f.model;
+  if (!f.quant.empty()) target.quant = f.quant;
+  target.engine = f.engine;
+  target.gpus = f.gpus;
+  if (f.gpu_mem_util) target.gpu_mem_util = f.gpu_mem_util;
+  if (f.kv_dtype == "auto" || f.kv_dtype == "bf16" || f.kv_dtype == "fp16") target.kv_bytes_per_element = 2;
+  else if (f.kv_dtype == "fp8" || f.kv_dtype == "fp8_e4m3" || f.kv_dtype == "fp8_e5m2") target.kv_bytes_per_element = 1;
+  else return fail(ErrorCode::InvalidArgument, "--kv-dtype must be auto, bf16, fp16 or fp8");
+  target.max_num_seqs = f.max_num_seqs;
+  if (!f.max_num_batched_tokens.empty()) {
+    auto v = parse_token_count(f.max_num_batched_tokens);
+    if (!v) return with_flag("--max-num-batched-tokens", v.error());
+    target.max_batched_tokens = *v;
+  }
   if (!f.kv_capacity.empty()) {
     auto v = parse_token_count(f.kv_capacity);
-    if (!v) return fail(ErrorCode::InvalidArgument, "--kv-capacity: " + v.error().message);
-    c.kv_capacity_tokens = *v;
+    if (!v) return with_flag("--kv-capacity", v.error());
+    target.kv_capacity_tokens = *v;
   }
   if (!f.max_model_len.empty()) {
     auto v = parse_token_count(f.max_model_len);
-    if (!v) return fail(ErrorCode::InvalidArgument, "--max-model-len: " + v.error().message);
-    c.max_model_len = *v;
+    if (!v) return with_flag("--max-model-len", v.error());
+    target.max_model_len = *v;
   }
-  c.max_num_seqs = f.max_num_seqs;
-  c.max_num_batched_tokens = f.max_num_batched_tokens;
-  c.block_size = f.block_size;
-  c.stream_interval = f.stream_interval;
-  c.enable_prefix_caching = !f.no_prefix_caching;
-  // TODO(sim): take the step cost and the KV capacity from the calculator for --gpu/--model/--quant
-  // once src/calc/perf_model.h exists; until then a fixed linear model stands in.
-  c.cost_model = std::make_shared<sim::LinearCostModel>(sim::LinearCostParams{});
-  if (auto ok = c.validate(); !ok) return std::unexpected(ok.error());
+  auto catalog = calc::Catalog::builtin();
+  if (!catalog) return std::unexpected(catalog.error());
+  auto c = sim::sim_config_from_calc(target, *catalog);
+  if (!c) return c;
+  if (f.engine != "vllm" && catalog->find_engine(f.engine)->id != "vllm")
+    std::fprintf(stderr, "speedmatrix sim: note: %s's speed, but vLLM's HTTP API (the only one simulated so far)\n",
+                 f.engine.c_str());
+  auto listen = parse_listen(f.listen);
+  if (!listen) return std::unexpected(listen.error());
+  c->listen_host = listen->first;
+  c->port = listen->second;
+  c->served_model_name = f.served_model_name;
+  c->engine_version = f.engine_version;
+  c->block_size = f.block_size;
+  c->stream_interval = f.stream_interval;
+  c->enable_prefix_caching = !f.no_prefix_caching;
+  if (auto ok = c->validate(); !ok) return std::unexpected(ok.error());
   return c;
 }
 
@@ -101,13 +123,13 @@ int serve(const SimFlags& flags) {
   }
   const sim::SimConfig& c = (*server)->config();
   std::fprintf(stderr,
-               "speedmatrix sim: serving %s (SIMULATED vLLM %s on %s) at %s\n"
-               "  KV cache %lld tokens in blocks of %d, max model len %lld, max num seqs %d, step budget %d tokens\n"
+               "speedmatrix sim: serving %s at %s  (SIMULATED: vLLM %s API, speed of %s)\n"
+               "  KV cache %s tokens (blocks of %d), max model len %s, max num seqs %d, step budget %d tokens\n"
                "  step cost: %s\n"
                "  Ctrl-C stops it.\n",
-               (*server)->model_id().c_str(), c.engine_version.c_str(), c.gpu_name.c_str(),
-               (*server)->base_url().c_str(), static_cast<long long>(c.kv_capacity_tokens), c.block_size,
-               static_cast<long long>(c.max_model_len), c.max_num_seqs, c.max_num_batched_tokens,
+               (*server)->model_id().c_str(), (*server)->base_url().c_str(), c.engine_version.c_str(),
+               c.gpu_name.c_str(), format_thousands(c.kv_capacity_tokens).c_str(), c.block_size,
+               format_thousands(c.max_model_len).c_str(), c.max_num_seqs, c.max_num_batched_tokens,
                c.cost_model->describe().c_str());
   int sig = 0;
   sigwait(&stop_signals, &sig);
@@ -125,26 +147,34 @@ void add_sim_command(CLI::App& app, Action& action) {
   auto flags = std::make_shared<SimFlags>();
   CLI::App* cmd = app.add_subcommand("sim", "Serve the calculator's prediction as an OpenAI-compatible HTTP server");
   cmd->footer(
-      "Every response says it is simulated: the model id ends in '-simulated' and every response has\n"
-      "the header 'x-speedmatrix-simulated: true'. Sizes accept K and M suffixes (K = 1024).\n"
+      "Without --gpu/--model/--quant it simulates the seed page's setup: RTX 3090, Qwen3.5-4B AWQ 4-bit,\n"
+      "vLLM at --gpu-memory-utilization 0.94. Every response says it is simulated: the model id ends in\n"
+      "'-simulated' and every response has the header 'x-speedmatrix-simulated: true'. Sizes accept\n"
+      "K and M suffixes (K = 1024). docs/sim.md explains what is simulated.\n"
       "Examples:\n"
       "  speedmatrix sim\n"
-      "  speedmatrix sim --listen 127.0.0.1:8001 --kv-capacity 520K --max-num-seqs 512");
+      "  speedmatrix sim --gpu h100-sxm --model llama-3.1-8b --quant bf16 --listen 127.0.0.1:8001\n"
+      "  speedmatrix sim --kv-capacity 64K --max-model-len 32K --stream-interval 4");
   cmd->add_option("--listen", flags->listen, "HOST:PORT to listen on (port 0 = any free port)")->capture_default_str();
-  cmd->add_option("--gpu", flags->gpu, "GPU whose speed is simulated")->capture_default_str();
-  cmd->add_option("--model", flags->model, "Model whose speed is simulated")->capture_default_str();
-  cmd->add_option("--quant", flags->quant, "Quantisation of the model")->capture_default_str();
-  cmd->add_option("--engine", flags->engine, "Engine imitated on the wire (vllm)")->capture_default_str();
+  cmd->add_option("--gpu", flags->gpu, "GPU whose speed is simulated (see `speedmatrix calc --list`; default rtx3090)");
+  cmd->add_option("--model", flags->model, "Model shape from the catalog (default qwen3.5-4b)");
+  cmd->add_option("--quant", flags->quant, "Weight quantisation (default awq-4bit)");
+  cmd->add_option("--engine", flags->engine, "Engine whose speed is simulated; the API is always vLLM's")
+      ->capture_default_str();
+  cmd->add_option("--gpus", flags->gpus, "Tensor-parallel GPUs")->capture_default_str();
+  cmd->add_option("--gpu-mem-util", flags->gpu_mem_util,
+                  "Fraction of GPU memory the engine takes (default: 0.94 for the seed setup, else the engine's)");
+  cmd->add_option("--kv-dtype", flags->kv_dtype, "KV-cache element type: auto, bf16, fp16 or fp8")->capture_default_str();
   cmd->add_option("--engine-version", flags->engine_version, "Engine version reported by /version (with '-sim')")
       ->capture_default_str();
   cmd->add_option("--served-model-name", flags->served_model_name,
-                  "Model id clients use (default: <model>-<quant>-simulated)");
-  cmd->add_option("--kv-capacity", flags->kv_capacity, "KV-cache capacity in tokens (default 520K)");
-  cmd->add_option("--max-model-len", flags->max_model_len, "Longest prompt + output of one request (default 256K)");
-  cmd->add_option("--max-num-seqs", flags->max_num_seqs, "Running requests at most")->capture_default_str();
+                  "Model id clients use (default: <Model>-<quant>-simulated)");
+  cmd->add_option("--kv-capacity", flags->kv_capacity, "KV-cache capacity in tokens (default: the calculator's)");
+  cmd->add_option("--max-model-len", flags->max_model_len,
+                  "Longest prompt + output of one request (default: the model's, capped to the KV cache)");
+  cmd->add_option("--max-num-seqs", flags->max_num_seqs, "Running requests at most (default: the engine's)");
   cmd->add_option("--max-num-batched-tokens", flags->max_num_batched_tokens,
-                  "Tokens one engine step may compute (chunked-prefill budget)")
-      ->capture_default_str();
+                  "Tokens one engine step may compute, the chunked-prefill budget (default: the engine's for this GPU)");
   cmd->add_option("--block-size", flags->block_size, "Tokens per KV-cache block")->capture_default_str();
   cmd->add_option("--stream-interval", flags->stream_interval, "Output tokens per stream chunk")->capture_default_str();
   cmd->add_flag("--no-enable-prefix-caching", flags->no_prefix_caching, "Turn the prefix cache off");
