@@ -12,8 +12,8 @@ struct SimStats {
   double lag_s = 0;                 ///< sum of those steps' lateness, seconds
   int64_t clock_resyncs = 0;        ///< times the step clock fell > max_lag_s behind and restarted
                                     ///< from now (the lost time is not made up)
-  double step_cpu_s = 0;            ///< wall time the I/O thread spent composing and completing
-                                    ///< steps, formatting chunks and starting writes included
+  double step_cpu_s = 0;            ///< CPU time of the I/O thread composing and completing steps,
+                                    ///< chunk formatting and socket writes included
   int64_t connections_accepted = 0; ///< TCP connections accepted since start
   int32_t connections_open = 0;     ///< TCP connections open now
   int64_t http_requests = 0;        ///< HTTP requests read (every route)
