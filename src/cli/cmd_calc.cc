@@ -1,19 +1,254 @@
-// Placeholder until the subcommand is built: it exists so --help lists it.
+// speedmatrix calc --gpu G --model M --quant Q --engine E [matrix flags] [--format term|json|html|md|csv]
+// The decode calculator: predicts the speed-test matrix with the performance model of src/calc.
 #include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
+#include <fmt/format.h>
+
+#include "bench/plan.h"
+#include "calc/catalog.h"
+#include "calc/catalog_listing.h"
+#include "calc/predict.h"
 #include "cli/commands.h"
+#include "core/clock.h"
+#include "core/units.h"
+#include "report/report.h"
+#include "report/terminal.h"
+#include "result/result_json.h"
 
 namespace sm::cli {
 
-void add_calc_command(CLI::App& app, Action& action) {
-  CLI::App* cmd = app.add_subcommand("calc", "Predict the matrix for a GPU x model x quantisation (decode calculator)");
-  cmd->allow_extras();
-  cmd->callback([&action]() {
-    action = []() {
-      std::fprintf(stderr, "speedmatrix calc: not implemented yet\n");
+namespace {
+
+struct CalcFlags {
+  std::string gpu;
+  std::string model;
+  std::string quant;
+  std::string engine;
+  int gpus = 1;
+  std::string kv_dtype = "auto";
+  std::optional<double> gpu_mem_util;
+  std::optional<int64_t> max_num_seqs;
+  std::string max_batched_tokens;
+  std::string contexts;
+  std::string concurrency;
+  std::string prefill_contexts;
+  double duration_s = 30;
+  std::string max_output = "8192";
+  std::string max_model_len;
+  std::string kv_capacity;
+  std::string format = "term";
+  std::string out;
+  std::string color = "auto";
+  std::vector<std::string> gpu_files;
+  std::vector<std::string> model_files;
+  std::vector<std::string> quant_files;
+  std::vector<std::string> engine_files;
+  bool list = false;
+};
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "speedmatrix calc: %s\n", message.c_str());
+  return kExitUsage;
+}
+
+Result<calc::Catalog> load_catalog(const CalcFlags& f) {
+  auto catalog = calc::Catalog::builtin();
+  if (!catalog) return catalog;
+  const std::pair<const std::vector<std::string>*, const char*> files[] = {
+      {&f.gpu_files, "gpus"}, {&f.model_files, "models"}, {&f.quant_files, "quants"}, {&f.engine_files, "engines"}};
+  for (const auto& [paths, kind] : files)
+    for (const auto& path : *paths)
+      if (auto ok = catalog->add_file(path, kind); !ok) return std::unexpected(ok.error());
+  return catalog;
+}
+
+// Turns the flags into a setup and prediction options; errors name the flag.
+Result<std::pair<calc::Setup, calc::PredictOptions>> to_config(const CalcFlags& f, const calc::Catalog& catalog) {
+  std::vector<std::string> missing;
+  if (f.gpu.empty()) missing.push_back("--gpu");
+  if (f.model.empty()) missing.push_back("--model");
+  if (f.quant.empty()) missing.push_back("--quant");
+  if (f.engine.empty()) missing.push_back("--engine");
+  if (!missing.empty())
+    return fail(ErrorCode::InvalidArgument,
+                fmt::format("missing {} (see `speedmatrix calc --list` for the names)", fmt::join(missing, ", ")));
+  calc::Setup s;
+  auto gpu = catalog.find_gpu(f.gpu);
+  if (!gpu) return fail(ErrorCode::InvalidArgument, "--gpu: " + gpu.error().message);
+  auto model = catalog.find_model(f.model);
+  if (!model) return fail(ErrorCode::InvalidArgument, "--model: " + model.error().message);
+  auto quant = catalog.find_quant(f.quant);
+  if (!quant) return fail(ErrorCode::InvalidArgument, "--quant: " + quant.error().message);
+  auto engine = catalog.find_engine(f.engine);
+  if (!engine) return fail(ErrorCode::InvalidArgument, "--engine: " + engine.error().message);
+  s.gpu = *gpu;
+  s.model = *model;
+  s.quant = *quant;
+  s.engine = *engine;
+  s.gpus = f.gpus;
+  if (f.kv_dtype == "auto" || f.kv_dtype == "bf16" || f.kv_dtype == "fp16")
+    s.kv_bytes_per_element = 2;
+  else if (f.kv_dtype == "fp8" || f.kv_dtype == "fp8_e4m3" || f.kv_dtype == "fp8_e5m2" || f.kv_dtype == "q8_0")
+    s.kv_bytes_per_element = 1;
+  else
+    return fail(ErrorCode::InvalidArgument, "--kv-dtype must be auto, bf16, fp16 or fp8");
+  s.gpu_mem_util = f.gpu_mem_util;
+  s.max_num_seqs = f.max_num_seqs;
+
+  auto with_flag = [](const char* flag, const Error& e) { return fail(e.code, fmt::format("{}: {}", flag, e.message)); };
+  if (!f.max_batched_tokens.empty()) {
+    auto v = parse_token_count(f.max_batched_tokens);
+    if (!v) return with_flag("--max-batched-tokens", v.error());
+    if (*v < 1) return fail(ErrorCode::InvalidArgument, "--max-batched-tokens must be at least 1");
+    s.max_batched_tokens = *v;
+  }
+
+  calc::PredictOptions o;
+  auto max_out = parse_token_count(f.max_output);
+  if (!max_out) return with_flag("--max-output", max_out.error());
+  o.matrix.max_output_tokens = *max_out;
+  if (!f.max_model_len.empty()) {
+    auto v = parse_token_count(f.max_model_len);
+    if (!v) return with_flag("--max-model-len", v.error());
+    o.max_model_len = *v;
+  }
+  if (!f.kv_capacity.empty()) {
+    auto v = parse_token_count(f.kv_capacity);
+    if (!v) return with_flag("--kv-capacity", v.error());
+    o.kv_capacity_override = *v;
+  }
+  const int64_t max_model_len = o.max_model_len.value_or(s.model.max_position);
+  o.matrix.contexts = default_contexts(max_model_len, o.matrix.max_output_tokens);
+  if (!f.contexts.empty()) {
+    auto v = parse_token_list(f.contexts);
+    if (!v) return with_flag("--contexts", v.error());
+    o.matrix.contexts = *v;
+  }
+  o.matrix.concurrency = default_concurrency();
+  if (!f.concurrency.empty()) {
+    auto v = parse_int_list(f.concurrency);
+    if (!v) return with_flag("--concurrency", v.error());
+    o.matrix.concurrency = *v;
+  }
+  o.matrix.prefill_contexts = default_prefill_contexts();
+  if (!f.prefill_contexts.empty()) {
+    if (f.prefill_contexts == "none") {
+      o.matrix.prefill_contexts.clear();
+    } else {
+      auto v = parse_token_list(f.prefill_contexts);
+      if (!v) return with_flag("--prefill-contexts", v.error());
+      o.matrix.prefill_contexts = *v;
+    }
+  }
+  o.matrix.duration_s = f.duration_s;
+  if (auto ok = validate(o.matrix); !ok) return std::unexpected(ok.error());
+  return std::pair{s, o};
+}
+
+int print_text(const std::string& text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  return std::fflush(stdout) == 0 ? kExitOk : kExitFailure;
+}
+
+int run_calc(const CalcFlags& f) {
+  auto catalog = load_catalog(f);
+  if (!catalog) return usage_error(catalog.error().message);
+
+  const bool json_output = f.format == "json";
+  std::optional<ReportFormat> report_format;
+  if (!json_output) {
+    auto parsed = parse_report_format(f.format);
+    if (!parsed) return usage_error("--format must be term, json, html, md or csv");
+    report_format = *parsed;
+  }
+  auto color = report::parse_color_mode(f.color);
+  if (!color) return usage_error(color.error().message);
+
+  if (f.list) {
+    if (json_output) return print_text(calc::catalog_to_json(*catalog).dump(2) + "\n");
+    return print_text(calc::catalog_to_text(*catalog));
+  }
+
+  auto config = to_config(f, *catalog);
+  if (!config) return usage_error(config.error().message);
+  const auto& [setup, options] = *config;
+  char started[32];
+  const std::string started_at(format_iso8601_utc(wall_clock_unix_ms(), started));
+  auto result = calc::predict(setup, options);
+  if (!result) {
+    std::fprintf(stderr, "speedmatrix calc: %s\n", result.error().message.c_str());
+    return kExitFailure;
+  }
+  result->started_at = started_at;
+  result->finished_at = started_at;
+
+  if (!f.out.empty()) {
+    if (auto ok = write_result_file(f.out, *result); !ok) {
+      std::fprintf(stderr, "speedmatrix calc: %s\n", ok.error().message.c_str());
       return kExitFailure;
-    };
-  });
+    }
+  }
+  if (json_output) return print_text(to_json(*result).dump(2) + "\n");
+  RenderOptions render;
+  render.color = report::stdout_wants_color(*color);
+  render.width_columns = report::stdout_width_columns();
+  return print_text(render_report(*result, *report_format, render));
+}
+
+}  // namespace
+
+void add_calc_command(CLI::App& app, Action& action) {
+  auto flags = std::make_shared<CalcFlags>();
+  CLI::App* cmd = app.add_subcommand("calc", "Predict the matrix for a GPU x model x quantisation (decode calculator)");
+  cmd->footer(
+      "Prints the same matrix a measured run has (kind \"predicted\"); --out writes it as a result file\n"
+      "that `report` and `compare` read. Names match ids and aliases, ignoring case and punctuation.\n"
+      "Examples:\n"
+      "  speedmatrix calc --list\n"
+      "  speedmatrix calc --gpu rtx3090 --model qwen3.5-4b --quant awq-4bit --engine vllm \\\n"
+      "      --gpu-mem-util 0.94 --max-model-len 262144 --max-num-seqs 128\n"
+      "  speedmatrix calc --gpu h100 --model llama-3.1-70b --quant fp8 --engine vllm --gpus 2 --format json\n"
+      "  speedmatrix calc --gpu-file my-gpu.json --gpu my-gpu --model qwen3-4b --quant bf16 --engine sglang");
+  cmd->add_option("--gpu", flags->gpu, "GPU from the catalog (see --list), e.g. rtx3090, h100-sxm, m3-ultra");
+  cmd->add_option("--model", flags->model, "Model shape from the catalog, e.g. qwen3.5-4b, llama-3.1-8b");
+  cmd->add_option("--quant", flags->quant, "Weight quantisation, e.g. awq-4bit, bf16, fp8, q4_k_m");
+  cmd->add_option("--engine", flags->engine, "Engine whose fitted parameters to use: vllm, sglang or llamacpp");
+  cmd->add_option("--gpus", flags->gpus, "Tensor-parallel GPUs serving one replica")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--kv-dtype", flags->kv_dtype, "KV cache element type: auto (16-bit), bf16, fp16 or fp8")
+      ->capture_default_str();
+  cmd->add_option("--gpu-mem-util", flags->gpu_mem_util,
+                  "Fraction of GPU memory the engine takes (vLLM --gpu-memory-utilization; default: the engine's)")
+      ->check(CLI::Range(0.05, 1.0));
+  cmd->add_option("--max-num-seqs", flags->max_num_seqs,
+                  "Concurrent sequences the engine is started with (sizes its sampler buffer; default: the engine's)")
+      ->check(CLI::Range(int64_t{1}, int64_t{100000}));
+  cmd->add_option("--max-batched-tokens", flags->max_batched_tokens,
+                  "Tokens per scheduler step, i.e. the prefill chunk (default: the engine's for this GPU)");
+  cmd->add_option("--contexts", flags->contexts,
+                  "Decode rows, comma list (default 0,16K,32K,64K,128K plus max model length - max output above 128K)");
+  cmd->add_option("--concurrency", flags->concurrency, "Decode columns, comma list (default 1,2,4,8,16,32,64,128)");
+  cmd->add_option("--prefill-contexts", flags->prefill_contexts,
+                  "Prefill rows, comma list, or 'none' (default 8K,16K,32K,64K,128K)");
+  cmd->add_option("--duration", flags->duration_s, "Seconds of each decode cell's window")->capture_default_str();
+  cmd->add_option("--max-output", flags->max_output, "Tokens each decode request asks for")->capture_default_str();
+  cmd->add_option("--max-model-len", flags->max_model_len,
+                  "Longest prompt + output per request (default: the model's maximum position)");
+  cmd->add_option("--kv-capacity", flags->kv_capacity, "KV-cache capacity in tokens, instead of the predicted one");
+  cmd->add_option("--format", flags->format, "term, json (the result record), html, md or csv")->capture_default_str();
+  cmd->add_option("--out", flags->out, "Also write the prediction as a result file (JSON) for report/compare");
+  cmd->add_option("--color", flags->color, "Terminal colours: auto, always or never")->capture_default_str();
+  cmd->add_option("--gpu-file", flags->gpu_files, "JSON file of extra GPUs (same layout as data/gpus.json); repeatable");
+  cmd->add_option("--model-file", flags->model_files, "JSON file of extra model shapes (data/models.json layout)");
+  cmd->add_option("--quant-file", flags->quant_files, "JSON file of extra quantisations (data/quants.json layout)");
+  cmd->add_option("--engine-file", flags->engine_files, "JSON file of engine parameters (data/engines.json layout)");
+  cmd->add_flag("--list", flags->list, "List the GPUs, models, quantisations and engines, then exit");
+  cmd->callback([flags, &action]() { action = [flags]() { return run_calc(*flags); }; });
 }
 
 }  // namespace sm::cli
