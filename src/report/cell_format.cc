@@ -1,0 +1,102 @@
+#include "report/cell_format.h"
+
+#include <cmath>
+#include <fmt/format.h>
+
+#include "core/units.h"
+
+namespace sm::report {
+
+std::string status_label(CellStatus status) {
+  switch (status) {
+    case CellStatus::Valid: return "Valid";
+    case CellStatus::OverCapacity: return "Over capacity";
+    case CellStatus::TooLong: return "Too long";
+    case CellStatus::Error: return "Error";
+    case CellStatus::Interrupted: return "Interrupted";
+    case CellStatus::Pending: return "Pending";
+  }
+  return "Unknown";
+}
+
+std::string status_short(CellStatus status) {
+  switch (status) {
+    case CellStatus::Valid: return "valid";
+    case CellStatus::OverCapacity: return "over cap";
+    case CellStatus::TooLong: return "too long";
+    case CellStatus::Error: return "error";
+    case CellStatus::Interrupted: return "partial";
+    case CellStatus::Pending: return "pending";
+  }
+  return "?";
+}
+
+bool has_numbers(CellStatus status) {
+  return status == CellStatus::Valid || status == CellStatus::Interrupted;
+}
+
+std::string format_tok_s(std::optional<double> per_s) {
+  if (!per_s || !std::isfinite(*per_s)) return std::string(kDash);
+  return format_rate(*per_s);
+}
+
+std::string format_prompt_rate(std::optional<double> per_s) {
+  if (!per_s || !std::isfinite(*per_s)) return std::string(kDash);
+  if (*per_s >= 10'000) return format_rate(*per_s);
+  return format_thousands(std::llround(*per_s));
+}
+
+std::string format_latency_ms(std::optional<double> ms) {
+  if (!ms || !std::isfinite(*ms)) return std::string(kDash);
+  if (*ms < 9.95) return fmt::format("{:.1f} ms", *ms);
+  return format_thousands(std::llround(*ms)) + " ms";
+}
+
+std::string format_gap_ms(std::optional<double> ms) {
+  if (!ms || !std::isfinite(*ms)) return std::string(kDash);
+  if (*ms >= 1000) return format_thousands(std::llround(*ms)) + " ms";
+  return fmt::format("{:.1f} ms", *ms);
+}
+
+std::string format_count(std::optional<int64_t> count) {
+  if (!count) return std::string(kDash);
+  return format_thousands(*count);
+}
+
+std::string format_active(std::optional<double> requests) {
+  if (!requests || !std::isfinite(*requests)) return std::string(kDash);
+  return fmt::format("{:.2f}", *requests);
+}
+
+std::string format_window_s(std::optional<double> seconds) {
+  if (!seconds || !std::isfinite(*seconds)) return std::string(kDash);
+  return fmt::format("{:.1f} s", *seconds);
+}
+
+std::string format_duration_s(double seconds) {
+  if (std::abs(seconds - std::round(seconds)) < 1e-9) return fmt::format("{} s", std::llround(seconds));
+  return fmt::format("{:g} s", seconds);
+}
+
+std::string format_gb(int64_t bytes) {
+  double gb = static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0);
+  if (gb < 9.95) return fmt::format("{:.1f} GB", gb);
+  return fmt::format("{} GB", std::llround(gb));
+}
+
+std::string context_label(int64_t tokens) { return format_tokens(tokens) + " context"; }
+
+std::string format_ratio(double ratio) {
+  if (!std::isfinite(ratio)) return std::string(kDash);
+  return fmt::format("{:.2f}×", ratio);
+}
+
+std::string sentence_case(std::string_view text) {
+  std::string out(text);
+  for (char& c : out)
+    if (c == '_') c = ' ';
+  if (!out.empty() && out[0] >= 'a' && out[0] <= 'z') out[0] = static_cast<char>(out[0] - 'a' + 'A');
+  return out;
+}
+
+}  // namespace sm::report

@@ -1,0 +1,401 @@
+// The comparison printers: terminal, Markdown and HTML views of one CompareModel.
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "core/units.h"
+#include "report/cell_format.h"
+#include "report/compare_model.h"
+#include "report/html_escape.h"
+#include "report/html_page.h"
+#include "report/markdown_text.h"
+#include "report/report.h"
+#include "report/term_text.h"
+
+namespace sm::report {
+
+namespace {
+
+// One column of a comparison table; columns of one metric share a group.
+struct Column {
+  std::string group;                 ///< metric title; empty for the key columns
+  std::string head;                  ///< "A", "B", "B/A", "Context"
+  Align align = Align::Right;
+  bool ratio = false;                ///< cells are ratios (styled by change)
+  std::vector<std::string> cells;    ///< one per row
+  std::vector<Change> changes;       ///< one per row, for ratio columns
+  std::vector<CellStatus> statuses;  ///< one per row, for value columns
+  std::vector<bool> present;         ///< one per row, for value columns
+};
+
+// How a table is laid out: terminals get short headers and statuses.
+enum class Layout { Wide, Narrow };
+
+std::vector<Column> key_columns(const CompareSection& s, Layout layout) {
+  Column context{"", "Context", Align::Right, false, {}, {}, {}, {}};
+  Column requests{"", layout == Layout::Narrow ? "Reqs" : "Requests", Align::Right, false, {}, {}, {}, {}};
+  for (const auto& row : s.rows) {
+    context.cells.push_back(format_tokens(row.context));
+    requests.cells.push_back(fmt::format("{}", row.concurrency));
+  }
+  if (s.prefill) return {context};
+  return {context, requests};
+}
+
+// The columns of one metric: every run's value, and each later run's ratio right after it.
+std::vector<Column> metric_columns(const CompareSection& s, size_t metric_index, const CompareModel& m,
+                                   Layout layout) {
+  std::vector<Column> cols;
+  std::string group = metric_title(s.metrics[metric_index]);
+  for (size_t run = 0; run < m.runs.size(); ++run) {
+    Column value{group, m.runs[run].letter, Align::Right, false, {}, {}, {}, {}};
+    Column ratio{group, m.runs[run].letter + "/" + m.runs[0].letter, Align::Right, true, {}, {}, {}, {}};
+    for (const auto& row : s.rows) {
+      const CompareValue& v = row.values[metric_index][run];
+      value.cells.push_back(layout == Layout::Narrow && v.present && !v.value ? status_short(v.status) : v.text);
+      value.statuses.push_back(v.status);
+      value.present.push_back(v.present);
+      ratio.cells.push_back(v.ratio_text);
+      ratio.changes.push_back(v.change);
+    }
+    cols.push_back(std::move(value));
+    if (run > 0) cols.push_back(std::move(ratio));
+  }
+  return cols;
+}
+
+std::string summary_text(const CompareSummary& s, const CompareModel& m) {
+  std::string out = s.letter + " vs " + m.runs[0].letter + ": ";
+  if (!s.geo_mean) {
+    out += "no decode cell with total tok/s in both";
+  } else {
+    out += fmt::format("total tok/s {} (geometric mean over {} cell{} both ran) · {} faster · {} slower · {} within "
+                       "noise",
+                       format_ratio(*s.geo_mean), s.cells, s.cells == 1 ? "" : "s", s.better, s.worse, s.same);
+  }
+  if (s.only_first) out += fmt::format(" · {} ran only in {}", s.only_first, m.runs[0].letter);
+  if (s.only_this) out += fmt::format(" · {} ran only in {}", s.only_this, s.letter);
+  return out;
+}
+
+std::string run_line(const CompareRun& r) {
+  std::vector<std::string> parts{r.title};
+  if (!r.engine.empty()) parts.push_back(r.engine);
+  parts.push_back(r.kind);
+  if (!r.started_at.empty()) parts.push_back(r.started_at);
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : " · ") + p;
+  return out;
+}
+
+// ---- terminal -------------------------------------------------------------------------------
+
+std::string styled(const Ansi& ansi, const Column& c, size_t row, std::string padded) {
+  if (c.ratio) {
+    switch (c.changes[row]) {
+      case Change::Better: return ansi.green(padded);
+      case Change::Worse: return ansi.red(padded);
+      case Change::Same: return ansi.dim(padded);
+      case Change::None: return padded;
+    }
+  }
+  if (!c.present.empty()) {
+    if (!c.present[row]) return ansi.dim(padded);
+    if (c.statuses[row] == CellStatus::Error) return ansi.red(padded);
+    if (!has_numbers(c.statuses[row])) return ansi.dim(padded);
+  }
+  return padded;
+}
+
+size_t column_width(const Column& c) {
+  size_t w = display_width(c.head);
+  for (const auto& cell : c.cells) w = std::max(w, display_width(cell));
+  return w;
+}
+
+std::string term_table(const std::vector<Column>& cols, size_t rows, const Ansi& ansi) {
+  std::vector<size_t> widths;
+  for (const auto& c : cols) widths.push_back(column_width(c) + 2);
+  // Group titles over their columns.
+  std::string groups, heads;
+  for (size_t i = 0; i < cols.size(); ++i) {
+    bool starts = !cols[i].group.empty() && (i == 0 || cols[i - 1].group != cols[i].group);
+    size_t span = 0;
+    if (starts)
+      for (size_t j = i; j < cols.size() && cols[j].group == cols[i].group; ++j) span += widths[j];
+    if (starts) groups += pad_right("  " + cols[i].group, span);
+    else if (cols[i].group.empty()) groups += std::string(widths[i], ' ');
+    heads += pad_left(cols[i].head, widths[i]);
+  }
+  while (!groups.empty() && groups.back() == ' ') groups.pop_back();
+  std::string out = ansi.bold(groups) + "\n" + ansi.bold(heads) + "\n";
+  for (size_t r = 0; r < rows; ++r) {
+    std::string line;
+    for (size_t i = 0; i < cols.size(); ++i) line += styled(ansi, cols[i], r, pad_left(cols[i].cells[r], widths[i]));
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string term_section(const CompareSection& s, const CompareModel& m, const Ansi& ansi, size_t width) {
+  if (s.rows.empty()) return "";
+  std::string out = ansi.bold(s.title) + "\n";
+  // Rows no run measured (over capacity everywhere, say) carry nothing to compare here.
+  CompareSection shown = s;
+  shown.rows.clear();
+  for (const auto& row : s.rows)
+    if (std::any_of(row.values[0].begin(), row.values[0].end(), [](const CompareValue& v) { return v.value.has_value(); }))
+      shown.rows.push_back(row);
+  size_t left_out = s.rows.size() - shown.rows.size();
+  std::vector<Column> keys = key_columns(shown, Layout::Narrow);
+  size_t key_width = 0;
+  for (const auto& c : keys) key_width += column_width(c) + 2;
+  // As many metrics per table as fit the width.
+  size_t metric = 0;
+  while (metric < s.metrics.size()) {
+    std::vector<Column> cols = keys;
+    size_t used = key_width;
+    bool first = true;
+    while (metric < s.metrics.size()) {
+      std::vector<Column> group = metric_columns(shown, metric, m, Layout::Narrow);
+      size_t w = 0;
+      for (const auto& c : group) w += column_width(c) + 2;
+      if (!first && used + w > width) break;
+      cols.insert(cols.end(), group.begin(), group.end());
+      used += w;
+      first = false;
+      ++metric;
+    }
+    out += term_table(cols, shown.rows.size(), ansi);
+    if (metric < s.metrics.size()) out += "\n";
+  }
+  if (left_out > 0)
+    out += ansi.dim(wrap(fmt::format("{} {} no run measured (over capacity, too long, …) left out; --format html "
+                                     "or md shows them.",
+                                     left_out, left_out == 1 ? "cell" : "cells"),
+                         width));
+  return out;
+}
+
+std::string render_term(const CompareModel& m, const RenderOptions& options) {
+  Ansi ansi(options.color);
+  size_t width = static_cast<size_t>(std::max(40, options.width_columns));
+  std::string out = ansi.bold(fmt::format("Compare · {} runs", m.runs.size())) + "\n" +
+                    wrap("Ratios are to run A; ≈ marks a difference within the cells' noise.", width);
+  size_t label_w = 0;
+  for (const auto& r : m.runs) label_w = std::max(label_w, display_width(r.label));
+  for (const auto& r : m.runs) {
+    std::string first = "  " + ansi.bold(r.letter) + "  " + pad_right(r.label, label_w) + "  ";
+    std::string text = wrap_block(run_line(r), width, std::string(display_width(first), ' '));
+    out += first + text.substr(display_width(first));
+  }
+  if (!m.summaries.empty()) {
+    out += "\n";
+    for (const auto& s : m.summaries) out += wrap_block(summary_text(s, m), width, "  ");
+  }
+  if (!m.setting_differences.empty()) {
+    out += "\n" + ansi.yellow("Settings that differ") + "\n";
+    for (const auto& d : m.setting_differences) out += wrap_block(d, width, "  ");
+  }
+  if (!m.prefill.rows.empty()) out += "\n" + term_section(m.prefill, m, ansi, width);
+  if (!m.decode.rows.empty()) out += "\n" + term_section(m.decode, m, ansi, width);
+  out += "\n" + ansi.dim(wrap(m.noise_rule, width));
+  return out;
+}
+
+// ---- Markdown -------------------------------------------------------------------------------
+
+Table md_section_table(const CompareSection& s, const CompareModel& m) {
+  std::vector<Column> cols = key_columns(s, Layout::Wide);
+  for (size_t i = 0; i < s.metrics.size(); ++i) {
+    auto group = metric_columns(s, i, m, Layout::Wide);
+    cols.insert(cols.end(), group.begin(), group.end());
+  }
+  Table t;
+  for (const auto& c : cols) {
+    t.header.push_back(c.group.empty() ? c.head : c.group + " " + c.head);
+    t.align.push_back(c.align);
+  }
+  for (size_t r = 0; r < s.rows.size(); ++r) {
+    TableRow row;
+    for (const auto& c : cols) row.cells.push_back(c.cells[r]);
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+std::string render_markdown(const CompareModel& m) {
+  std::string out = fmt::format("# Compare {} runs\n\n", m.runs.size());
+  Table runs{{"Run", "Name", "What", "Run id"}, {Align::Left, Align::Left, Align::Left, Align::Left}, {}};
+  for (const auto& r : m.runs) runs.rows.push_back({{r.letter, r.label, run_line(r), r.run_id}});
+  out += md_table(runs);
+  if (!m.summaries.empty()) {
+    out += "\n";
+    for (const auto& s : m.summaries) out += "- " + md_escape(summary_text(s, m)) + "\n";
+  }
+  if (!m.setting_differences.empty()) {
+    out += "\n**Settings that differ**\n\n";
+    for (const auto& d : m.setting_differences) out += "- " + md_escape(d) + "\n";
+  }
+  for (const CompareSection* s : {&m.prefill, &m.decode}) {
+    if (s->rows.empty()) continue;
+    out += "\n## " + s->title + "\n\n" + md_table(md_section_table(*s, m));
+  }
+  out += "\n---\n\n" + md_escape(m.noise_rule) + "\n";
+  return out;
+}
+
+// ---- HTML -----------------------------------------------------------------------------------
+
+std::string esc(std::string_view s) { return html_escape(s); }
+
+std::string change_class(Change c) {
+  switch (c) {
+    case Change::Better: return "ratio up";
+    case Change::Worse: return "ratio down";
+    case Change::Same: return "ratio same";
+    case Change::None: return "ratio";
+  }
+  return "ratio";
+}
+
+std::string html_section_table(const CompareSection& s, const CompareModel& m) {
+  std::vector<Column> cols = key_columns(s, Layout::Wide);
+  for (size_t i = 0; i < s.metrics.size(); ++i) {
+    auto group = metric_columns(s, i, m, Layout::Wide);
+    cols.insert(cols.end(), group.begin(), group.end());
+  }
+  std::string t = "<table class=\"data compare\">\n<thead><tr>";
+  for (size_t i = 0; i < cols.size();) {
+    size_t span = 1;
+    while (i + span < cols.size() && !cols[i].group.empty() && cols[i + span].group == cols[i].group) ++span;
+    if (cols[i].group.empty()) t += "<th rowspan=\"2\" scope=\"col\">" + esc(cols[i].head) + "</th>";
+    else t += fmt::format("<th colspan=\"{}\" scope=\"colgroup\" class=\"group\">{}</th>", span, esc(cols[i].group));
+    i += span;
+  }
+  t += "</tr>\n<tr>";
+  for (const auto& c : cols)
+    if (!c.group.empty()) t += "<th scope=\"col\">" + esc(c.head) + "</th>";
+  t += "</tr></thead>\n<tbody>\n";
+  for (size_t r = 0; r < s.rows.size(); ++r) {
+    t += "<tr>";
+    for (const auto& c : cols) {
+      std::string cls;
+      if (c.ratio) cls = change_class(c.changes[r]);
+      else if (!c.present.empty() && (!c.present[r] || !has_numbers(c.statuses[r]))) cls = "notrun";
+      t += (cls.empty() ? "<td>" : "<td class=\"" + cls + "\">") + esc(c.cells[r]) + "</td>";
+    }
+    t += "</tr>\n";
+  }
+  return html_scroll(t + "</tbody>\n</table>\n");
+}
+
+// The total tok/s ratios of one later run as a matrix, coloured by size and direction.
+std::string html_ratio_matrix(const CompareModel& m, size_t run) {
+  std::vector<int64_t> contexts, conc;
+  for (const auto& row : m.decode.rows) {
+    contexts.push_back(row.context);
+    conc.push_back(row.concurrency);
+  }
+  std::sort(contexts.begin(), contexts.end());
+  contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
+  std::sort(conc.begin(), conc.end());
+  conc.erase(std::unique(conc.begin(), conc.end()), conc.end());
+  std::string t = "<table class=\"heatmap ratios\">\n<thead><tr><th scope=\"col\">Context</th>";
+  for (int64_t n : conc) t += fmt::format("<th scope=\"col\">{}</th>", n);
+  t += "</tr></thead>\n<tbody>\n";
+  for (int64_t context : contexts) {
+    t += "<tr><th scope=\"row\">" + esc(format_tokens(context)) + "</th>";
+    for (int64_t n : conc) {
+      auto it = std::find_if(m.decode.rows.begin(), m.decode.rows.end(),
+                             [&](const CompareRow& r) { return r.context == context && r.concurrency == n; });
+      if (it == m.decode.rows.end()) {
+        t += "<td class=\"notrun\">—</td>";
+        continue;
+      }
+      const CompareValue& a = it->values[0][0];
+      const CompareValue& b = it->values[0][run];
+      if (!b.ratio) {
+        std::string what = !b.value ? b.text : a.text;
+        t += "<td class=\"notrun\">" + esc(what) + "</td>";
+        continue;
+      }
+      double strength = std::min(1.0, std::abs(std::log2(*b.ratio)));
+      std::string cls = b.change == Change::Better ? "up" : b.change == Change::Worse ? "down" : "same";
+      t += fmt::format("<td class=\"{}\" style=\"--r:{:.3f}\"><span class=\"v\">{}</span><span class=\"d\">{} → {}</span></td>",
+                       cls, strength, esc(b.ratio_text), esc(a.text), esc(b.text));
+    }
+    t += "</tr>\n";
+  }
+  return html_scroll(t + "</tbody>\n</table>\n");
+}
+
+// Extra rules for the ratio matrix, added to the shared style sheet.
+constexpr std::string_view kCompareStyle =
+    "table.ratios td.up { background: color-mix(in srgb, var(--good) calc(15% + var(--r) * 55%), var(--card)); }\n"
+    "table.ratios td.down { background: color-mix(in srgb, var(--bad) calc(15% + var(--r) * 55%), var(--card)); }\n"
+    "table.ratios td.same { background: var(--card); color: var(--muted); }\n"
+    "table.compare th.group { text-align: center; border-bottom: 2px solid var(--line); }\n"
+    "table.compare td.notrun { color: var(--muted); }\n";
+
+std::string render_html(const CompareModel& m) {
+  std::string title = m.runs.size() == 2 ? m.runs[0].label + " vs " + m.runs[1].label
+                                         : fmt::format("{} runs", m.runs.size());
+  std::string body = "<header class=\"top\">\n<p class=\"eyebrow\">Speed test matrix · compare</p>\n<h1 id=\"title\">" +
+          esc(title) + "</h1>\n<p class=\"subtitle\">Every cell side by side; ratios to run A; ≈ marks a difference "
+                       "within the cells' noise.</p>\n</header>\n";
+  body += "<section id=\"runs\">\n<h2>Runs</h2>\n";
+  std::string runs = "<table class=\"data\">\n<thead><tr><th class=\"l\" scope=\"col\">Run</th><th class=\"l\" "
+                     "scope=\"col\">Name</th><th class=\"l\" scope=\"col\">What</th><th class=\"l\" "
+                     "scope=\"col\">Run id</th></tr></thead>\n<tbody>\n";
+  for (const auto& r : m.runs)
+    runs += "<tr><td class=\"l\"><strong>" + esc(r.letter) + "</strong></td><td class=\"l\">" + esc(r.label) +
+            "</td><td class=\"l\">" + esc(run_line(r)) + "</td><td class=\"l\">" + esc(r.run_id) + "</td></tr>\n";
+  body += html_scroll(runs + "</tbody>\n</table>\n");
+  if (!m.summaries.empty()) {
+    body += "<ul class=\"findings\">\n";
+    for (const auto& s : m.summaries) body += "<li class=\"info\">" + esc(summary_text(s, m)) + "</li>\n";
+    body += "</ul>\n";
+  }
+  if (!m.setting_differences.empty()) {
+    body += "<h3>Settings that differ</h3>\n<ul class=\"findings\">\n";
+    for (const auto& d : m.setting_differences) body += "<li class=\"warning\">" + esc(d) + "</li>\n";
+    body += "</ul>\n";
+  }
+  body += "</section>\n";
+  if (!m.decode.rows.empty()) {
+    for (size_t run = 1; run < m.runs.size(); ++run) {
+      body += fmt::format("<section id=\"ratios-{}\">\n<h2>{} ÷ {}: total tok/s</h2>\n<p class=\"caption\">rows are "
+                          "context length, columns are simultaneous requests; each cell: ratio, then {} → {}</p>\n",
+                          esc(m.runs[run].letter), esc(m.runs[run].letter), esc(m.runs[0].letter),
+                          esc(m.runs[0].letter), esc(m.runs[run].letter));
+      body += html_ratio_matrix(m, run) + "</section>\n";
+    }
+  }
+  if (!m.prefill.rows.empty())
+    body += "<section id=\"prefill\">\n<h2>Prefill</h2>\n" + html_section_table(m.prefill, m) + "</section>\n";
+  if (!m.decode.rows.empty())
+    body += "<section id=\"decode\">\n<h2>Sustained decode</h2>\n" + html_section_table(m.decode, m) + "</section>\n";
+  body += "<section id=\"noise\">\n<h2>Noise</h2>\n<p class=\"note\">" + esc(m.noise_rule) + "</p>\n</section>\n";
+  body += "<footer>speedmatrix compare · a self-contained page: no scripts, nothing loaded from the network.</footer>\n";
+  return html_document("Speed test matrix — compare " + title, body, kCompareStyle);
+}
+
+}  // namespace
+
+}  // namespace sm::report
+
+namespace sm {
+
+std::string render_compare(const std::vector<RunResult>& runs, ReportFormat format, const CompareOptions& options) {
+  report::CompareModel model = report::build_compare_model(runs, options.labels);
+  switch (format) {
+    case ReportFormat::Term: return report::render_term(model, options.render);
+    case ReportFormat::Html: return report::render_html(model);
+    case ReportFormat::Markdown:
+    case ReportFormat::Csv: return report::render_markdown(model);
+  }
+  return report::render_markdown(model);
+}
+
+}  // namespace sm

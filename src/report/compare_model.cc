@@ -1,0 +1,278 @@
+#include "report/compare_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+#include <map>
+
+#include "core/units.h"
+#include "report/cell_format.h"
+#include "report/report_model.h"
+
+namespace sm::report {
+
+namespace {
+
+// p90 − p50 of a normal distribution, in standard deviations.
+constexpr double kP90Sigmas = 1.2816;
+// Standard error of a median ÷ that of a mean, for a normal distribution (√(π/2)).
+constexpr double kMedianFactor = 1.2533;
+// Differences count as real beyond this many combined standard errors.
+constexpr double kSigmas = 2.0;
+
+std::string letter(size_t i) {
+  if (i < 26) return std::string(1, static_cast<char>('A' + i));
+  return fmt::format("R{}", i + 1);
+}
+
+// Relative spread (one standard deviation ÷ median) from a median and a 90th percentile.
+std::optional<double> relative_sigma(std::optional<double> p50, std::optional<double> p90) {
+  if (!p50 || !p90 || !(*p50 > 0) || *p90 < *p50) return std::nullopt;
+  return (*p90 - *p50) / (kP90Sigmas * *p50);
+}
+
+double floor_for(CompareMetric metric) {
+  return metric == CompareMetric::TotalTokS || metric == CompareMetric::PerRequestTokS ? kThroughputNoiseFloor
+                                                                                       : kLatencyNoiseFloor;
+}
+
+std::string value_text(CompareMetric metric, std::optional<double> v) {
+  switch (metric) {
+    case CompareMetric::PromptTokS: return format_prompt_rate(v);
+    case CompareMetric::TotalTokS:
+    case CompareMetric::PerRequestTokS: return format_tok_s(v);
+    case CompareMetric::PrefillTtft:
+    case CompareMetric::DecodeTtft: return format_latency_ms(v);
+  }
+  return std::string(kDash);
+}
+
+CompareValue prefill_value(const PrefillRow* row, CompareMetric metric) {
+  CompareValue v;
+  v.text = std::string(kDash);
+  if (!row) return v;
+  v.present = true;
+  v.status = row->status;
+  if (has_numbers(row->status)) v.value = metric == CompareMetric::PromptTokS ? row->prompt_tok_s : row->ttft_ms;
+  v.text = v.value ? value_text(metric, v.value) : status_label(row->status);
+  return v;
+}
+
+CompareValue decode_value(const DecodeCell* cell, CompareMetric metric) {
+  CompareValue v;
+  v.text = std::string(kDash);
+  if (!cell) return v;
+  v.present = true;
+  v.status = cell->status;
+  if (has_numbers(cell->status)) {
+    v.value = metric == CompareMetric::TotalTokS        ? cell->total_tok_s
+              : metric == CompareMetric::PerRequestTokS ? cell->per_request_tok_s
+                                                        : cell->ttft_ms;
+    v.standard_error = decode_standard_error(*cell, metric);
+  }
+  v.text = v.value ? value_text(metric, v.value) : status_label(cell->status);
+  return v;
+}
+
+std::string run_engine(const EngineInfo& e) {
+  std::string s = e.kind;
+  if (!e.version.empty()) s += (s.empty() ? "" : " ") + e.version;
+  if (!e.quantization.empty()) s += (s.empty() ? "" : " · ") + e.quantization;
+  return s;
+}
+
+// "Max output: A 8,192 · B 4,096" when the runs disagree.
+void add_difference(std::vector<std::string>& out, const std::string& name, const std::vector<std::string>& values,
+                    const std::vector<CompareRun>& runs) {
+  if (std::all_of(values.begin(), values.end(), [&](const std::string& v) { return v == values.front(); })) return;
+  std::string line = name + " —";
+  for (size_t i = 0; i < values.size(); ++i)
+    line += fmt::format("{} {}: {}", i ? ";" : "", runs[i].letter, values[i].empty() ? "(none)" : values[i]);
+  out.push_back(line);
+}
+
+std::string list_text(const std::vector<int64_t>& v, bool tokens) {
+  std::string s;
+  for (int64_t x : v) s += (s.empty() ? "" : ",") + (tokens ? format_tokens(x) : fmt::format("{}", x));
+  return s;
+}
+
+}  // namespace
+
+std::string metric_title(CompareMetric metric) {
+  switch (metric) {
+    case CompareMetric::PromptTokS: return "prompt tok/s";
+    case CompareMetric::PrefillTtft: return "TTFT";
+    case CompareMetric::TotalTokS: return "total tok/s";
+    case CompareMetric::PerRequestTokS: return "per request tok/s";
+    case CompareMetric::DecodeTtft: return "TTFT";
+  }
+  return "";
+}
+
+bool higher_is_better(CompareMetric metric) {
+  return metric == CompareMetric::PromptTokS || metric == CompareMetric::TotalTokS ||
+         metric == CompareMetric::PerRequestTokS;
+}
+
+double decode_standard_error(const DecodeCell& cell, CompareMetric metric) {
+  if (metric == CompareMetric::TotalTokS || metric == CompareMetric::PerRequestTokS) {
+    auto s = relative_sigma(cell.tbt_ms, cell.tbt_p90_ms);
+    if (!s || !cell.output_tokens || cell.concurrency <= 0) return 0;
+    double n = static_cast<double>(*cell.output_tokens) / static_cast<double>(cell.concurrency);
+    return n >= 1 ? *s / std::sqrt(n) : *s;
+  }
+  if (metric == CompareMetric::DecodeTtft) {
+    auto s = relative_sigma(cell.ttft_ms, cell.ttft_p90_ms);
+    if (!s) return 0;
+    double n = static_cast<double>(cell.requests_started ? *cell.requests_started : cell.concurrency);
+    return kMedianFactor * *s / std::sqrt(std::max(1.0, n));
+  }
+  return 0;
+}
+
+void judge(const CompareValue& base, CompareValue& v, CompareMetric metric) {
+  v.ratio.reset();
+  v.change = Change::None;
+  v.ratio_text.clear();
+  if (!base.value || !v.value || !(*base.value > 0)) return;
+  double ratio = *v.value / *base.value;
+  v.ratio = ratio;
+  v.threshold = std::max(floor_for(metric), kSigmas * std::hypot(base.standard_error, v.standard_error));
+  if (std::abs(ratio - 1) <= v.threshold) {
+    v.change = Change::Same;
+    v.ratio_text = "≈" + format_ratio(ratio);
+  } else {
+    v.change = (ratio > 1) == higher_is_better(metric) ? Change::Better : Change::Worse;
+    v.ratio_text = format_ratio(ratio);
+  }
+}
+
+CompareModel build_compare_model(const std::vector<RunResult>& runs, const std::vector<std::string>& labels) {
+  CompareModel m;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    ReportModel rm = build_report_model(runs[i]);
+    CompareRun run;
+    run.letter = letter(i);
+    run.label = i < labels.size() && !labels[i].empty() ? labels[i] : runs[i].run_id;
+    run.title = rm.title;
+    run.engine = run_engine(runs[i].engine);
+    run.kind = rm.kind_label;
+    run.run_id = runs[i].run_id;
+    run.started_at = runs[i].started_at;
+    m.runs.push_back(std::move(run));
+  }
+
+  // Settings that change what a cell means.
+  auto collect = [&](auto get) {
+    std::vector<std::string> v;
+    for (const auto& r : runs) v.push_back(get(r));
+    return v;
+  };
+  add_difference(m.setting_differences, "Max output",
+                 collect([](const RunResult& r) { return format_thousands(r.settings.max_output_tokens); }), m.runs);
+  add_difference(m.setting_differences, "Time per measurement",
+                 collect([](const RunResult& r) { return format_duration_s(r.settings.duration_s); }), m.runs);
+  add_difference(m.setting_differences, "API", collect([](const RunResult& r) { return r.settings.api; }), m.runs);
+  add_difference(m.setting_differences, "Contexts",
+                 collect([](const RunResult& r) { return list_text(r.settings.contexts, true); }), m.runs);
+  add_difference(m.setting_differences, "Concurrency",
+                 collect([](const RunResult& r) { return list_text(r.settings.concurrency, false); }), m.runs);
+  add_difference(m.setting_differences, "Model", collect([](const RunResult& r) { return r.engine.model_path.empty() ? r.engine.model : r.engine.model_path; }), m.runs);
+  add_difference(m.setting_differences, "Engine",
+                 collect([](const RunResult& r) { return r.engine.kind + " " + r.engine.version; }), m.runs);
+  add_difference(m.setting_differences, "Quantization",
+                 collect([](const RunResult& r) { return r.engine.quantization; }), m.runs);
+  add_difference(m.setting_differences, "KV cache", collect([](const RunResult& r) {
+                   auto kv = r.settings.kv_capacity_override ? r.settings.kv_capacity_override
+                                                             : r.engine.kv_capacity_tokens;
+                   return kv ? format_thousands(*kv) + " tokens" : std::string();
+                 }),
+                 m.runs);
+  add_difference(m.setting_differences, "Hardware", collect([](const RunResult& r) {
+                   return build_report_model(r).hardware_name;
+                 }),
+                 m.runs);
+  add_difference(m.setting_differences, "Kind", collect([](const RunResult& r) { return r.kind; }), m.runs);
+
+  // Prefill rows.
+  m.prefill.title = "Prefill";
+  m.prefill.prefill = true;
+  m.prefill.metrics = {CompareMetric::PromptTokS, CompareMetric::PrefillTtft};
+  std::map<int64_t, std::vector<const PrefillRow*>> prefill_rows;
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (const auto& p : runs[i].prefill) {
+      auto& slot = prefill_rows[p.context];
+      slot.resize(runs.size(), nullptr);
+      slot[i] = &p;
+    }
+  for (auto& [context, per_run] : prefill_rows) {
+    per_run.resize(runs.size(), nullptr);
+    CompareRow row;
+    row.context = context;
+    for (CompareMetric metric : m.prefill.metrics) {
+      std::vector<CompareValue> values;
+      for (const PrefillRow* p : per_run) values.push_back(prefill_value(p, metric));
+      for (size_t i = 1; i < values.size(); ++i) judge(values[0], values[i], metric);
+      row.values.push_back(std::move(values));
+    }
+    m.prefill.rows.push_back(std::move(row));
+  }
+
+  // Decode cells.
+  m.decode.title = "Sustained decode";
+  m.decode.metrics = {CompareMetric::TotalTokS, CompareMetric::PerRequestTokS, CompareMetric::DecodeTtft};
+  std::map<std::pair<int64_t, int64_t>, std::vector<const DecodeCell*>> cells;
+  for (size_t i = 0; i < runs.size(); ++i)
+    for (const auto& c : runs[i].decode) {
+      auto& slot = cells[{c.context, c.concurrency}];
+      slot.resize(runs.size(), nullptr);
+      slot[i] = &c;
+    }
+  for (auto& [key, per_run] : cells) {
+    per_run.resize(runs.size(), nullptr);
+    CompareRow row;
+    row.context = key.first;
+    row.concurrency = key.second;
+    for (CompareMetric metric : m.decode.metrics) {
+      std::vector<CompareValue> values;
+      for (const DecodeCell* c : per_run) values.push_back(decode_value(c, metric));
+      for (size_t i = 1; i < values.size(); ++i) judge(values[0], values[i], metric);
+      row.values.push_back(std::move(values));
+    }
+    m.decode.rows.push_back(std::move(row));
+  }
+
+  // Summaries over total tok/s.
+  for (size_t i = 1; i < runs.size(); ++i) {
+    CompareSummary s;
+    s.letter = m.runs[i].letter;
+    double log_sum = 0;
+    for (const auto& row : m.decode.rows) {
+      const CompareValue& a = row.values[0][0];
+      const CompareValue& b = row.values[0][i];
+      if (a.value && !b.value) ++s.only_first;
+      if (!a.value && b.value) ++s.only_this;
+      if (!b.ratio) continue;
+      ++s.cells;
+      log_sum += std::log(*b.ratio);
+      s.better += b.change == Change::Better;
+      s.worse += b.change == Change::Worse;
+      s.same += b.change == Change::Same;
+    }
+    if (s.cells > 0) s.geo_mean = std::exp(log_sum / s.cells);
+    m.summaries.push_back(s);
+  }
+
+  m.noise_rule = fmt::format(
+      "Ratios are each run's value ÷ run A's. \"≈\" marks a difference within the cells' noise: |ratio − 1| ≤ "
+      "max(floor, 2·√(noise_A² + noise_B²)), where a cell's noise is the standard error of what it measured, from "
+      "its own spread: for tok/s, ((p90 − p50) ÷ 1.28 ÷ p50 of the time between tokens) ÷ √(output tokens per "
+      "request); for TTFT, 1.25 × ((p90 − p50) ÷ 1.28 ÷ p50 of TTFT) ÷ √(requests). The floor is {:.0f}% for "
+      "decode tok/s and {:.0f}% for TTFT and prefill (one request each). For tok/s higher is better; for TTFT "
+      "lower is better.",
+      kThroughputNoiseFloor * 100, kLatencyNoiseFloor * 100);
+  return m;
+}
+
+}  // namespace sm::report

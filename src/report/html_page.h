@@ -1,0 +1,16 @@
+#pragma once
+// The HTML document around a report or a comparison: one style sheet (light and dark themes,
+// phone layout, print), no scripts, no external resources.
+#include <string>
+#include <string_view>
+
+namespace sm::report {
+
+/// A complete HTML document. `title` is escaped here; `body` is trusted HTML built by the printers
+/// (every value in it already escaped); `extra_style` is CSS appended to the shared style sheet.
+std::string html_document(std::string_view title, std::string_view body, std::string_view extra_style = "");
+
+/// A table wrapped so it scrolls sideways on a phone instead of widening the page.
+std::string html_scroll(std::string_view table_html);
+
+}  // namespace sm::report

@@ -1,0 +1,124 @@
+// measurements.csv: one row per prefill row and decode cell with every recorded number, raw
+// (no thousands separators, no units in the cells: the units are in the column names).
+#include <algorithm>
+#include <array>
+#include <fmt/format.h>
+#include <optional>
+
+#include "report/printers.h"
+
+namespace sm::report {
+
+namespace {
+
+// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled.
+std::string field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string num(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : ""; }
+std::string num(const std::optional<int64_t>& v) { return v ? fmt::format("{}", *v) : ""; }
+
+// The columns, in file order; kColumnNames is indexed by Column.
+enum Column : size_t {
+  kRunId, kPhase, kContextTokens, kConcurrency, kStatus, kPromptTokS, kTotalTokS, kPerRequestTokS, kTtftMs,
+  kTtftP90Ms, kTtftP99Ms, kTbtMs, kTbtP90Ms, kTbtP99Ms, kChunkGapMs, kTokensPerChunk, kAvgActive,
+  kEffectiveConcurrency, kCompleted, kOutputTokens, kMeasuredS, kRequestsStarted, kRequestsFailed, kEndedEarly, kServerTokS,
+  kPromptTokens, kCachedTokens, kPromptTokensMin, kPromptTokensMax, kPromptLengthOk, kTokenCountSource, kError,
+  kWarnings, kColumnCount
+};
+
+constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
+    "run_id", "phase", "context_tokens", "concurrency", "status", "prompt_tok_s", "total_tok_s",
+    "per_request_tok_s", "ttft_ms", "ttft_p90_ms", "ttft_p99_ms", "tbt_ms", "tbt_p90_ms", "tbt_p99_ms",
+    "chunk_gap_ms", "tokens_per_chunk", "avg_active", "effective_concurrency", "completed", "output_tokens",
+    "measured_s", "requests_started", "requests_failed", "ended_early", "server_tok_s", "prompt_tokens", "cached_tokens",
+    "prompt_tokens_min", "prompt_tokens_max", "prompt_length_ok", "token_count_source", "error", "warnings"};
+
+using Row = std::array<std::string, kColumnCount>;
+
+template <class Cells>
+std::string line(const Cells& cells) {
+  std::string out;
+  for (size_t i = 0; i < cells.size(); ++i) out += (i ? "," : "") + field(cells[i]);
+  return out + "\n";
+}
+
+std::string join_warnings(const std::vector<std::string>& warnings) {
+  std::string out;
+  for (const auto& w : warnings) out += (out.empty() ? "" : "; ") + w;
+  return out;
+}
+
+}  // namespace
+
+std::string render_csv(const RunResult& r) {
+  std::string out = line(kColumnNames);
+  std::vector<const PrefillRow*> prefill;
+  for (const auto& p : r.prefill) prefill.push_back(&p);
+  std::stable_sort(prefill.begin(), prefill.end(), [](auto* a, auto* b) { return a->context < b->context; });
+  for (const PrefillRow* p : prefill) {
+    Row c;
+    c[kRunId] = r.run_id;
+    c[kPhase] = "prefill";
+    c[kContextTokens] = fmt::format("{}", p->context);
+    c[kConcurrency] = "1";
+    c[kStatus] = std::string(to_string(p->status));
+    c[kPromptTokS] = num(p->prompt_tok_s);
+    c[kTtftMs] = num(p->ttft_ms);
+    c[kCompleted] = p->status == CellStatus::Valid ? "1" : "";
+    c[kPromptTokens] = num(p->prompt_tokens);
+    c[kCachedTokens] = num(p->cached_tokens);
+    c[kPromptLengthOk] = p->prompt_length_ok ? "true" : "false";
+    c[kError] = p->error;
+    out += line(c);
+  }
+  std::vector<const DecodeCell*> decode;
+  for (const auto& d : r.decode) decode.push_back(&d);
+  std::stable_sort(decode.begin(), decode.end(), [](auto* a, auto* b) {
+    return a->context != b->context ? a->context < b->context : a->concurrency < b->concurrency;
+  });
+  for (const DecodeCell* d : decode) {
+    Row c;
+    c[kRunId] = r.run_id;
+    c[kPhase] = "decode";
+    c[kContextTokens] = fmt::format("{}", d->context);
+    c[kConcurrency] = fmt::format("{}", d->concurrency);
+    c[kStatus] = std::string(to_string(d->status));
+    c[kTotalTokS] = num(d->total_tok_s);
+    c[kPerRequestTokS] = num(d->per_request_tok_s);
+    c[kTtftMs] = num(d->ttft_ms);
+    c[kTtftP90Ms] = num(d->ttft_p90_ms);
+    c[kTtftP99Ms] = num(d->ttft_p99_ms);
+    c[kTbtMs] = num(d->tbt_ms);
+    c[kTbtP90Ms] = num(d->tbt_p90_ms);
+    c[kTbtP99Ms] = num(d->tbt_p99_ms);
+    c[kChunkGapMs] = num(d->chunk_gap_ms);
+    c[kTokensPerChunk] = num(d->tokens_per_chunk);
+    c[kAvgActive] = num(d->avg_active);
+    c[kEffectiveConcurrency] = num(d->effective_concurrency);
+    c[kCompleted] = num(d->completed);
+    c[kOutputTokens] = num(d->output_tokens);
+    c[kMeasuredS] = num(d->measured_s);
+    c[kRequestsStarted] = num(d->requests_started);
+    c[kRequestsFailed] = num(d->requests_failed);
+    c[kEndedEarly] = num(d->ended_early);
+    c[kServerTokS] = num(d->server_tok_s);
+    c[kPromptTokensMin] = num(d->prompt_tokens_min);
+    c[kPromptTokensMax] = num(d->prompt_tokens_max);
+    c[kPromptLengthOk] = d->prompt_length_ok ? "true" : "false";
+    c[kTokenCountSource] = d->token_count_source;
+    c[kError] = d->error;
+    c[kWarnings] = join_warnings(d->warnings);
+    out += line(c);
+  }
+  return out;
+}
+
+}  // namespace sm::report

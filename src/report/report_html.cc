@@ -1,0 +1,256 @@
+// The HTML report: the seed page's sections in its order, as real tables, with the decode matrix
+// as a heatmap, SVG charts, warnings and definitions. One file; no script; nothing fetched.
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+
+#include "core/units.h"
+#include "report/cell_format.h"
+#include "report/html_escape.h"
+#include "report/html_page.h"
+#include "report/printers.h"
+#include "report/svg_chart.h"
+
+namespace sm::report {
+
+namespace {
+
+// Heat above which a cell's background is dark enough for light text.
+constexpr double kHotHeat = 0.55;
+
+std::string esc(std::string_view s) { return html_escape(s); }
+
+std::string status_class(CellStatus s) {
+  switch (s) {
+    case CellStatus::Valid: return "";
+    case CellStatus::Error: return "error";
+    case CellStatus::Interrupted: return "partial";
+    default: return "notrun";
+  }
+}
+
+std::string header_html(const ReportModel& m, const RunResult& r) {
+  std::string out = "<header class=\"top\">\n<p class=\"eyebrow\">Speed test matrix</p>\n";
+  out += "<h1 id=\"title\">" + esc(m.model_name) + " <span class=\"on\">on</span> " + esc(m.hardware_name) +
+         "</h1>\n";
+  if (!m.engine_line.empty()) out += "<p class=\"subtitle\"><strong>" + esc(m.engine_line) + "</strong></p>\n";
+  if (!m.matrix_line.empty()) out += "<p class=\"subtitle\">" + esc(m.matrix_line) + "</p>\n";
+  std::string provenance = m.by_line.empty() ? "" : esc(m.by_line) + " · ";
+  std::string kind = r.kind.empty() ? "measured" : r.kind;
+  out += "<p class=\"subtitle\">" + provenance + esc(m.tool_line) + " <span class=\"badge " + esc(kind) + "\">" +
+         esc(m.kind_label) + "</span></p>\n";
+  if (!m.notes.empty()) out += "<p class=\"note\">" + esc(m.notes) + "</p>\n";
+  out += "<nav class=\"toc\" aria-label=\"Sections\">";
+  std::vector<std::pair<std::string, std::string>> links;
+  if (!m.findings.empty()) links.push_back({"warnings", "Warnings"});
+  links.push_back({"hardware", "Hardware"});
+  if (!m.prefill.empty()) links.push_back({"prefill", "Prefill"});
+  if (!m.decode_total.cells.empty()) links.push_back({"decode", "Sustained decode"});
+  links.push_back({"measurements", "All measurements"});
+  links.push_back({"definitions", "Definitions"});
+  for (const auto& [id, text] : links) out += "<a href=\"#" + id + "\">" + text + "</a>";
+  out += "</nav>\n</header>\n";
+  return out;
+}
+
+std::string findings_html(const ReportModel& m) {
+  if (!m.findings.empty()) {
+    std::string out = "<section id=\"warnings\">\n<h2>Warnings</h2>\n<ul class=\"findings\">\n";
+    for (const auto& f : m.findings) {
+      std::string_view cls = f.severity == Severity::Error ? "error" : f.severity == Severity::Warning ? "warning" : "info";
+      std::string_view tag = f.severity == Severity::Error ? "Error" : f.severity == Severity::Warning ? "Warning" : "Note";
+      out += fmt::format("<li class=\"{}\"><span class=\"tag\">{}</span>{}</li>\n", cls, tag, esc(f.text));
+    }
+    return out + "</ul>\n</section>\n";
+  }
+  return "";
+}
+
+std::string checks_html(const ReportModel& m) {
+  if (m.checks_passed.empty()) return "";
+  std::string out = "<section id=\"checks\">\n<h2>Checks</h2>\n<ul class=\"findings\">\n";
+  for (const auto& c : m.checks_passed) out += "<li class=\"ok\"><span class=\"tag\">Passed</span>" + esc(c) + "</li>\n";
+  return out + "</ul>\n</section>\n";
+}
+
+std::string facts_html(const ReportModel& m) {
+  std::string out = "<div class=\"facts\">\n";
+  for (const auto& g : m.facts) {
+    out += "<section id=\"" + g.id + "\">\n<h2>" + esc(g.title) + "</h2>\n<dl class=\"kv\">\n";
+    if (g.facts.empty()) out += "<dt>—</dt><dd>not recorded</dd>\n";
+    for (const auto& f : g.facts) out += "<dt>" + esc(f.label) + "</dt><dd>" + esc(f.value) + "</dd>\n";
+    out += "</dl>\n</section>\n";
+  }
+  return out + "</div>\n";
+}
+
+std::string launch_html(const ReportModel& m) {
+  if (m.launch_command.empty()) return "";
+  return "<section id=\"launch-command\">\n<h2>Launch command</h2>\n<pre><code>" + esc(m.launch_command) +
+         "</code></pre>\n</section>\n";
+}
+
+std::string figure(const LineChart& chart, std::string_view id) {
+  return fmt::format("<figure id=\"{}\">\n<figcaption>{}</figcaption>\n{}{}</figure>\n", id, esc(chart.title),
+                     render_svg(chart), render_legend(chart));
+}
+
+std::string prefill_html(const ReportModel& m, const RunResult& r) {
+  if (m.prefill.empty()) return "";
+  std::string out = "<section id=\"prefill\">\n<h2>Prefill</h2>\n<p class=\"caption\">prompt tok/s by context length</p>\n";
+  std::string table = "<table class=\"prefill\" id=\"prefill-table\">\n<thead><tr><th class=\"l\" scope=\"col\">Context</th>"
+                      "<th scope=\"col\">Prompt tok/s</th><th scope=\"col\">TTFT</th></tr></thead>\n<tbody>\n";
+  for (const auto& p : m.prefill) {
+    std::string title = p.note.empty() ? "" : " title=\"" + esc(p.note) + "\"";
+    table += fmt::format("<tr class=\"{}\"{}><td class=\"l\">{}</td><td class=\"rate\">{}</td><td>{}</td></tr>\n",
+                         status_class(p.status), title, esc(p.context_text), esc(p.rate), esc(p.ttft));
+  }
+  table += "</tbody>\n</table>\n";
+  out += "<div class=\"prefill-grid\">\n" + html_scroll(table);
+
+  LineChart chart;
+  chart.title = "Prompt speed and time to first token by context length";
+  chart.x_label = "prompt tokens";
+  chart.y_label = "prompt tok/s";
+  chart.y2_label = "TTFT (ms)";
+  chart.x_format = [](double v) { return format_tokens(static_cast<int64_t>(v)); };
+  ChartSeries rate{"prompt tok/s (left axis)", {}, 0, false, false};
+  ChartSeries ttft{"TTFT, ms (right axis)", {}, 1, true, true};
+  for (const auto& p : m.prefill) {
+    chart.x_ticks.push_back(static_cast<double>(p.context));
+    if (!p.rate_tok_s) continue;
+    rate.points.push_back({static_cast<double>(p.context), *p.rate_tok_s,
+                           fmt::format("{}: {} prompt tok/s", p.context_text, p.rate)});
+    if (p.ttft_ms)
+      ttft.points.push_back({static_cast<double>(p.context), *p.ttft_ms, fmt::format("{}: {}", p.context_text, p.ttft)});
+  }
+  (void)r;
+  chart.series = {rate, ttft};
+  if (!rate.points.empty()) out += figure(chart, "prefill-chart");
+  return out + "</div>\n</section>\n";
+}
+
+std::string heatmap_html(const Matrix& m, std::string_view id) {
+  std::string t = fmt::format("<table class=\"heatmap\" id=\"{}\">\n<thead><tr><th scope=\"col\">Context</th>", id);
+  for (int64_t n : m.concurrency) t += fmt::format("<th scope=\"col\">{}</th>", n);
+  t += "</tr></thead>\n<tbody>\n";
+  for (size_t i = 0; i < m.contexts.size(); ++i) {
+    t += "<tr><th scope=\"row\">" + esc(format_tokens(m.contexts[i])) + "</th>";
+    for (const auto& cell : m.cells[i]) {
+      std::vector<std::string> classes;
+      if (!cell.present) classes.push_back("notrun");
+      else if (std::string c = status_class(cell.status); !c.empty()) classes.push_back(c);
+      if (cell.heat && *cell.heat >= kHotHeat) classes.push_back("hot");
+      std::string attrs;
+      if (!classes.empty()) {
+        std::string joined;
+        for (const auto& c : classes) joined += (joined.empty() ? "" : " ") + c;
+        attrs += " class=\"" + joined + "\"";
+      }
+      if (cell.heat) attrs += fmt::format(" style=\"--heat:{:.3f}\"", *cell.heat);
+      if (!cell.note.empty()) attrs += " title=\"" + esc(cell.note) + "\"";
+      t += "<td" + attrs + ">";
+      if (cell.value_num) {
+        t += "<span class=\"v\">" + esc(cell.value) + "</span>";
+        if (!cell.detail.empty()) t += "<span class=\"d\">" + esc(detail_text(m, cell)) + "</span>";
+      } else {
+        t += esc(cell.value);
+      }
+      t += "</td>";
+    }
+    t += "</tr>\n";
+  }
+  return html_scroll(t + "</tbody>\n</table>\n");
+}
+
+LineChart concurrency_chart(const RunResult& r, const Matrix& m, bool total) {
+  LineChart chart;
+  chart.title = total ? "Total tok/s by simultaneous requests" : "Tok/s each request sees by simultaneous requests";
+  chart.x_label = "simultaneous requests";
+  chart.y_label = total ? "total tok/s" : "tok/s per request";
+  for (int64_t n : m.concurrency) chart.x_ticks.push_back(static_cast<double>(n));
+  chart.x_format = [](double v) { return fmt::format("{}", static_cast<int64_t>(v)); };
+  std::map<int64_t, std::vector<const DecodeCell*>> by_context;
+  for (const auto& c : r.decode) by_context[c.context].push_back(&c);
+  int color = 0;
+  for (int64_t context : m.contexts) {
+    ChartSeries s{context_label(context), {}, color++, false, false};
+    auto cells = by_context[context];
+    std::sort(cells.begin(), cells.end(), [](auto* a, auto* b) { return a->concurrency < b->concurrency; });
+    for (const DecodeCell* c : cells) {
+      std::optional<double> v = total ? c->total_tok_s : c->per_request_tok_s;
+      if (!has_numbers(c->status) || !v) continue;
+      s.points.push_back({static_cast<double>(c->concurrency), *v,
+                          fmt::format("{} context × {} request{}: {} tok/s", format_tokens(context), c->concurrency,
+                                      c->concurrency == 1 ? "" : "s", format_tok_s(v))});
+    }
+    if (!s.points.empty()) chart.series.push_back(std::move(s));
+  }
+  return chart;
+}
+
+std::string decode_html(const ReportModel& m, const RunResult& r) {
+  if (m.decode_total.cells.empty()) return "";
+  std::string out = "<section id=\"decode\">\n<h2>Sustained decode</h2>\n<p class=\"caption\">" +
+                    esc(m.decode_total.caption) + "</p>\n";
+  out += "<div class=\"legend-bar\" aria-hidden=\"true\"><span>slower</span><span class=\"ramp\"></span>"
+         "<span>faster</span><span class=\"hatch\"></span><span>not run</span></div>\n";
+  out += heatmap_html(m.decode_total, "decode-matrix");
+  for (const auto& note : m.decode_notes) out += "<p class=\"note\">" + esc(note) + "</p>\n";
+  LineChart total = concurrency_chart(r, m.decode_total, true);
+  LineChart per = concurrency_chart(r, m.decode_total, false);
+  if (!total.series.empty())
+    out += "<div class=\"charts\">\n" + figure(total, "total-chart") + figure(per, "per-request-chart") + "</div>\n";
+  out += "<h3 id=\"per-request\">Per request</h3>\n<p class=\"caption\">" + esc(m.decode_per_request.caption) +
+         "</p>\n";
+  out += heatmap_html(m.decode_per_request, "per-request-matrix");
+  return out + "</section>\n";
+}
+
+std::string measurements_html(const ReportModel& m) {
+  const Table& t = m.measurements;
+  std::string table = "<table class=\"data\" id=\"measurements-table\">\n<thead><tr>";
+  for (size_t i = 0; i < t.header.size(); ++i)
+    table += fmt::format("<th scope=\"col\"{}>{}</th>", t.align[i] == Align::Left ? " class=\"l\"" : "",
+                         esc(t.header[i]));
+  table += "</tr></thead>\n<tbody>\n";
+  for (const auto& row : t.rows) {
+    std::string cls = status_class(row.status);
+    table += cls.empty() ? "<tr>" : "<tr class=\"" + cls + "\">";
+    for (size_t i = 0; i < row.cells.size(); ++i)
+      table += fmt::format("<td{}>{}</td>", t.align[i] == Align::Left ? " class=\"l\"" : "", esc(row.cells[i]));
+    table += "</tr>\n";
+  }
+  table += "</tbody>\n</table>\n";
+  std::string out = "<section id=\"measurements\">\n<h2>All measurements</h2>\n<p class=\"caption\">" +
+                    esc(m.measurements_caption) + "</p>\n" + html_scroll(table);
+  for (const auto& note : m.measurement_notes) out += "<p class=\"note\">" + esc(note) + "</p>\n";
+  return out + "</section>\n";
+}
+
+std::string definitions_html(const ReportModel& m) {
+  std::string out = "<section id=\"definitions\">\n<h2>What the numbers mean</h2>\n<dl class=\"defs\">\n";
+  for (const auto& d : m.definitions) out += "<dt>" + esc(d.term) + "</dt><dd>" + esc(d.meaning) + "</dd>\n";
+  out += "</dl>\n";
+  if (!m.token_counts.empty()) out += "<p id=\"token-counts\">" + esc(m.token_counts) + "</p>\n";
+  return out + "</section>\n";
+}
+
+}  // namespace
+
+std::string render_html(const RunResult& r, const ReportModel& m) {
+  std::string body;
+  body += header_html(m, r);
+  body += findings_html(m);
+  body += facts_html(m);
+  body += launch_html(m);
+  body += prefill_html(m, r);
+  body += decode_html(m, r);
+  body += measurements_html(m);
+  body += checks_html(m);
+  body += definitions_html(m);
+  body += "<footer>" + esc(m.footer) + " · a self-contained page: no scripts, nothing loaded from the network.</footer>\n";
+  return html_document("Speed test matrix — " + m.title, body);
+}
+
+}  // namespace sm::report

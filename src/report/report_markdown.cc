@@ -1,0 +1,93 @@
+// The Markdown report: every section of the seed page, then the warnings, the per-request
+// matrix, the definitions and where token counts came from.
+#include <fmt/format.h>
+
+#include "core/units.h"
+#include "report/cell_format.h"
+#include "report/markdown_text.h"
+#include "report/printers.h"
+
+namespace sm::report {
+
+namespace {
+
+Table matrix_table(const Matrix& m) {
+  Table t;
+  t.header.push_back("Context");
+  t.align.push_back(Align::Right);
+  for (int64_t n : m.concurrency) {
+    t.header.push_back(fmt::format("{}", n));
+    t.align.push_back(Align::Right);
+  }
+  for (size_t i = 0; i < m.contexts.size(); ++i) {
+    TableRow row;
+    row.cells.push_back(format_tokens(m.contexts[i]));
+    for (const auto& cell : m.cells[i])
+      row.cells.push_back(cell.detail.empty() ? cell.value : cell.value + " · " + detail_text(m, cell));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+std::string section(std::string_view title) { return fmt::format("\n## {}\n\n", title); }
+
+}  // namespace
+
+std::string render_markdown(const ReportModel& m) {
+  std::string out = "# " + md_escape(m.title) + "\n\n";
+  std::vector<std::string> lines;
+  lines.push_back("Speed test matrix" + (m.engine_line.empty() ? "" : " · " + md_escape(m.engine_line)));
+  if (!m.matrix_line.empty()) lines.push_back(md_escape(m.matrix_line));
+  std::string provenance = m.by_line.empty() ? "" : md_escape(m.by_line) + " · ";
+  lines.push_back(provenance + md_escape(m.tool_line) + " · **" + m.kind_label + "**");
+  for (size_t i = 0; i < lines.size(); ++i) out += lines[i] + (i + 1 < lines.size() ? "  \n" : "\n");
+  if (!m.notes.empty()) out += "\n> " + md_escape(m.notes) + "\n";
+
+  if (!m.findings.empty()) {
+    out += section("Warnings");
+    for (const auto& f : m.findings) {
+      std::string_view tag = f.severity == Severity::Error ? "**Error:** " : f.severity == Severity::Warning
+                                                                               ? "**Warning:** "
+                                                                               : "";
+      out += "- " + std::string(tag) + md_escape(f.text) + "\n";
+    }
+  }
+
+  for (const auto& group : m.facts) {
+    if (group.facts.empty()) continue;
+    out += section(group.title);
+    for (const auto& f : group.facts) out += "- **" + md_escape(f.label) + ":** " + md_escape(f.value) + "\n";
+  }
+  if (!m.launch_command.empty()) out += section("Launch command") + md_code_block(m.launch_command, "sh");
+
+  if (!m.prefill.empty()) {
+    out += section("Prefill") + "prompt tok/s by context length\n\n";
+    Table t{{"Context", "Prompt tok/s", "Time to first token"}, {Align::Right, Align::Right, Align::Right}, {}};
+    for (const auto& p : m.prefill)
+      t.rows.push_back({{p.context_text, p.rate, p.ttft.empty() ? (p.note.empty() ? "" : p.note) : p.ttft}, p.status});
+    out += md_table(t);
+  }
+
+  if (!m.decode_total.cells.empty()) {
+    out += section(m.decode_total.title) + md_escape(m.decode_total.caption) + "\n\n" + md_table(matrix_table(m.decode_total));
+    for (const auto& note : m.decode_notes) out += "\n" + md_escape(note) + "\n";
+    out += section("Per request decode") + md_escape(m.decode_per_request.caption) + "\n\n" +
+           md_table(matrix_table(m.decode_per_request));
+  }
+
+  out += section("All measurements") + md_escape(m.measurements_caption) + "\n\n" + md_table(m.measurements);
+  if (!m.measurement_notes.empty()) out += "\n";
+  for (const auto& note : m.measurement_notes) out += md_escape(note) + "\n";
+
+  out += section("What the numbers mean");
+  for (const auto& d : m.definitions) out += "- **" + md_escape(d.term) + ":** " + md_escape(d.meaning) + "\n";
+  if (!m.token_counts.empty()) out += "\n" + md_escape(m.token_counts) + "\n";
+  if (!m.checks_passed.empty()) {
+    out += section("Checks");
+    for (const auto& c : m.checks_passed) out += "- " + md_escape(c) + "\n";
+  }
+  out += "\n---\n\n" + md_escape(m.footer) + "\n";
+  return out;
+}
+
+}  // namespace sm::report

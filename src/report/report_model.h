@@ -1,0 +1,131 @@
+#pragma once
+// The seed page's content, worked out once from a RunResult: titles, facts, the prefill lines,
+// the decode matrices, the All-measurements table, notes, warnings and definitions, every value
+// already formatted. Each printer (terminal, HTML, Markdown) only lays this out, so a number is
+// formatted in exactly one place. The CSV printer reads RunResult directly (raw numbers).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/plan.h"
+#include "result/result.h"
+
+namespace sm::report {
+
+/// One labelled fact of the Hardware, Engine or Run section.
+struct Fact {
+  std::string label;  ///< e.g. "GPU"
+  std::string value;  ///< e.g. "RTX 3090"
+};
+
+/// A section of facts.
+struct FactGroup {
+  std::string id;           ///< HTML id and anchor: "hardware", "engine", "run"
+  std::string title;        ///< "Hardware", "Engine", "Run"
+  std::vector<Fact> facts;  ///< in the seed page's order, then the extras speedmatrix records
+};
+
+enum class Align { Left, Right };
+
+/// One row of a table; `status` lets printers dim rows that did not run.
+struct TableRow {
+  std::vector<std::string> cells;         ///< formatted, one per header column
+  CellStatus status = CellStatus::Valid;  ///< the row's or cell's status
+};
+
+/// A table of formatted text.
+struct Table {
+  std::vector<std::string> header;  ///< column titles
+  std::vector<Align> align;         ///< one per column
+  std::vector<TableRow> rows;
+};
+
+/// One line of the seed's Prefill section: "8K context  10.6K  773 ms TTFT".
+struct PrefillLine {
+  int64_t context = 0;                    ///< prompt tokens
+  CellStatus status = CellStatus::Valid;
+  std::string context_text;               ///< "8K context"
+  std::string rate;                       ///< "10.6K", or the status label when there is no number
+  std::string ttft;                       ///< "773 ms TTFT"; empty when there is no number
+  std::optional<double> rate_tok_s;       ///< the number behind `rate`
+  std::optional<double> ttft_ms;          ///< the number behind `ttft`
+  std::string note;                       ///< error reason
+};
+
+/// One cell of a matrix (rows context, columns concurrency).
+struct MatrixCell {
+  bool present = false;                     ///< the result has this cell
+  CellStatus status = CellStatus::Pending;  ///< meaningful when present
+  std::string value;                        ///< "181.7"; the status label when not run; kDash when absent
+  std::string detail;                       ///< "24 ms"; empty when there is no number (see Matrix::detail_text)
+  std::optional<double> value_num;          ///< the number behind `value`
+  std::optional<double> heat;               ///< 0..1, log position between the matrix's smallest and largest value
+  std::string note;                         ///< error reason and cell warnings (tooltips)
+};
+
+/// A decode matrix, as the seed's Sustained decode heatmap.
+struct Matrix {
+  std::string title;                           ///< "Sustained decode"
+  std::string caption;                         ///< "total tok/s · rows are context length, ..."
+  std::string detail_label;                    ///< suffix of each cell's detail: "TTFT", "/token"
+  std::string detail_name;                     ///< the detail named in a caption: "TTFT", "time between tokens"
+  std::vector<int64_t> contexts;               ///< rows, ascending
+  std::vector<int64_t> concurrency;            ///< columns, ascending
+  std::vector<std::vector<MatrixCell>> cells;  ///< [row][column]
+};
+
+enum class Severity { Info, Warning, Error };
+
+/// Something a reader must know before trusting a number.
+struct Finding {
+  Severity severity = Severity::Warning;
+  std::string text;  ///< one sentence, naming the row or cell
+};
+
+/// A metric and what it means.
+struct Definition {
+  std::string term;     ///< "TTFT"
+  std::string meaning;  ///< one or two sentences
+};
+
+/// Everything a report shows.
+struct ReportModel {
+  std::string model_name;       ///< "Qwen3.5-4B-AWQ-4bit" (weights name, else served id)
+  std::string hardware_name;    ///< "RTX 3090 24GB"
+  std::string title;            ///< "Qwen3.5-4B-AWQ-4bit on RTX 3090 24GB"
+  std::string engine_line;      ///< "vllm · 0.32.0 · AWQ 4-bit"
+  std::string matrix_line;      ///< "6 contexts (0–248K) × 8 concurrency levels (1–128) · prefill at 8K, …"
+  std::string by_line;          ///< "by @Sandberg"; empty when nobody is named
+  std::string tool_line;        ///< "speedmatrix v0.1.0"
+  std::string kind_label;       ///< "Measured", "Simulated" or "Predicted"
+  std::vector<FactGroup> facts; ///< Hardware, Engine, Run
+  std::string launch_command;   ///< verbatim; empty when unknown
+  std::string notes;            ///< the run's free-text notes
+  std::vector<PrefillLine> prefill;
+  Matrix decode_total;          ///< total tok/s with TTFT under it (the seed's heatmap)
+  Matrix decode_per_request;    ///< per-request tok/s with time between tokens under it
+  std::vector<std::string> decode_notes;       ///< under the matrix: over capacity, TTFT, ...
+  Table measurements;                          ///< All measurements, the seed's columns
+  std::string measurements_caption;            ///< above that table: "Latencies are medians. ..."
+  std::vector<std::string> measurement_notes;  ///< below that table: what its statuses mean
+  std::vector<Finding> findings;               ///< warnings; empty when every check passed
+  std::vector<std::string> checks_passed;      ///< what was checked and held (shown when no findings)
+  std::vector<Definition> definitions;
+  std::string token_counts;     ///< where the output token counts came from
+  std::string footer;           ///< tool, commit, build, run id, times
+};
+
+/// A cell's detail with its label, as the page shows it: "24 ms TTFT", "5.5 ms/token".
+std::string detail_text(const Matrix& matrix, const MatrixCell& cell);
+
+/// Works out the report of one run.
+ReportModel build_report_model(const RunResult& result);
+
+/// The prefill note of the seed page and the decode notes, for a status present in a run.
+std::string status_note(CellStatus status, const RunResult& result);
+
+/// "16K × 8" — how findings and compare name a decode cell.
+std::string cell_name(int64_t context, int64_t concurrency);
+
+}  // namespace sm::report

@@ -1,0 +1,221 @@
+// The terminal view: the seed page's title, facts, prefill lines and decode matrices, in colour
+// when asked, within the given width (matrices split their columns into blocks when needed).
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "core/units.h"
+#include "report/cell_format.h"
+#include "report/printers.h"
+#include "report/term_text.h"
+
+namespace sm::report {
+
+namespace {
+
+constexpr size_t kMinWidth = 40;
+constexpr size_t kContextColumn = 7;  // "Context", "248K"
+constexpr size_t kTitleColumnMinWidth = 70;
+
+// Items joined by " · ", broken between items; continuation lines start with `indent`. An item
+// too long for a line of its own is broken between its words.
+std::string wrap_items(const std::vector<std::string>& items, size_t width, std::string_view first,
+                       std::string_view indent) {
+  std::string out(first);
+  size_t col = display_width(first);
+  bool line_empty = true;
+  auto new_line = [&]() {
+    out += "\n" + std::string(indent);
+    col = display_width(indent);
+    line_empty = true;
+  };
+  for (const auto& item : items) {
+    size_t w = display_width(item);
+    if (!line_empty && col + 3 + w > width) new_line();
+    if (!line_empty) {
+      out += " · ";
+      col += 3;
+    }
+    if (col + w <= width) {
+      out += item;
+      col += w;
+    } else {
+      // Word by word.
+      size_t start = 0;
+      bool first_word = true;
+      while (start < item.size()) {
+        size_t space = item.find(' ', start);
+        std::string word = item.substr(start, space == std::string::npos ? std::string::npos : space - start);
+        start = space == std::string::npos ? item.size() : space + 1;
+        size_t room = width > display_width(indent) ? width - display_width(indent) : 1;
+        for (const auto& piece : split_word(word, room)) {
+          size_t ww = display_width(piece);
+          if (!line_empty && col + 1 + ww > width) new_line();
+          else if (!first_word) {
+            out += ' ';
+            ++col;
+          }
+          out += piece;
+          col += ww;
+          first_word = false;
+          line_empty = false;
+        }
+      }
+    }
+    line_empty = false;
+  }
+  return out + "\n";
+}
+
+// A shell line broken to fit: comments continue with "#   ", commands end broken lines with " \"
+// so the text stays a runnable command.
+std::string wrap_shell_line(std::string_view line, size_t width, std::string_view indent) {
+  bool comment = line.starts_with("#");
+  size_t budget = width - display_width(indent) - (comment ? 0 : 2);
+  std::string wrapped = wrap(line, budget, comment ? "#   " : "    ");
+  std::string out;
+  size_t start = 0;
+  while (start < wrapped.size()) {
+    size_t nl = wrapped.find('\n', start);
+    std::string piece = wrapped.substr(start, nl - start);
+    start = nl + 1;
+    bool last = start >= wrapped.size();
+    out += std::string(indent) + piece + (last || comment ? "" : " \\") + "\n";
+  }
+  return out;
+}
+
+std::string styled_cell(const Ansi& ansi, const MatrixCell& cell, std::string padded, bool detail) {
+  if (!cell.present) return ansi.dim(padded);
+  switch (cell.status) {
+    case CellStatus::Valid:
+      if (detail) return ansi.dim(padded);
+      return cell.heat ? ansi.heat(*cell.heat, padded) : padded;
+    case CellStatus::Interrupted: return detail ? ansi.dim(padded) : ansi.yellow(padded);
+    case CellStatus::Error: return ansi.red(padded);
+    default: return ansi.dim(padded);
+  }
+}
+
+std::string matrix_text(const Matrix& m, const Ansi& ansi, size_t width) {
+  std::string out = ansi.bold(m.title) + "\n" + wrap_block(m.caption + ", " + m.detail_name + " below", width, "  ");
+  if (m.contexts.empty() || m.concurrency.empty()) return out + "  (no cells)\n";
+  size_t cell_w = 8;
+  for (const auto& row : m.cells)
+    for (const auto& cell : row) {
+      std::string shown = cell.value_num ? cell.value : status_short(cell.status);
+      cell_w = std::max({cell_w, display_width(shown) + 2, display_width(cell.detail) + 2});
+    }
+  size_t per_block = std::max<size_t>(1, (width - kContextColumn) / cell_w);
+  for (size_t first = 0; first < m.concurrency.size(); first += per_block) {
+    size_t last = std::min(m.concurrency.size(), first + per_block);
+    std::string head = pad_right("Context", kContextColumn);
+    for (size_t j = first; j < last; ++j) head += pad_left(fmt::format("{}", m.concurrency[j]), cell_w);
+    out += ansi.bold(head) + "\n";
+    for (size_t i = 0; i < m.contexts.size(); ++i) {
+      std::string values = pad_left(format_tokens(m.contexts[i]), kContextColumn - 1) + " ";
+      std::string details = std::string(kContextColumn, ' ');
+      size_t detail_end = first;  // one past the last cell with a detail
+      for (size_t j = first; j < last; ++j)
+        if (!m.cells[i][j].detail.empty()) detail_end = j + 1;
+      for (size_t j = first; j < last; ++j) {
+        const MatrixCell& cell = m.cells[i][j];
+        std::string shown = !cell.present ? std::string(kDash) : cell.value_num ? cell.value : status_short(cell.status);
+        values += styled_cell(ansi, cell, pad_left(shown, cell_w), false);
+        if (j < detail_end) details += styled_cell(ansi, cell, pad_left(cell.detail, cell_w), true);
+      }
+      out += values + "\n";
+      if (detail_end > first) out += details + "\n";
+    }
+    if (last < m.concurrency.size()) out += "\n";
+  }
+  return out;
+}
+
+std::string prefill_text(const ReportModel& m, const Ansi& ansi, size_t width) {
+  std::string out = wrap_items({ansi.bold("Prefill"), "prompt tok/s by context length"}, width, "", "  ");
+  size_t ctx_w = 0, rate_w = 0, ttft_w = 0;
+  for (const auto& p : m.prefill) {
+    ctx_w = std::max(ctx_w, display_width(p.context_text));
+    rate_w = std::max(rate_w, display_width(p.rate));
+    ttft_w = std::max(ttft_w, display_width(p.ttft));
+  }
+  for (const auto& p : m.prefill) {
+    std::string rate = pad_left(p.rate, rate_w);
+    if (p.status == CellStatus::Error) rate = ansi.red(rate);
+    else if (!has_numbers(p.status)) rate = ansi.dim(rate);
+    out += "  " + pad_left(p.context_text, ctx_w) + "  " + rate;
+    if (!p.ttft.empty()) out += "  " + ansi.dim(pad_left(p.ttft, ttft_w));
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_term(const ReportModel& m, const RenderOptions& options) {
+  Ansi ansi(options.color);
+  size_t width = std::max<size_t>(kMinWidth, static_cast<size_t>(std::max(0, options.width_columns)));
+  std::string out;
+  out += ansi.dim("Speed test matrix") + "\n";
+  out += ansi.bold(m.title) + "\n";
+  if (!m.engine_line.empty()) out += m.engine_line + "\n";
+  if (!m.matrix_line.empty()) out += wrap(m.matrix_line, width);
+  std::vector<std::string> provenance;
+  if (!m.by_line.empty()) provenance.push_back(m.by_line);
+  provenance.push_back(m.tool_line);
+  provenance.push_back(m.kind_label == "Measured" ? ansi.green(m.kind_label) : ansi.yellow(m.kind_label));
+  out += wrap_items(provenance, width, "", "");
+  out += "\n";
+
+  // Section titles in a column of their own, or on their own line when the screen is narrow.
+  bool title_column = width >= kTitleColumnMinWidth;
+  for (const auto& group : m.facts) {
+    if (group.facts.empty()) continue;
+    std::vector<std::string> items;
+    for (const auto& f : group.facts) items.push_back(ansi.dim(f.label) + " " + f.value);
+    if (title_column)
+      out += wrap_items(items, width, ansi.bold(pad_right(group.title, 10)), std::string(10, ' '));
+    else
+      out += ansi.bold(group.title) + "\n" + wrap_items(items, width, "  ", "  ");
+  }
+  if (!m.launch_command.empty()) {
+    out += "\n" + ansi.bold("Launch command") + "\n";
+    size_t start = 0;
+    while (start <= m.launch_command.size()) {
+      size_t nl = m.launch_command.find('\n', start);
+      std::string line = m.launch_command.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+      if (!line.empty()) out += ansi.dim(wrap_shell_line(line, width, "  "));
+      if (nl == std::string::npos) break;
+      start = nl + 1;
+    }
+  }
+  if (!m.prefill.empty()) out += "\n" + prefill_text(m, ansi, width);
+  if (!m.decode_total.cells.empty()) {
+    out += "\n" + matrix_text(m.decode_total, ansi, width);
+    out += "\n" + matrix_text(m.decode_per_request, ansi, width);
+  }
+  if (!m.decode_notes.empty()) {
+    out += "\n";
+    for (const auto& note : m.decode_notes) out += wrap(note, width);
+  }
+  out += "\n";
+  if (!m.findings.empty()) {
+    out += ansi.bold("Warnings") + "\n";
+    for (const auto& f : m.findings) {
+      std::string mark = f.severity == Severity::Error ? ansi.red("✗") : f.severity == Severity::Warning
+                                                                            ? ansi.yellow("!")
+                                                                            : ansi.cyan("i");
+      std::string text = wrap(f.text, width - 4, "    ");
+      out += "  " + mark + " " + text;
+    }
+  } else if (!m.checks_passed.empty()) {
+    out += ansi.green("No warnings.") + "\n";
+  }
+  if (!m.token_counts.empty()) out += wrap(m.token_counts, width);
+  out += "\n" + ansi.dim(wrap(m.footer, width));
+  out += ansi.dim(wrap("Every measurement, the charts and the definitions: report --format html (or md, csv).",
+                       width));
+  return out;
+}
+
+}  // namespace sm::report

@@ -1,0 +1,42 @@
+#include "report/result_input.h"
+
+#include <filesystem>
+#include <map>
+
+#include "result/result_json.h"
+
+namespace sm::report {
+
+namespace fs = std::filesystem;
+
+namespace {
+constexpr std::string_view kResultFile = "result.json";
+}  // namespace
+
+std::string result_file_path(const std::string& path_or_folder) {
+  std::error_code ec;
+  if (fs::is_directory(path_or_folder, ec)) return (fs::path(path_or_folder) / kResultFile).string();
+  return path_or_folder;
+}
+
+Result<RunResult> load_result(const std::string& path_or_folder) {
+  return read_result_file(result_file_path(path_or_folder));
+}
+
+std::vector<std::string> run_labels(const std::vector<std::string>& paths) {
+  std::vector<std::string> labels;
+  for (const auto& p : paths) {
+    fs::path path = fs::path(result_file_path(p)).lexically_normal();
+    std::string label = path.stem().string();
+    if (path.filename() == kResultFile && path.has_parent_path() && !path.parent_path().filename().empty())
+      label = path.parent_path().filename().string();
+    labels.push_back(label.empty() ? p : label);
+  }
+  std::map<std::string, int> seen;
+  for (const auto& l : labels) ++seen[l];
+  for (size_t i = 0; i < labels.size(); ++i)
+    if (seen[labels[i]] > 1) labels[i] = paths[i];
+  return labels;
+}
+
+}  // namespace sm::report

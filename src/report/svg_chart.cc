@@ -1,0 +1,153 @@
+#include "report/svg_chart.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+#include "report/html_escape.h"
+
+namespace sm::report {
+
+namespace {
+
+// The drawing box (SVG user units). Text is sized for this box shown 480–1000 px wide.
+constexpr double kWidth = 560;
+constexpr double kHeight = 290;
+constexpr double kLeft = 60;
+constexpr double kRightWithAxis = 58;
+constexpr double kRightPlain = 18;
+constexpr double kTop = 30;
+constexpr double kBottom = 46;
+constexpr int kYTicks = 5;
+
+struct Scale {
+  double lo = 0;
+  double hi = 1;
+  double px_lo = 0;
+  double px_hi = 1;
+  double operator()(double v) const { return hi > lo ? px_lo + (v - lo) / (hi - lo) * (px_hi - px_lo) : (px_lo + px_hi) / 2; }
+};
+
+std::string num(double v) { return fmt::format("{:.1f}", v); }
+
+double y_max(const LineChart& c, bool right) {
+  double m = 0;
+  for (const auto& s : c.series)
+    if (s.right_axis == right)
+      for (const auto& p : s.points) m = std::max(m, p.y);
+  return m;
+}
+
+}  // namespace
+
+std::string compact_number(double v) {
+  double a = std::abs(v);
+  if (a >= 1e6) return fmt::format("{:g}M", std::round(v / 1e5) / 10);
+  if (a >= 1e3) return fmt::format("{:g}K", std::round(v / 1e2) / 10);
+  if (a >= 10 || v == std::round(v)) return fmt::format("{:g}", std::round(v));
+  return fmt::format("{:g}", std::round(v * 10) / 10);
+}
+
+double nice_step(double max, int count) {
+  if (!(max > 0) || count < 1) return 1;
+  double raw = max / count;
+  double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double f : {1.0, 2.0, 2.5, 5.0, 10.0})
+    if (f * mag >= raw) return f * mag;
+  return 10 * mag;
+}
+
+std::string render_svg(const LineChart& c) {
+  auto x_format = c.x_format ? c.x_format : [](double v) { return fmt::format("{:g}", v); };
+  auto y_format = c.y_format ? c.y_format : compact_number;
+  bool right = !c.y2_label.empty();
+  double plot_right = kWidth - (right ? kRightWithAxis : kRightPlain);
+  double plot_bottom = kHeight - kBottom;
+
+  auto tx = [&](double v) { return c.x_log2 ? std::log2(std::max(v, 1e-9)) : v; };
+  std::vector<double> xs = c.x_ticks;
+  for (const auto& s : c.series)
+    for (const auto& p : s.points) xs.push_back(p.x);
+  if (c.x_log2) xs.erase(std::remove_if(xs.begin(), xs.end(), [](double v) { return v <= 0; }), xs.end());
+  Scale sx{0, 1, kLeft + 12, plot_right - 12};
+  if (!xs.empty()) {
+    sx.lo = tx(*std::min_element(xs.begin(), xs.end()));
+    sx.hi = tx(*std::max_element(xs.begin(), xs.end()));
+  }
+  double step_l = nice_step(y_max(c, false), kYTicks);
+  double step_r = nice_step(y_max(c, true), kYTicks);
+  auto ticks_top = [&](double max, double step) { return std::max(step, std::ceil(max / step - 1e-9) * step); };
+  Scale sy{0, ticks_top(y_max(c, false), step_l), plot_bottom, kTop};
+  Scale sy2{0, ticks_top(y_max(c, true), step_r), plot_bottom, kTop};
+  // Both axes get the same number of ticks, so one set of gridlines serves both.
+  int lines_l = static_cast<int>(std::lround(sy.hi / step_l));
+  int lines_r = static_cast<int>(std::lround(sy2.hi / step_r));
+  int lines = right ? std::max(lines_l, lines_r) : lines_l;
+  sy.hi = step_l * lines;
+  sy2.hi = step_r * lines;
+
+  std::string out = fmt::format(
+      "<svg class=\"chart\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\" "
+      "xmlns=\"http://www.w3.org/2000/svg\">\n",
+      kWidth, kHeight, html_escape(c.title));
+  // Gridlines and y ticks.
+  for (int i = 0; i <= lines; ++i) {
+    double y = sy(step_l * i);
+    out += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n", num(kLeft),
+                       num(plot_right), num(y), num(y));
+    out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", num(kLeft - 6),
+                       num(y + 4), html_escape(y_format(step_l * i)));
+    if (right)
+      out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"start\">{}</text>\n",
+                         num(plot_right + 6), num(y + 4), html_escape(y_format(step_r * i)));
+  }
+  // X ticks.
+  for (double t : c.x_ticks) {
+    if (c.x_log2 && t <= 0) continue;
+    double x = sx(tx(t));
+    out += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n", num(x), num(x), num(kTop),
+                       num(plot_bottom));
+    out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", num(x),
+                       num(plot_bottom + 17), html_escape(x_format(t)));
+  }
+  out += fmt::format("<line class=\"axis\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n", num(kLeft), num(plot_right),
+                     num(plot_bottom), num(plot_bottom));
+  // Axis labels.
+  out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                     num((kLeft + plot_right) / 2), num(kHeight - 8), html_escape(c.x_label));
+  // Y axis names sit above their axes, level, so they never collide with the tick labels.
+  out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"start\">{}</text>\n", num(4),
+                     num(kTop - 14), html_escape(c.y_label));
+  if (right)
+    out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
+                       num(kWidth - 4), num(kTop - 14), html_escape(c.y2_label));
+  // Series.
+  for (const auto& s : c.series) {
+    const Scale& y_scale = s.right_axis ? sy2 : sy;
+    std::string path;
+    for (const auto& p : s.points) {
+      if (c.x_log2 && p.x <= 0) continue;
+      path += fmt::format("{}{} {}", path.empty() ? "M" : " L", num(sx(tx(p.x))), num(y_scale(p.y)));
+    }
+    std::string cls = fmt::format("series c{}{}", s.color % 8, s.dashed ? " dashed" : "");
+    out += fmt::format("<g class=\"{}\">\n", cls);
+    if (!path.empty()) out += fmt::format("<path d=\"{}\"/>\n", path);
+    for (const auto& p : s.points) {
+      if (c.x_log2 && p.x <= 0) continue;
+      out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3.5\"><title>{}</title></circle>\n", num(sx(tx(p.x))),
+                         num(y_scale(p.y)), html_escape(p.tooltip));
+    }
+    out += "</g>\n";
+  }
+  return out + "</svg>\n";
+}
+
+std::string render_legend(const LineChart& c) {
+  std::string out = "<ul class=\"legend\">";
+  for (const auto& s : c.series)
+    out += fmt::format("<li><span class=\"swatch c{}{}\"></span>{}</li>", s.color % 8, s.dashed ? " dashed" : "",
+                       html_escape(s.name));
+  return out + "</ul>\n";
+}
+
+}  // namespace sm::report

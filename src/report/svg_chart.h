@@ -1,0 +1,51 @@
+#pragma once
+// Line charts as inline SVG, drawn in C++: no script, no library, nothing fetched. Colours come
+// from CSS classes (c0…c7, axis, grid) so the page's light and dark themes apply to them.
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace sm::report {
+
+/// One point of a series.
+struct ChartPoint {
+  double x = 0;         ///< in the x axis' unit (tokens, requests)
+  double y = 0;         ///< in its y axis' unit
+  std::string tooltip;  ///< shown on hover (SVG <title>); e.g. "16K × 8: 812.0 tok/s"
+};
+
+/// One line of a chart.
+struct ChartSeries {
+  std::string name;                ///< legend text, e.g. "16K context"
+  std::vector<ChartPoint> points;  ///< drawn in order
+  int color = 0;                   ///< palette slot 0…7 (CSS class c0…c7)
+  bool dashed = false;             ///< dashed line (e.g. the second quantity of a two-axis chart)
+  bool right_axis = false;         ///< measured against the right y axis
+};
+
+/// A chart: x on a log2 or linear scale, y from zero.
+struct LineChart {
+  std::string title;                            ///< accessible name of the figure
+  std::string x_label;                          ///< e.g. "simultaneous requests"
+  bool x_log2 = true;                           ///< log2 x scale (contexts and concurrency double)
+  std::vector<double> x_ticks;                  ///< tick positions, in x units
+  std::function<std::string(double)> x_format;  ///< tick text; default: the number
+  std::string y_label;                          ///< left axis, e.g. "total tok/s"
+  std::string y2_label;                         ///< right axis; empty: no right axis
+  std::function<std::string(double)> y_format;  ///< tick text of both y axes; default: compact ("1.5K")
+  std::vector<ChartSeries> series;
+};
+
+/// The chart as an <svg> element (responsive: width 100%, fixed aspect ratio).
+std::string render_svg(const LineChart& chart);
+
+/// The chart's legend as an HTML list of coloured swatches.
+std::string render_legend(const LineChart& chart);
+
+/// Tick text for rates and milliseconds: 950 -> "950", 1500 -> "1.5K", 20000 -> "20K".
+std::string compact_number(double value);
+
+/// Round step for about `count` ticks from 0 to `max`: 1, 2, 2.5 or 5 × 10^k.
+double nice_step(double max, int count);
+
+}  // namespace sm::report

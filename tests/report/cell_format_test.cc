@@ -1,0 +1,56 @@
+#include "report/cell_format.h"
+
+#include <gtest/gtest.h>
+
+namespace sm::report {
+namespace {
+
+TEST(CellFormat, SeedPageFormats) {
+  EXPECT_EQ(format_prompt_rate(10600.0), "10.6K");
+  EXPECT_EQ(format_prompt_rate(9919.0), "9,919");
+  EXPECT_EQ(format_prompt_rate(523.4), "523");
+  EXPECT_EQ(format_tok_s(9919.0), "9,919.0");
+  EXPECT_EQ(format_tok_s(181.7), "181.7");
+  EXPECT_EQ(format_tok_s(1081.0), "1,081.0");
+  EXPECT_EQ(format_latency_ms(773.0), "773 ms");
+  EXPECT_EQ(format_latency_ms(1635.0), "1,635 ms");
+  EXPECT_EQ(format_latency_ms(24295.0), "24,295 ms");
+  EXPECT_EQ(format_latency_ms(0.84), "0.8 ms");
+  EXPECT_EQ(format_gap_ms(5.5), "5.5 ms");
+  EXPECT_EQ(format_gap_ms(12.0), "12.0 ms");
+  EXPECT_EQ(format_active(1.0), "1.00");
+  EXPECT_EQ(format_count(int64_t{5451}), "5,451");
+  EXPECT_EQ(format_window_s(30.0), "30.0 s");
+  EXPECT_EQ(format_duration_s(30), "30 s");
+  EXPECT_EQ(format_duration_s(2.5), "2.5 s");
+  EXPECT_EQ(context_label(8192), "8K context");
+}
+
+TEST(CellFormat, MissingValuesAreDashes) {
+  EXPECT_EQ(format_tok_s(std::nullopt), "—");
+  EXPECT_EQ(format_prompt_rate(std::nullopt), "—");
+  EXPECT_EQ(format_latency_ms(std::nullopt), "—");
+  EXPECT_EQ(format_gap_ms(std::nullopt), "—");
+  EXPECT_EQ(format_count(std::nullopt), "—");
+  EXPECT_EQ(format_active(std::nullopt), "—");
+  EXPECT_EQ(format_window_s(std::nullopt), "—");
+}
+
+TEST(CellFormat, StatusesAndOthers) {
+  EXPECT_EQ(status_label(CellStatus::Valid), "Valid");
+  EXPECT_EQ(status_label(CellStatus::OverCapacity), "Over capacity");
+  EXPECT_EQ(status_label(CellStatus::TooLong), "Too long");
+  EXPECT_EQ(status_label(CellStatus::Error), "Error");
+  EXPECT_EQ(status_label(CellStatus::Interrupted), "Interrupted");
+  EXPECT_EQ(status_label(CellStatus::Pending), "Pending");
+  EXPECT_EQ(status_short(CellStatus::OverCapacity), "over cap");
+  EXPECT_TRUE(has_numbers(CellStatus::Interrupted));
+  EXPECT_FALSE(has_numbers(CellStatus::Error));
+  EXPECT_EQ(format_gb(int64_t{24} << 30), "24 GB");
+  EXPECT_EQ(format_gb(int64_t{8} << 29), "4.0 GB");
+  EXPECT_EQ(format_ratio(1.123), "1.12×");
+  EXPECT_EQ(sentence_case("fixed_duration"), "Fixed duration");
+}
+
+}  // namespace
+}  // namespace sm::report
