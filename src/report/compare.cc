@@ -316,8 +316,16 @@ std::string html_ratio_matrix(const CompareModel& m, size_t run) {
       const CompareValue& a = it->values[0][0];
       const CompareValue& b = it->values[0][run];
       if (!b.ratio) {
-        std::string what = !b.value ? b.text : a.text;
-        t += "<td class=\"notrun\">" + esc(what) + "</td>";
+        // One side has no number: say which ran.
+        std::string shown = b.text, detail;
+        if (a.value && !b.value) detail = m.runs[0].letter + ": " + a.text;
+        if (!a.value && b.value) {
+          shown = "only " + m.runs[run].letter;
+          detail = b.text;
+        }
+        if (!a.value && !b.value && !b.present) shown = a.text;
+        t += "<td class=\"notrun\">" + esc(shown) +
+             (detail.empty() ? "" : "<span class=\"d\">" + esc(detail) + "</span>") + "</td>";
         continue;
       }
       double strength = std::min(1.0, std::abs(std::log2(*b.ratio)));
@@ -336,7 +344,9 @@ constexpr std::string_view kCompareStyle =
     "table.ratios td.down { background: color-mix(in srgb, var(--bad) calc(15% + var(--r) * 55%), var(--card)); }\n"
     "table.ratios td.same { background: var(--card); color: var(--muted); }\n"
     "table.compare th.group { text-align: center; border-bottom: 2px solid var(--line); }\n"
-    "table.compare td.notrun { color: var(--muted); }\n";
+    "table.compare td.notrun { color: var(--muted); }\n"
+    "table.ratios td.notrun .d { display: block; font-size: .78rem; }\n"
+    "td.wrap { white-space: normal; }\n";
 
 std::string render_html(const CompareModel& m) {
   std::string title = m.runs.size() == 2 ? m.runs[0].label + " vs " + m.runs[1].label
@@ -350,7 +360,7 @@ std::string render_html(const CompareModel& m) {
                      "scope=\"col\">Run id</th></tr></thead>\n<tbody>\n";
   for (const auto& r : m.runs)
     runs += "<tr><td class=\"l\"><strong>" + esc(r.letter) + "</strong></td><td class=\"l\">" + esc(r.label) +
-            "</td><td class=\"l\">" + esc(run_line(r)) + "</td><td class=\"l\">" + esc(r.run_id) + "</td></tr>\n";
+            "</td><td class=\"l wrap\">" + esc(run_line(r)) + "</td><td class=\"l\">" + esc(r.run_id) + "</td></tr>\n";
   body += html_scroll(runs + "</tbody>\n</table>\n");
   if (!m.summaries.empty()) {
     body += "<ul class=\"findings\">\n";

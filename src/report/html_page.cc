@@ -20,7 +20,7 @@ constexpr std::string_view kStyle = R"css(
 @media (prefers-color-scheme: dark) {
   :root {
     --bg: #0f1318; --fg: #e4e8ee; --muted: #98a2b3; --line: #2a313b; --card: #161c23; --accent: #4fd1b5;
-    --heat-lo: #15211f; --heat-hi: #13866f; --hot-fg: #ffffff; --hatch: rgba(152, 162, 179, 0.14);
+    --heat-lo: #16221f; --heat-hi: #1ba487; --hot-fg: #ffffff; --hatch: rgba(152, 162, 179, 0.14);
     --warn-bg: #2b2414; --warn-line: #d69e2e; --err-bg: #2d1618; --err-line: #f56565; --info-bg: #14213a; --info-line: #63a4ff;
     --good: #48bb78; --bad: #fc8181;
     --c0: #5aa9e6; --c1: #ff8c42; --c2: #69db7c; --c3: #f783ac; --c4: #b197fc; --c5: #ffd43b; --c6: #3bc9db; --c7: #adb5bd;

@@ -8,6 +8,8 @@ namespace sm::report {
 
 /// A complete HTML document. `title` is escaped here; `body` is trusted HTML built by the printers
 /// (every value in it already escaped); `extra_style` is CSS appended to the shared style sheet.
+/// The results site (site/page_layout.cc, frame_report) adds its CSS before the first "</style>"
+/// and its header after "<div class=\"page\">\n": keep both as they are.
 std::string html_document(std::string_view title, std::string_view body, std::string_view extra_style = "");
 
 /// A table wrapped so it scrolls sideways on a phone instead of widening the page.

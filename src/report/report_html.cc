@@ -153,6 +153,7 @@ std::string heatmap_html(const Matrix& m, std::string_view id) {
       if (cell.value_num) {
         t += "<span class=\"v\">" + esc(cell.value) + "</span>";
         if (!cell.detail.empty()) t += "<span class=\"d\">" + esc(detail_text(m, cell)) + "</span>";
+        if (cell.status == CellStatus::Interrupted) t += "<span class=\"d\">partial</span>";
       } else {
         t += esc(cell.value);
       }

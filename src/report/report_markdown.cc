@@ -23,7 +23,8 @@ Table matrix_table(const Matrix& m) {
     TableRow row;
     row.cells.push_back(format_tokens(m.contexts[i]));
     for (const auto& cell : m.cells[i])
-      row.cells.push_back(cell.detail.empty() ? cell.value : cell.value + " · " + detail_text(m, cell));
+      row.cells.push_back((cell.detail.empty() ? cell.value : cell.value + " · " + detail_text(m, cell)) +
+                          (cell.status == CellStatus::Interrupted ? " (partial)" : ""));
     t.rows.push_back(std::move(row));
   }
   return t;
