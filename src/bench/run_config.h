@@ -37,8 +37,11 @@ struct RunConfig {
   std::string out_dir;             ///< run folder; empty = runs/<timestamp>-<model>
   bool dry_run = false;            ///< print the plan, contact nothing
   bool quiet = false;              ///< no live progress line
+  bool client_selftest = true;     ///< measure the client's ceiling (~1 s) before the run
   bool json_output = false;        ///< print the result as JSON instead of tables
   bool contexts_given = false;     ///< --contexts was set (else defaults follow the server's max length)
+  bool embedded_sim = false;       ///< no target: measure the built-in simulated engine in-process
+  std::string resume_dir;          ///< --resume: continue the run in this folder (settings come from it)
 };
 
 }  // namespace sm

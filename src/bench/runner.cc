@@ -1,12 +1,570 @@
 #include "bench/runner.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <set>
+
+#include "bench/closed_loop.h"
+#include "bench/progress.h"
+#include "bench/resume.h"
+#include "bench/run_folder.h"
+#include "core/build_info.h"
+#include "core/interrupt.h"
+#include "core/units.h"
+#include "engines/probe.h"
+#include "engines/request_builder.h"
+#include "metrics/cell_metrics.h"
+#include "metrics/stats.h"
+#include "report/report.h"
+#include "result/result_json.h"
+#include "selftest/selftest.h"
+#include "calc/catalog.h"
+#include "sim/calc_sim_config.h"
+#include "sim/sim_server.h"
+#include "system/hardware_probe.h"
+#include "system/server_process.h"
+#include "workload/prompt_builder.h"
+#include "workload/token_counter.h"
 
 namespace sm {
 
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitInterrupted = 130;
+
+bool use_color(std::FILE* f) { return isatty(fileno(f)) && std::getenv("NO_COLOR") == nullptr; }
+
+// One run of the matrix: the stages of design.md's data flow, in order.
+class MatrixRun {
+ public:
+  MatrixRun(const RunConfig& config, const Clock& clock)
+      : config_(config),
+        clock_(clock),
+        loop_(clock, StreamClientOptions{config.target.connect_timeout_s, config.target.read_timeout_s}),
+        progress_(stdout, !config.quiet && isatty(fileno(stdout)) && !config.json_output, use_color(stdout), clock),
+        base_url_(config.target.base_url) {}
+
+  int execute();
+
+ private:
+  Result<void> launch();
+  Result<void> start_embedded_engine();
+  Result<void> probe();
+  Result<void> prepare();
+  Result<void> prepare_resume();
+  Result<void> calibrate_counter();
+  Result<BuiltPrompt> build_prompt(int64_t context, const std::string& head);
+  RequestRecord single_request(const std::string& prompt, int64_t max_tokens, std::string& error);
+  void measure_prefill(PrefillRow& row, const BuiltPrompt& prompt);
+  void measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool needs_warmup);
+  HttpRequest completion_request(const std::string& prompt, int64_t max_tokens) const;
+  void save();
+  void note(const std::string& message);
+  int finish(bool interrupted);
+
+  const RunConfig& config_;
+  const Clock& clock_;
+  ClosedLoop loop_;
+  ProgressLine progress_;
+  ProbeResult probe_;
+  CapacityLimits limits_;
+  MatrixSettings matrix_;
+  RunResult result_;
+  std::string run_dir_;
+  std::vector<std::string> headers_;
+  std::unique_ptr<TokenCounter> endpoint_counter_;
+  std::unique_ptr<TokenCounter> counter_;  ///< what prompt building uses (overhead included)
+  std::unique_ptr<PromptBuilder> builder_;
+  bool save_failed_ = false;
+  ServerProcess server_;          ///< the --launch server, if any
+  std::unique_ptr<sim::SimServer> sim_;  ///< the embedded simulated engine, when no target was given
+  std::string base_url_;          ///< where the server is (the flag, or the embedded engine)
+  std::string launch_log_path_;   ///< where its log goes until the run folder exists
+};
+
+// No target given: the simulated engine (the seed's RTX 3090 + Qwen3.5-4B AWQ + vLLM) serves
+// on loopback inside this process, and everything says "simulated".
+Result<void> MatrixRun::start_embedded_engine() {
+  if (!config_.embedded_sim) return {};
+  auto sim_config = sim::seed_sim_config();
+  if (!sim_config) return std::unexpected(sim_config.error());
+  auto server = sim::SimServer::start(*sim_config);
+  if (!server) return std::unexpected(server.error());
+  sim_ = std::move(*server);
+  base_url_ = sim_->base_url();
+  std::fprintf(stderr, "speedmatrix: no --url given: measuring the built-in simulated engine (%s) at %s\n",
+               sim_->model_id().c_str(), base_url_.c_str());
+  return {};
+}
+
+Result<void> MatrixRun::launch() {
+  if (config_.launch_command.empty()) return {};
+  std::error_code ec;
+  std::filesystem::create_directories("runs", ec);
+  launch_log_path_ = fmt::format("runs/.server-{}.log", ::getpid());
+  std::fprintf(stderr, "speedmatrix: starting the server: %s\n", config_.launch_command.c_str());
+  if (auto ok = server_.start(config_.launch_command, launch_log_path_); !ok) return ok;
+  return server_.wait_healthy(base_url_ + "/health", config_.launch_timeout_s);
+}
+
+void MatrixRun::note(const std::string& message) {
+  progress_.clear();
+  std::fprintf(stderr, "speedmatrix: %s\n", message.c_str());
+}
+
+HttpRequest MatrixRun::completion_request(const std::string& prompt, int64_t max_tokens) const {
+  CompletionSpec spec;
+  spec.model = probe_.engine.model;
+  spec.prompt = prompt;
+  spec.max_tokens = max_tokens;
+  spec.temperature = config_.temperature;
+  return HttpRequest{base_url_ + std::string(completion_path(config_.target.api)),
+                     build_completion_body(probe_.kind, config_.target.api, spec), headers_};
+}
+
+Result<void> MatrixRun::probe() {
+  if (!config_.target.api_key.empty()) headers_.push_back("Authorization: Bearer " + config_.target.api_key);
+  ProbeOptions opts{base_url_, headers_, config_.target.model};
+  auto probed = probe_server(opts, default_transport());
+  if (!probed) return std::unexpected(probed.error());
+  probe_ = std::move(*probed);
+  if (probe_.kind == EngineKind::LlamaCpp && !launch_log_path_.empty()) {
+    // The launched server's own log says whether its KV cache is unified: then every slot
+    // shares one window and the capacity is that window, not window x slots.
+    std::string log;
+    if (FILE* f = std::fopen(launch_log_path_.c_str(), "r")) {
+      char buf[65536];
+      size_t n;
+      while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) log.append(buf, n);
+      std::fclose(f);
+    }
+    if (auto unified = llamacpp_kv_unified_from_log(log)) {
+      std::erase_if(probe_.notes, [](const std::string& n) { return n.starts_with("llama.cpp: KV capacity assumes"); });
+      if (*unified && probe_.engine.max_model_len) {
+        probe_.engine.kv_capacity_tokens = probe_.engine.max_model_len;
+        probe_.engine.kv_capacity_source = "/props n_ctx (unified KV cache, from the server log)";
+      } else if (!*unified) {
+        probe_.engine.kv_capacity_source += " (non-unified KV cache, from the server log)";
+      }
+    }
+  }
+  for (const auto& n : probe_.notes) note(n);
+  limits_.kv_capacity_tokens = config_.limits_override.kv_capacity_tokens ? config_.limits_override.kv_capacity_tokens
+                                                                           : probe_.engine.kv_capacity_tokens;
+  limits_.max_model_len = config_.limits_override.max_model_len ? config_.limits_override.max_model_len
+                                                                 : probe_.engine.max_model_len;
+  return {};
+}
+
+Result<void> MatrixRun::prepare_resume() {
+  const std::string path = (std::filesystem::path(config_.resume_dir) / kResultFile).string();
+  auto stored = read_result_file(path);
+  if (!stored) return std::unexpected(stored.error());
+  if (!stored->engine.model.empty() && stored->engine.model != probe_.engine.model)
+    return fail(ErrorCode::InvalidArgument,
+                fmt::format("--resume: the server now serves '{}', the interrupted run measured '{}'",
+                            probe_.engine.model, stored->engine.model));
+  result_ = std::move(*stored);
+  ++result_.resumes;
+  result_.finished_at.clear();
+  run_dir_ = config_.resume_dir;
+  matrix_ = config_.matrix;
+  limits_.kv_capacity_tokens = result_.engine.kv_capacity_tokens;
+  limits_.max_model_len = result_.engine.max_model_len;
+  // Unfinished rows and cells start over; finished ones are kept exactly as they were.
+  for (auto& row : result_.prefill)
+    if (needs_measuring(row.status)) row = PrefillRow{row.context, CellStatus::Pending};
+  for (auto& cell : result_.decode)
+    if (needs_measuring(cell.status)) {
+      DecodeCell fresh;
+      fresh.context = cell.context;
+      fresh.concurrency = cell.concurrency;
+      fresh.status = CellStatus::Pending;
+      cell = std::move(fresh);
+    }
+  if (!launch_log_path_.empty()) {
+    std::string log = (std::filesystem::path(run_dir_) / fmt::format("server-resume{}.log", result_.resumes)).string();
+    if (std::rename(launch_log_path_.c_str(), log.c_str()) == 0) launch_log_path_ = log;
+  }
+  return write_result_file(path, result_);
+}
+
+Result<void> MatrixRun::prepare() {
+  if (!config_.resume_dir.empty()) return prepare_resume();
+  const int64_t now_ms = wall_clock_unix_ms();
+  matrix_ = config_.matrix;
+  if (!config_.contexts_given) matrix_.contexts = default_contexts(limits_.max_model_len, matrix_.max_output_tokens);
+  Plan plan = make_plan(matrix_, limits_);
+
+  result_.tool_version = build::kVersion;
+  result_.tool_commit = build::kGitCommit;
+  result_.tool_build_type = build::kBuildType;
+  result_.run_id = new_run_id(now_ms);
+  result_.kind = probe_.simulated ? "simulated" : "measured";
+  char buf[32];
+  result_.started_at = std::string(format_iso8601_utc(now_ms, buf));
+  result_.target_url = base_url_;
+  result_.launch_command = config_.launch_command;
+  result_.engine = probe_.engine;
+  result_.hardware = probe_hardware();
+  if (sim_) {
+    // The machine being "measured" is the simulated one: its GPU comes from the calculator.
+    auto catalog = calc::Catalog::builtin();
+    if (catalog) {
+      if (auto setup = sim::calc_setup_for(sim::SimTarget::seed(), *catalog)) {
+        HardwareInfo hw;
+        hw.type = setup->gpu.type + " (simulated)";
+        for (int i = 0; i < setup->gpus; ++i) {
+          GpuInfo g;
+          g.name = setup->gpu.name;
+          g.vram_bytes = setup->gpu.memory_bytes;
+          hw.gpus.push_back(g);
+        }
+        hw.cpu_model = result_.hardware.cpu_model;
+        hw.is_server_host = true;  // the simulated GPU is the (simulated) server's
+        result_.hardware = hw;
+        result_.engine.quantization = setup->quant.name;
+        result_.engine.backend = "simulated";
+      }
+    }
+    result_.notes = "Simulated: measured against speedmatrix's built-in engine, whose speed comes from the decode "
+                    "calculator (" + (sim_->config().cost_model ? sim_->config().cost_model->describe() : std::string("linear model")) +
+                    "). Not a real server.";
+  }
+  RunSettings& s = result_.settings;
+  s.api = config_.target.api == ApiKind::Chat ? "chat" : "completions";
+  s.max_output_tokens = matrix_.max_output_tokens;
+  s.duration_s = matrix_.duration_s;
+  for (const auto& c : plan.decode)
+    if (std::find(s.contexts.begin(), s.contexts.end(), c.context) == s.contexts.end()) s.contexts.push_back(c.context);
+  for (const auto& c : plan.decode)
+    if (std::find(s.concurrency.begin(), s.concurrency.end(), c.concurrency) == s.concurrency.end())
+      s.concurrency.push_back(c.concurrency);
+  for (const auto& r : plan.prefill) s.prefill_contexts.push_back(r.context);
+  s.temperature = config_.temperature;
+  s.seed = config_.seed != 0 ? config_.seed : std::hash<std::string>{}(result_.run_id);
+  s.kv_capacity_override = config_.limits_override.kv_capacity_tokens;
+  s.max_model_len_override = config_.limits_override.max_model_len;
+  if (limits_.kv_capacity_tokens) result_.engine.kv_capacity_tokens = limits_.kv_capacity_tokens;
+  if (config_.limits_override.kv_capacity_tokens) result_.engine.kv_capacity_source = "--kv-capacity";
+  if (limits_.max_model_len) result_.engine.max_model_len = limits_.max_model_len;
+  for (const auto& n : probe_.notes) result_.warnings.push_back(n);
+  if (std::string(build::kBuildType) == "Debug")
+    result_.warnings.push_back("speedmatrix was built in Debug mode: the client may be slower than it should be");
+
+  for (const auto& r : plan.prefill) {
+    PrefillRow row;
+    row.context = r.context;
+    row.status = r.status == CellStatus::Valid ? CellStatus::Pending : r.status;
+    result_.prefill.push_back(row);
+  }
+  for (const auto& c : plan.decode) {
+    DecodeCell cell;
+    cell.context = c.context;
+    cell.concurrency = c.concurrency;
+    cell.status = c.status == CellStatus::Valid ? CellStatus::Pending : c.status;
+    result_.decode.push_back(cell);
+  }
+
+  run_dir_ = config_.out_dir.empty() ? default_run_dir(now_ms, probe_.engine.model) : config_.out_dir;
+  if (auto ok = create_run_folder(run_dir_); !ok) return ok;
+  if (!launch_log_path_.empty()) {
+    std::string log = (std::filesystem::path(run_dir_) / "server.log").string();
+    if (std::rename(launch_log_path_.c_str(), log.c_str()) == 0) launch_log_path_ = log;
+  }
+  auto written = write_result_file((std::filesystem::path(run_dir_) / kResultFile).string(), result_);
+  if (!written) return written;
+  return {};
+}
+
+RequestRecord MatrixRun::single_request(const std::string& prompt, int64_t max_tokens, std::string& error) {
+  LoopSpec spec;
+  spec.request = completion_request(prompt, max_tokens);
+  spec.concurrency = 1;
+  spec.max_tokens = max_tokens;
+  spec.duration_ns = 0;
+  spec.on_tick = [this] { progress_.tick(); };
+  LoopOutcome out = loop_.run(spec);
+  if (out.interrupted) error = "interrupted";
+  if (out.records.empty()) {
+    if (error.empty()) error = "request was not sent";
+    return RequestRecord{};
+  }
+  RequestRecord r = std::move(out.records.front());
+  if (r.end == RequestEnd::Failed) error = r.error;
+  return r;
+}
+
+Result<void> MatrixRun::calibrate_counter() {
+  // The tokenize endpoint does not see what the request route adds (BOS, chat template): one
+  // max_tokens=1 request measures that overhead.
+  const std::string sample = fmt::format("speedmatrix calibration {}: the of and to in is that for it as", result_.run_id);
+  std::string error;
+  if (probe_.engine.tokenize_endpoint) {
+    endpoint_counter_ = make_endpoint_counter(probe_.kind, base_url_, probe_.engine.model, headers_,
+                                              default_transport());
+    auto counted = endpoint_counter_->count(sample);
+    if (counted) {
+      RequestRecord r = single_request(sample, 1, error);
+      if (!error.empty()) return fail(ErrorCode::Http, "calibration request failed: " + error);
+      int64_t overhead = r.usage_prompt_tokens >= 0 ? r.usage_prompt_tokens - *counted : 0;
+      if (r.usage_prompt_tokens < 0)
+        result_.warnings.push_back("the server reports no usage.prompt_tokens: prompt lengths are not verified");
+      counter_ = std::make_unique<OffsetTokenCounter>(*endpoint_counter_, overhead);
+      return {};
+    }
+    note(fmt::format("tokenize endpoint failed ({}); calibrating with requests instead", counted.error().message));
+    result_.engine.tokenize_endpoint = false;
+  }
+  // No tokenizer: fit tokens = a + b x words on two requests that read usage.prompt_tokens.
+  RequestRecord small = single_request(sample, 1, error);
+  std::string long_sample = sample;
+  for (int i = 0; i < 512; ++i) long_sample += " the market";
+  RequestRecord large = single_request(long_sample, 1, error);
+  if (!error.empty()) return fail(ErrorCode::Http, "calibration request failed: " + error);
+  if (small.usage_prompt_tokens < 0 || large.usage_prompt_tokens <= small.usage_prompt_tokens) {
+    result_.warnings.push_back("no tokenizer and no usage.prompt_tokens: prompt lengths are estimates");
+    counter_ = std::make_unique<LinearTokenCounter>(0.0, 1.3);
+    return {};
+  }
+  const double words_small = static_cast<double>(count_words(sample));
+  const double words_large = static_cast<double>(count_words(long_sample));
+  const double per_word = static_cast<double>(large.usage_prompt_tokens - small.usage_prompt_tokens) / (words_large - words_small);
+  const double overhead = static_cast<double>(small.usage_prompt_tokens) - per_word * words_small;
+  counter_ = std::make_unique<LinearTokenCounter>(overhead, per_word);
+  result_.warnings.push_back("the server has no tokenize endpoint: prompt lengths are calibrated estimates, checked against usage");
+  return {};
+}
+
+Result<BuiltPrompt> MatrixRun::build_prompt(int64_t context, const std::string& head) {
+  if (!builder_) builder_ = std::make_unique<PromptBuilder>(*counter_, result_.settings.seed);
+  return builder_->build(context, head);
+}
+
+void MatrixRun::measure_prefill(PrefillRow& row, const BuiltPrompt& prompt) {
+  progress_.begin(fmt::format("prefill {}", format_tokens(row.context)), false);
+  std::string error;
+  RequestRecord r = single_request(prompt.text, 1, error);
+  progress_.end();
+  if (error == "interrupted") {
+    row.status = CellStatus::Interrupted;
+    return;
+  }
+  if (!error.empty() || r.first_token_ns < 0) {
+    row.status = CellStatus::Error;
+    row.error = error.empty() ? "no token received" : error;
+    return;
+  }
+  compute_prefill_metrics(r, prompt.target_tokens, row);
+  row.status = CellStatus::Valid;
+}
+
+void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool needs_warmup) {
+  progress_.begin(fmt::format("decode {} x {}", format_tokens(cell.context), cell.concurrency), true);
+  if (needs_warmup) {
+    std::string error;
+    single_request(prompt.text, 1, error);
+    if (error == "interrupted") {
+      cell.status = CellStatus::Interrupted;
+      progress_.end();
+      return;
+    }
+    if (!error.empty()) {
+      cell.status = CellStatus::Error;
+      cell.error = "warm-up request failed: " + error;
+      progress_.end();
+      return;
+    }
+  }
+  LoopSpec spec;
+  spec.request = completion_request(prompt.text, matrix_.max_output_tokens);
+  spec.concurrency = cell.concurrency;
+  spec.max_tokens = matrix_.max_output_tokens;
+  spec.duration_ns = static_cast<int64_t>(matrix_.duration_s * 1e9);
+  spec.ramp_timeout_ns = static_cast<int64_t>(config_.ramp_timeout_s * 1e9);
+  spec.on_tick = [this] { progress_.tick(); };
+  LoopOutcome out = loop_.run(spec);
+  progress_.end();
+  // Context 0 is the shortest prompt: its target is whatever the head measured.
+  const int64_t target = cell.context == 0 ? prompt.counted_tokens : prompt.target_tokens;
+  if (out.window_opened) compute_decode_metrics(out.records, out.window, target, cell);
+  if (out.ramp_timed_out)
+    cell.warnings.push_back(fmt::format("not every stream produced a token within {:.0f} s: the window opened anyway",
+                                        config_.ramp_timeout_s));
+  // Cross-check with the server's own per-request speed (llama.cpp timings), request by request.
+  std::vector<double> server_rates, ratios;
+  for (const auto& r : out.records) {
+    if (r.server_tok_s <= 0 || r.end != RequestEnd::Finished || r.tokens < 2) continue;
+    server_rates.push_back(r.server_tok_s);
+    const double span_s = static_cast<double>(r.chunks.back().t_ns - r.first_token_ns) / 1e9;
+    if (span_s > 0) ratios.push_back(static_cast<double>(r.tokens - 1) / span_s / r.server_tok_s);
+  }
+  if (!server_rates.empty()) cell.server_tok_s = median(server_rates);
+  if (!ratios.empty()) {
+    cell.server_rate_ratio = median(ratios);
+    if (std::fabs(*cell.server_rate_ratio - 1.0) > 0.05)
+      cell.warnings.push_back(fmt::format("per-request speed measured here is {:.0f}% of what the server reports: "
+                                          "the network or this machine may be limiting the measurement",
+                                          *cell.server_rate_ratio * 100));
+  }
+  // A cell above half of the client's ceiling is flagged by the report (result_.client_ceiling).
+  if (out.interrupted) {
+    cell.status = CellStatus::Interrupted;
+  } else if (out.error) {
+    cell.status = CellStatus::Error;
+    cell.error = out.error->message;
+  } else if (!out.window_opened) {
+    cell.status = CellStatus::Error;
+    std::string last;
+    for (const auto& r : out.records)
+      if (!r.error.empty()) last = r.error;
+    cell.error = last.empty() ? "no stream produced a token" : last;
+  } else {
+    cell.status = CellStatus::Valid;
+  }
+}
+
+void MatrixRun::save() {
+  auto ok = write_result_file((std::filesystem::path(run_dir_) / kResultFile).string(), result_);
+  if (!ok && !save_failed_) {
+    save_failed_ = true;
+    note(fmt::format("cannot save the result: {} (the run goes on; results stay in memory)", ok.error().message));
+  } else if (ok && save_failed_) {
+    save_failed_ = false;
+    note("result saved again");
+  }
+}
+
+int MatrixRun::finish(bool interrupted) {
+  char buf[32];
+  result_.finished_at = std::string(format_iso8601_utc(wall_clock_unix_ms(), buf));
+  save();
+  progress_.clear();
+  if (auto ok = write_run_reports(result_, run_dir_); !ok) note("cannot write reports: " + ok.error().message);
+  if (config_.json_output) {
+    std::puts(to_json(result_).dump(2).c_str());
+  } else {
+    RenderOptions options;
+    options.color = use_color(stdout);
+    std::fputs(render_report(result_, ReportFormat::Term, options).c_str(), stdout);
+  }
+  std::fprintf(stderr, "speedmatrix: %s: %s\n", interrupted ? "interrupted, finished cells saved in" : "results in",
+               run_dir_.c_str());
+  if (!config_.launch_command.empty()) server_.stop();
+  if (save_failed_) return kExitFailure;
+  return interrupted ? kExitInterrupted : kExitOk;
+}
+
+int MatrixRun::execute() {
+  // The client's own ceiling first (~1 s), while nothing else runs: every cell is compared to it.
+  std::optional<double> ceiling_tok_s;
+  if (config_.client_selftest) {
+    auto ceiling = quick_client_ceiling();
+    if (ceiling) {
+      ceiling_tok_s = *ceiling;
+    } else {
+      note("client self-test skipped: " + ceiling.error().message);
+    }
+  }
+  if (auto ok = start_embedded_engine(); !ok) {
+    std::fprintf(stderr, "speedmatrix run: cannot start the simulated engine: %s\n", ok.error().message.c_str());
+    return kExitFailure;
+  }
+  if (auto ok = launch(); !ok) {
+    std::fprintf(stderr, "speedmatrix run: %s\n", ok.error().message.c_str());
+    return interrupt_requested() ? kExitInterrupted : kExitFailure;
+  }
+  if (auto ok = probe(); !ok) {
+    std::fprintf(stderr, "speedmatrix run: %s\n", ok.error().message.c_str());
+    return kExitFailure;
+  }
+  if (auto ok = prepare(); !ok) {
+    std::fprintf(stderr, "speedmatrix run: %s\n", ok.error().message.c_str());
+    return kExitFailure;
+  }
+  if (ceiling_tok_s) result_.client_ceiling = ClientCeiling{*ceiling_tok_s, 64};
+  if (auto ok = calibrate_counter(); !ok) {
+    result_.warnings.push_back(ok.error().message);
+    save();
+    std::fprintf(stderr, "speedmatrix run: %s\n", ok.error().message.c_str());
+    return interrupt_requested() ? kExitInterrupted : kExitFailure;
+  }
+
+  int64_t units = 0, decode_units = 0;
+  for (const auto& r : result_.prefill) units += r.status == CellStatus::Pending;
+  for (const auto& c : result_.decode) decode_units += c.status == CellStatus::Pending;
+  progress_.set_plan(units + decode_units, decode_units, matrix_.duration_s);
+
+  // Rows in ascending context; the cold request of a context is its prefill measurement and
+  // also warms the prefix cache for that context's decode cells (the seed page's prefill mode).
+  std::set<int64_t> contexts;
+  for (const auto& r : result_.prefill) contexts.insert(r.context);
+  for (const auto& c : result_.decode) contexts.insert(c.context);
+  bool interrupted = false;
+  for (int64_t context : contexts) {
+    auto prefill_it = std::find_if(result_.prefill.begin(), result_.prefill.end(),
+                                   [&](const PrefillRow& r) { return r.context == context && r.status == CellStatus::Pending; });
+    std::vector<DecodeCell*> cells;
+    for (auto& c : result_.decode)
+      if (c.context == context && c.status == CellStatus::Pending) cells.push_back(&c);
+    if (prefill_it == result_.prefill.end() && cells.empty()) continue;
+
+    // The unique part comes first: prefix caches match from the first token, so a shared
+    // "speedmatrix ..." opening would be reused across prompts and no prefill would be cold.
+    const std::string head = fmt::format("{:016x} speedmatrix context {}:",
+                                         std::hash<std::string>{}(fmt::format("{}/{}/{}", result_.run_id, result_.resumes, context)), context);
+    auto prompt = build_prompt(context, head);
+    if (!prompt) {
+      std::string why = "could not build the prompt: " + prompt.error().message;
+      if (prefill_it != result_.prefill.end()) {
+        prefill_it->status = CellStatus::Error;
+        prefill_it->error = why;
+      }
+      for (auto* c : cells) {
+        c->status = CellStatus::Error;
+        c->error = why;
+      }
+      save();
+      continue;
+    }
+    bool warm = false;
+    if (prefill_it != result_.prefill.end()) {
+      measure_prefill(*prefill_it, *prompt);
+      warm = prefill_it->status == CellStatus::Valid;
+      save();
+      if (prefill_it->status == CellStatus::Interrupted) {
+        interrupted = true;
+        break;
+      }
+    }
+    for (auto* c : cells) {
+      measure_decode(*c, *prompt, !warm);
+      warm = false;  // later cells warm again: the previous cell's load may have evicted the prompt
+      save();
+      if (c->status == CellStatus::Interrupted) {
+        interrupted = true;
+        break;
+      }
+    }
+    if (interrupted) break;
+  }
+  return finish(interrupted || interrupt_requested());
+}
+
+}  // namespace
+
 int run_matrix(const RunConfig& config) {
-  std::fprintf(stderr, "speedmatrix run: measuring %s is not implemented yet\n", config.target.base_url.c_str());
-  return 1;
+  install_interrupt_handler();
+  MatrixRun run(config, SteadyClock::instance());
+  return run.execute();
 }
 
 }  // namespace sm

@@ -22,6 +22,9 @@ int main(int argc, char** argv) {
   add_calc_command(app, action);
   add_sim_command(app, action);
   add_synth_model_command(app, action);
+  add_serve_command(app, action);
+  add_upload_command(app, action);
+  add_selftest_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

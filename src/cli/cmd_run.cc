@@ -2,15 +2,20 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "bench/plan.h"
 #include "bench/run_config.h"
+#include "bench/resume.h"
 #include "bench/runner.h"
 #include "cli/commands.h"
 #include "core/units.h"
 #include "report/plan_text.h"
 #include "result/plan_json.h"
+#include "result/result_json.h"
 #include "system/server_process.h"
+#include "core/clock.h"
+#include "upload/run_upload.h"
 
 namespace sm::cli {
 
@@ -38,7 +43,14 @@ struct RunFlags {
   double temperature = 0;
   uint64_t seed = 0;
   bool dry_run = false;
+  std::string upload_url;    // --upload: results site to send the finished run to
+  std::string upload_token;  // --upload-token (default $SPEEDMATRIX_UPLOAD_TOKEN)
   bool quiet = false;
+  bool no_selftest = false;
+  bool quick = false;
+  std::string resume;
+  bool duration_given = false;    ///< --duration was on the command line
+  bool max_output_given = false;  ///< --max-output was on the command line
 };
 
 // Turns the flags into a validated RunConfig; errors name the flag.
@@ -104,6 +116,17 @@ Result<RunConfig> to_config(const RunFlags& f) {
     }
   }
   c.matrix.duration_s = f.duration_s;
+  if (f.quick) {
+    // A whole matrix in about a minute: fewer, shorter cells (flags given explicitly still win).
+    if (f.contexts.empty()) {
+      c.matrix.contexts = {0, 16 * kK, 32 * kK};
+      c.contexts_given = true;
+    }
+    if (f.concurrency.empty()) c.matrix.concurrency = {1, 4, 16, 64};
+    if (f.prefill_contexts.empty()) c.matrix.prefill_contexts = {8 * kK, 16 * kK, 32 * kK};
+    if (!f.duration_given) c.matrix.duration_s = 2;
+    if (!f.max_output_given) c.matrix.max_output_tokens = 1024;
+  }
   if (!c.contexts_given) c.matrix.contexts = default_contexts(c.limits_override.max_model_len, c.matrix.max_output_tokens);
   if (auto ok = validate(c.matrix); !ok) return std::unexpected(ok.error());
   if (f.format != "term" && f.format != "json") return fail(ErrorCode::InvalidArgument, "--format must be 'term' or 'json'");
@@ -113,9 +136,35 @@ Result<RunConfig> to_config(const RunFlags& f) {
   c.out_dir = f.out;
   c.dry_run = f.dry_run;
   c.quiet = f.quiet;
+  c.client_selftest = !f.no_selftest;
   c.json_output = f.format == "json";
-  if (!c.dry_run && c.target.base_url.empty())
-    return fail(ErrorCode::InvalidArgument, "no target: give --url URL of an OpenAI-compatible server, --launch \"CMD\", or --dry-run");
+  // No target at all: the built-in simulated engine, so `speedmatrix run` works anywhere.
+  if (!c.dry_run && c.target.base_url.empty() && f.resume.empty()) c.embedded_sim = true;
+  return c;
+}
+
+// --resume DIR: the stored settings win; flags given alongside must agree with them (only the
+// target URL, key, timeouts and output options may change).
+Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, const std::vector<std::string>& given) {
+  auto stored = read_result_file((std::filesystem::path(f.resume) / "result.json").string());
+  if (!stored) return fail(stored.error().code, "--resume: " + stored.error().message);
+  if (auto ok = check_resume_settings(*stored, from_flags, given); !ok) return std::unexpected(ok.error());
+  RunConfig c = config_to_resume(*stored, f.resume);
+  if (!f.url.empty()) c.target.base_url = from_flags.target.base_url;
+  if (!f.launch.empty()) c.launch_command = f.launch;
+  c.target.api_key = from_flags.target.api_key;
+  c.target.read_timeout_s = from_flags.target.read_timeout_s;
+  c.target.connect_timeout_s = from_flags.target.connect_timeout_s;
+  c.ramp_timeout_s = from_flags.ramp_timeout_s;
+  c.launch_timeout_s = from_flags.launch_timeout_s;
+  c.quiet = from_flags.quiet;
+  c.client_selftest = from_flags.client_selftest;
+  c.json_output = from_flags.json_output;
+  if (c.target.base_url.empty() && !c.launch_command.empty()) {
+    int port = port_from_command(c.launch_command);
+    if (port > 0) c.target.base_url = fmt::format("http://127.0.0.1:{}", port);
+  }
+  if (c.target.base_url.empty()) return fail(ErrorCode::InvalidArgument, "--resume: the stored run has no target URL; give --url");
   return c;
 }
 
@@ -136,7 +185,10 @@ void add_run_command(CLI::App& app, Action& action) {
   CLI::App* run = app.add_subcommand("run", "Run the speed-test matrix against a server and write a run folder");
   run->footer(
       "Sizes accept K (1024) and M suffixes: 16K = 16384 tokens.\n"
+      "Without --url or --launch, run measures speedmatrix's built-in simulated engine (an RTX 3090 with\n"
+      "Qwen3.5-4B AWQ under vLLM, predicted by the decode calculator) and labels everything simulated.\n"
       "Examples:\n"
+      "  speedmatrix run --quick\n"
       "  speedmatrix run --url http://127.0.0.1:8000\n"
       "  speedmatrix run --url http://host:8080 --contexts 0,4K --concurrency 1,2,4 --duration 10\n"
       "  speedmatrix run --dry-run --kv-capacity 530000 --max-model-len 262144 --format json");
@@ -183,16 +235,42 @@ void add_run_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   run->add_option("--seed", flags->seed, "Seed of the prompt text (0: derived from the run id)");
   run->add_flag("--dry-run", flags->dry_run, "Print the plan (cells and their status) and contact nothing");
+  run->add_option("--resume", flags->resume,
+                  "Continue the interrupted run in this folder: measures only its pending and interrupted "
+                  "cells, with its stored settings (flags that change them are refused)");
   run->add_flag("--quiet", flags->quiet, "No live progress line");
-  run->callback([flags, &action]() {
-    action = [flags]() -> int {
+  run->add_flag("--quick", flags->quick,
+                "A quick look (about a minute): contexts 0,16K,32K, concurrency 1,4,16,64, prefill 8K,16K,32K, "
+                "2 s per cell, 1,024 output tokens; explicit flags still win");
+  run->add_flag("--no-selftest", flags->no_selftest,
+                "Skip the ~1 s measurement of this client's own ceiling before the run (cells near it are flagged)");
+  run->add_option("--upload", flags->upload_url,
+                  "When the run finishes, send result.json to this results site, e.g. http://host:8080 "
+                  "(retried; if it fails the run stays marked for `speedmatrix upload --pending`)");
+  run->add_option("--upload-token", flags->upload_token, "Token for --upload; default $SPEEDMATRIX_UPLOAD_TOKEN");
+  run->callback([flags, run, &action]() {
+    std::vector<std::string> given;
+    for (const CLI::Option* o : run->get_options())
+      if (o->count() > 0) given.push_back(o->get_name());
+    flags->duration_given = run->get_option("--duration")->count() > 0;
+    flags->max_output_given = run->get_option("--max-output")->count() > 0;
+    action = [flags, given]() -> int {
       auto config = to_config(*flags);
+      if (config && !flags->resume.empty()) config = resume_config(*flags, *config, given);
       if (!config) {
         std::fprintf(stderr, "speedmatrix run: %s\n", config.error().message.c_str());
         return kExitUsage;
       }
       if (config->dry_run) return print_dry_run(*config);
-      return run_matrix(*config);
+      const std::string upload_token = upload::upload_token_from(flags->upload_token);
+      if (!flags->upload_url.empty() && upload_token.empty()) {
+        std::fprintf(stderr, "speedmatrix run: --upload needs a token: --upload-token T or $SPEEDMATRIX_UPLOAD_TOKEN\n");
+        return kExitUsage;
+      }
+      const int64_t started_ms = wall_clock_unix_ms();
+      const int code = run_matrix(*config);
+      if (flags->upload_url.empty()) return code;
+      return upload::upload_after_run(config->out_dir, started_ms, flags->upload_url, upload_token, code);
     };
   });
 }

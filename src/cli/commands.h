@@ -16,6 +16,9 @@ void add_compare_command(CLI::App& app, Action& action);      // cmd_compare.cc
 void add_calc_command(CLI::App& app, Action& action);         // cmd_calc.cc
 void add_sim_command(CLI::App& app, Action& action);          // cmd_sim.cc
 void add_synth_model_command(CLI::App& app, Action& action);  // cmd_synth_model.cc
+void add_serve_command(CLI::App& app, Action& action);        // cmd_serve.cc
+void add_upload_command(CLI::App& app, Action& action);       // cmd_upload.cc
+void add_selftest_command(CLI::App& app, Action& action);     // cmd_selftest.cc
 
 /// Exit codes shared by all subcommands.
 constexpr int kExitOk = 0;

@@ -23,7 +23,9 @@ int64_t read_count(element v) {
     case element_type::UINT64: return static_cast<int64_t>(v.get_uint64().value_unsafe());
     case element_type::DOUBLE: {
       double d = v.get_double().value_unsafe();
-      return d >= 0 ? static_cast<int64_t>(d) : -1;
+      // Out-of-range (or NaN) doubles cannot be converted: casting them is undefined behaviour.
+      if (!(d >= 0 && d < 9.0e18)) return -1;
+      return static_cast<int64_t>(d);
     }
     default: return -1;
   }

@@ -13,12 +13,19 @@ namespace {
 
 json parse_json(std::string_view text) { return json::parse(text, nullptr, false); }
 
+// A token count sent as a float; nullopt when it cannot be one (negative, NaN, out of range:
+// converting those to an integer is undefined behaviour).
+std::optional<int64_t> count_from_double(double v) {
+  if (!(v >= 0 && v < 9.0e18)) return std::nullopt;
+  return static_cast<int64_t>(v);
+}
+
 std::optional<int64_t> int_field(const json& j, const char* key) {
   if (!j.is_object()) return std::nullopt;
   auto it = j.find(key);
   if (it == j.end()) return std::nullopt;
   if (it->is_number_integer()) return it->get<int64_t>();
-  if (it->is_number_float()) return static_cast<int64_t>(it->get<double>());
+  if (it->is_number_float()) return count_from_double(it->get<double>());
   if (it->is_string()) {
     try {
       return std::stoll(it->get<std::string>());
@@ -42,7 +49,7 @@ std::optional<int64_t> label_int(const PromSample& s, const char* name) {
     size_t used = 0;
     double v = std::stod(it->second, &used);
     if (used == 0) return std::nullopt;
-    return static_cast<int64_t>(v);
+    return count_from_double(v);
   } catch (...) {
     return std::nullopt;
   }
@@ -143,7 +150,7 @@ CapacityReading read_tgi(std::string_view info_json, std::string_view metrics_te
   json info = parse_json(info_json);
   c.max_model_len = int_field(info, "max_total_tokens");
   if (auto s = find_sample(parse_prometheus(metrics_text), "tgi_batch_max_total_tokens")) {
-    c.kv_capacity_tokens = static_cast<int64_t>(s->value);
+    c.kv_capacity_tokens = count_from_double(s->value);
     c.source = "/metrics tgi_batch_max_total_tokens";
   } else if (auto v = int_field(info, "max_batch_total_tokens")) {
     c.kv_capacity_tokens = v;

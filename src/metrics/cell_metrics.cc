@@ -132,21 +132,14 @@ void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow
   }
   cell.prompt_length_ok = prompt_ok;
 
-  if (ended_early > 0)
-    cell.warnings.push_back(fmt::format("{} request(s) ended before max output: the server stopped them early", ended_early));
-  if (failed > 0) cell.warnings.push_back(fmt::format("{} request(s) failed", failed));
-  if (!prompt_ok)
-    cell.warnings.push_back(fmt::format("prompt length missed: server counted {}..{} tokens, target {}", prompt_min,
-                                        prompt_max, target_prompt_tokens));
-  // Gaps between a finished stream and its replacement's first token lower the figure a little;
-  // warn only when a whole stream or more is missing.
-  const double missing_streams = static_cast<double>(cell.concurrency) - *cell.effective_concurrency;
-  if (cell.concurrency > 0 && missing_streams >= 0.75 && *cell.effective_concurrency < 0.9 * static_cast<double>(cell.concurrency))
-    cell.warnings.push_back(fmt::format("effective concurrency {:.1f} below the {} requested: the server ran fewer "
-                                        "streams at once",
-                                        *cell.effective_concurrency, cell.concurrency));
-  if (any_source && best_source == TokenSource::Chunks)
-    cell.warnings.push_back("token counts come from counting chunks: the server reported no usage");
+  // Ended-early, failed, prompt-miss, effective-concurrency and chunk-counted cells are flagged by
+  // the report from these fields (one rule, one wording); `warnings` holds what the fields cannot say.
+}
+
+bool effective_concurrency_below_requested(const DecodeCell& cell) {
+  if (!cell.effective_concurrency || cell.concurrency <= 0) return false;
+  const double requested = static_cast<double>(cell.concurrency);
+  return requested - *cell.effective_concurrency >= 0.75 && *cell.effective_concurrency < 0.9 * requested;
 }
 
 void compute_prefill_metrics(const RequestRecord& r, int64_t target_prompt_tokens, PrefillRow& row) {

@@ -23,6 +23,11 @@ bool prompt_length_ok(int64_t prompt_tokens, int64_t target_tokens);
 void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow window,
                             int64_t target_prompt_tokens, DecodeCell& cell);
 
+/// True when the server ran at least one whole stream fewer than requested, on average, and
+/// below 90% of them (gaps between a finished stream and its replacement's first token lower the
+/// figure a little, so smaller shortfalls are not flagged). The report warns on these cells.
+bool effective_concurrency_below_requested(const DecodeCell& cell);
+
 /// Fills the measured fields of a prefill row from its one cold request.
 void compute_prefill_metrics(const RequestRecord& record, int64_t target_prompt_tokens, PrefillRow& row);
 

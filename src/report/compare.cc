@@ -16,27 +16,31 @@ namespace sm::report {
 
 namespace {
 
+// One cell of a comparison table.
+struct ColumnCell {
+  std::string text;                         ///< as shown
+  Change change = Change::None;             ///< ratio cells: how the run did against A
+  bool measured = true;                     ///< value cells: false when the run has no number here
+  CellStatus status = CellStatus::Valid;    ///< value cells: the row's or cell's status in that run
+};
+
 // One column of a comparison table; columns of one metric share a group.
 struct Column {
-  std::string group;                 ///< metric title; empty for the key columns
-  std::string head;                  ///< "A", "B", "B/A", "Context"
-  Align align = Align::Right;
-  bool ratio = false;                ///< cells are ratios (styled by change)
-  std::vector<std::string> cells;    ///< one per row
-  std::vector<Change> changes;       ///< one per row, for ratio columns
-  std::vector<CellStatus> statuses;  ///< one per row, for value columns
-  std::vector<bool> present;         ///< one per row, for value columns
+  std::string group;              ///< metric title; empty for the key columns
+  std::string head;               ///< "A", "B", "B/A", "Context"
+  bool ratio = false;             ///< cells are ratios (styled by change)
+  std::vector<ColumnCell> cells;  ///< one per row
 };
 
 // How a table is laid out: terminals get short headers and statuses.
 enum class Layout { Wide, Narrow };
 
 std::vector<Column> key_columns(const CompareSection& s, Layout layout) {
-  Column context{"", "Context", Align::Right, false, {}, {}, {}, {}};
-  Column requests{"", layout == Layout::Narrow ? "Reqs" : "Requests", Align::Right, false, {}, {}, {}, {}};
+  Column context{"", "Context", false, {}};
+  Column requests{"", layout == Layout::Narrow ? "Reqs" : "Requests", false, {}};
   for (const auto& row : s.rows) {
-    context.cells.push_back(format_tokens(row.context));
-    requests.cells.push_back(fmt::format("{}", row.concurrency));
+    context.cells.push_back({format_tokens(row.context)});
+    requests.cells.push_back({fmt::format("{}", row.concurrency)});
   }
   if (s.prefill) return {context};
   return {context, requests};
@@ -48,15 +52,13 @@ std::vector<Column> metric_columns(const CompareSection& s, size_t metric_index,
   std::vector<Column> cols;
   std::string group = metric_title(s.metrics[metric_index]);
   for (size_t run = 0; run < m.runs.size(); ++run) {
-    Column value{group, m.runs[run].letter, Align::Right, false, {}, {}, {}, {}};
-    Column ratio{group, m.runs[run].letter + "/" + m.runs[0].letter, Align::Right, true, {}, {}, {}, {}};
+    Column value{group, m.runs[run].letter, false, {}};
+    Column ratio{group, m.runs[run].letter + "/" + m.runs[0].letter, true, {}};
     for (const auto& row : s.rows) {
       const CompareValue& v = row.values[metric_index][run];
-      value.cells.push_back(layout == Layout::Narrow && v.present && !v.value ? status_short(v.status) : v.text);
-      value.statuses.push_back(v.status);
-      value.present.push_back(v.present);
-      ratio.cells.push_back(v.ratio_text);
-      ratio.changes.push_back(v.change);
+      std::string text = layout == Layout::Narrow && v.present && !v.value ? status_short(v.status) : v.text;
+      value.cells.push_back({text, Change::None, v.value.has_value(), v.status});
+      ratio.cells.push_back({v.ratio_text, v.change});
     }
     cols.push_back(std::move(value));
     if (run > 0) cols.push_back(std::move(ratio));
@@ -90,26 +92,22 @@ std::string run_line(const CompareRun& r) {
 
 // ---- terminal -------------------------------------------------------------------------------
 
-std::string styled(const Ansi& ansi, const Column& c, size_t row, std::string padded) {
+std::string styled(const Ansi& ansi, const Column& c, const ColumnCell& cell, std::string padded) {
   if (c.ratio) {
-    switch (c.changes[row]) {
+    switch (cell.change) {
       case Change::Better: return ansi.green(padded);
       case Change::Worse: return ansi.red(padded);
       case Change::Same: return ansi.dim(padded);
       case Change::None: return padded;
     }
   }
-  if (!c.present.empty()) {
-    if (!c.present[row]) return ansi.dim(padded);
-    if (c.statuses[row] == CellStatus::Error) return ansi.red(padded);
-    if (!has_numbers(c.statuses[row])) return ansi.dim(padded);
-  }
-  return padded;
+  if (cell.measured) return padded;
+  return cell.status == CellStatus::Error ? ansi.red(padded) : ansi.dim(padded);
 }
 
 size_t column_width(const Column& c) {
   size_t w = display_width(c.head);
-  for (const auto& cell : c.cells) w = std::max(w, display_width(cell));
+  for (const auto& cell : c.cells) w = std::max(w, display_width(cell.text));
   return w;
 }
 
@@ -131,7 +129,8 @@ std::string term_table(const std::vector<Column>& cols, size_t rows, const Ansi&
   std::string out = ansi.bold(groups) + "\n" + ansi.bold(heads) + "\n";
   for (size_t r = 0; r < rows; ++r) {
     std::string line;
-    for (size_t i = 0; i < cols.size(); ++i) line += styled(ansi, cols[i], r, pad_left(cols[i].cells[r], widths[i]));
+    for (size_t i = 0; i < cols.size(); ++i)
+      line += styled(ansi, cols[i], cols[i].cells[r], pad_left(cols[i].cells[r].text, widths[i]));
     out += line + "\n";
   }
   return out;
@@ -214,11 +213,11 @@ Table md_section_table(const CompareSection& s, const CompareModel& m) {
   Table t;
   for (const auto& c : cols) {
     t.header.push_back(c.group.empty() ? c.head : c.group + " " + c.head);
-    t.align.push_back(c.align);
+    t.align.push_back(Align::Right);
   }
   for (size_t r = 0; r < s.rows.size(); ++r) {
     TableRow row;
-    for (const auto& c : cols) row.cells.push_back(c.cells[r]);
+    for (const auto& c : cols) row.cells.push_back(c.cells[r].text);
     t.rows.push_back(std::move(row));
   }
   return t;
@@ -280,10 +279,9 @@ std::string html_section_table(const CompareSection& s, const CompareModel& m) {
   for (size_t r = 0; r < s.rows.size(); ++r) {
     t += "<tr>";
     for (const auto& c : cols) {
-      std::string cls;
-      if (c.ratio) cls = change_class(c.changes[r]);
-      else if (!c.present.empty() && (!c.present[r] || !has_numbers(c.statuses[r]))) cls = "notrun";
-      t += (cls.empty() ? "<td>" : "<td class=\"" + cls + "\">") + esc(c.cells[r]) + "</td>";
+      const ColumnCell& cell = c.cells[r];
+      std::string cls = c.ratio ? change_class(cell.change) : cell.measured ? "" : "notrun";
+      t += (cls.empty() ? "<td>" : "<td class=\"" + cls + "\">") + esc(cell.text) + "</td>";
     }
     t += "</tr>\n";
   }

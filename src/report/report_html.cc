@@ -95,7 +95,7 @@ std::string figure(const LineChart& chart, std::string_view id) {
                      render_svg(chart), render_legend(chart));
 }
 
-std::string prefill_html(const ReportModel& m, const RunResult& r) {
+std::string prefill_html(const ReportModel& m) {
   if (m.prefill.empty()) return "";
   std::string out = "<section id=\"prefill\">\n<h2>Prefill</h2>\n<p class=\"caption\">prompt tok/s by context length</p>\n";
   std::string table = "<table class=\"prefill\" id=\"prefill-table\">\n<thead><tr><th class=\"l\" scope=\"col\">Context</th>"
@@ -124,7 +124,6 @@ std::string prefill_html(const ReportModel& m, const RunResult& r) {
     if (p.ttft_ms)
       ttft.points.push_back({static_cast<double>(p.context), *p.ttft_ms, fmt::format("{}: {}", p.context_text, p.ttft)});
   }
-  (void)r;
   chart.series = {rate, ttft};
   if (!rate.points.empty()) out += figure(chart, "prefill-chart");
   return out + "</div>\n</section>\n";
@@ -245,7 +244,7 @@ std::string render_html(const RunResult& r, const ReportModel& m) {
   body += findings_html(m);
   body += facts_html(m);
   body += launch_html(m);
-  body += prefill_html(m, r);
+  body += prefill_html(m);
   body += decode_html(m, r);
   body += measurements_html(m);
   body += checks_html(m);

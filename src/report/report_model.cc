@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <set>
 
 #include "core/units.h"
+#include "metrics/cell_metrics.h"
 #include "report/cell_format.h"
 
 namespace sm::report {
@@ -16,8 +18,8 @@ namespace {
 // A client is "near its ceiling" when a cell's total reaches this share of the rate the client
 // was measured to ingest on its own: above it, a faster server might read as the same number.
 constexpr double kClientCeilingShare = 0.5;
-// Effective concurrency this far below the requested one means the server ran fewer streams.
-constexpr double kEffectiveConcurrencyShare = 0.9;
+// Cached prompt tokens a cold prefill may still report (BOS and template tokens before the nonce).
+constexpr int64_t kColdPrefillCachedTokens = 16;
 
 std::string strip_prefix(std::string s, std::string_view prefix) {
   if (s.starts_with(prefix)) s.erase(0, prefix.size());
@@ -417,13 +419,13 @@ std::vector<Finding> findings(const RunResult& r) {
       warn(fmt::format("{}: prompt length missed: the server counted {} prompt tokens, {} were asked for.", name,
                        p.prompt_tokens ? format_thousands(*p.prompt_tokens) : "an unknown number of",
                        format_thousands(p.context)));
-    if (has_numbers(p.status) && p.cached_tokens && *p.cached_tokens > 0)
+    // A few leading tokens (BOS, a chat template's header) match whatever ran before; only more
+    // than that means the nonce did not keep the prompt cold.
+    if (has_numbers(p.status) && p.cached_tokens && *p.cached_tokens > kColdPrefillCachedTokens)
       warn(fmt::format("{}: the server reused {} cached prompt tokens, so this prefill was not fully cold.", name,
                        format_thousands(*p.cached_tokens)));
   }
 
-  double fastest = 0;
-  std::string fastest_name;
   for (const auto& c : r.decode) {
     std::string name = "Decode " + cell_name(c.context, c.concurrency);
     if (c.status == CellStatus::Error) error(name + ": error: " + (c.error.empty() ? "no reason recorded" : c.error));
@@ -442,8 +444,7 @@ std::vector<Finding> findings(const RunResult& r) {
     if (c.ended_early && *c.ended_early > 0)
       warn(fmt::format("{}: output length not forced: {} request{} ended before max output.", name,
                        format_thousands(*c.ended_early), *c.ended_early == 1 ? "" : "s"));
-    if (c.effective_concurrency &&
-        *c.effective_concurrency < kEffectiveConcurrencyShare * static_cast<double>(c.concurrency))
+    if (effective_concurrency_below_requested(c))
       warn(fmt::format("{}: effective concurrency below requested: {:.1f} of {} requests were generating on "
                        "average.",
                        name, *c.effective_concurrency, c.concurrency));
@@ -454,17 +455,20 @@ std::vector<Finding> findings(const RunResult& r) {
       warn(name + ": the server reported no token counts; one chunk was counted as one token, which undercounts "
                   "when chunks carry several tokens.");
     for (const auto& w : c.warnings) warn(name + ": " + w);
-    if (c.total_tok_s && *c.total_tok_s > fastest) {
-      fastest = *c.total_tok_s;
-      fastest_name = cell_name(c.context, c.concurrency);
-    }
   }
-  if (r.client_ceiling && r.client_ceiling->tokens_per_s > 0 &&
-      fastest >= kClientCeilingShare * r.client_ceiling->tokens_per_s)
-    warn(fmt::format("Client near its ceiling: the fastest cell ({}, {} tok/s) reached {} of the {} tok/s this "
-                     "client ingests on its own; a faster server could read as the same number.",
-                     fastest_name, format_rate(fastest), percent(fastest / r.client_ceiling->tokens_per_s),
-                     format_rate(r.client_ceiling->tokens_per_s)));
+  if (r.client_ceiling && r.client_ceiling->tokens_per_s > 0) {
+    const double ceiling = r.client_ceiling->tokens_per_s;
+    std::vector<std::string> near;
+    for (const auto& c : r.decode)
+      if (has_numbers(c.status) && c.total_tok_s && *c.total_tok_s >= kClientCeilingShare * ceiling)
+        near.push_back(fmt::format("{}: {} tok/s, {}", cell_name(c.context, c.concurrency), format_rate(*c.total_tok_s),
+                                   percent(*c.total_tok_s / ceiling)));
+    if (!near.empty())
+      warn(fmt::format("Client near its ceiling: {} measured more than {} of the {} tok/s this client ingests on its "
+                       "own ({}); a faster server could read as the same number.",
+                       near.size() == 1 ? std::string("1 cell") : fmt::format("{} cells", near.size()),
+                       percent(kClientCeilingShare), format_rate(ceiling), fmt::join(near, "; ")));
+  }
   return out;
 }
 
@@ -476,7 +480,7 @@ std::vector<std::string> checks_passed(const RunResult& r) {
   if (r.engine.forces_output_length) out.push_back("Output length was forced (end of sequence ignored).");
   out.push_back("No cell failed and none ran fewer requests than asked, where that was measured.");
   if (r.client_ceiling)
-    out.push_back(fmt::format("The fastest cell stayed below {} of the client's own ceiling.",
+    out.push_back(fmt::format("Every cell stayed below {} of the client's own ceiling.",
                               percent(kClientCeilingShare)));
   return out;
 }
@@ -488,6 +492,7 @@ std::string token_count_text(const RunResult& r) {
       {"token_ids", "the token ids carried in each chunk (exact)"},
       {"usage_final", "the final usage count of each request, with per-chunk tokens reconciled to it"},
       {"chunks", "one token per chunk, because the server gave no count (may undercount)"},
+      {"predicted", "the decode calculator's model (nothing was streamed)"},
   };
   std::map<std::string, int> counts;
   for (const auto& c : r.decode)
@@ -555,7 +560,7 @@ std::string cell_name(int64_t context, int64_t concurrency) {
   return fmt::format("{} × {}", format_tokens(context), concurrency);
 }
 
-std::string status_note(CellStatus status, const RunResult& r) {
+std::string status_note(CellStatus status) {
   switch (status) {
     case CellStatus::OverCapacity:
       return "Over capacity: not run because this many requests at this context would exceed the server's KV cache.";
@@ -566,7 +571,6 @@ std::string status_note(CellStatus status, const RunResult& r) {
     case CellStatus::Pending: return "Pending: planned but not measured yet.";
     case CellStatus::Valid: break;
   }
-  (void)r;
   return "";
 }
 
@@ -590,7 +594,7 @@ ReportModel build_report_model(const RunResult& r) {
   auto present = statuses(r);
   for (CellStatus s : {CellStatus::OverCapacity, CellStatus::TooLong, CellStatus::Error, CellStatus::Interrupted,
                        CellStatus::Pending})
-    if (present.count(s)) m.decode_notes.push_back(status_note(s, r));
+    if (present.count(s)) m.decode_notes.push_back(status_note(s));
   if (present.count(CellStatus::OverCapacity)) {
     std::optional<int64_t> kv = r.settings.kv_capacity_override ? r.settings.kv_capacity_override
                                                                 : r.engine.kv_capacity_tokens;
@@ -609,7 +613,7 @@ ReportModel build_report_model(const RunResult& r) {
   for (const auto& p : r.prefill) all.insert(p.status);
   for (CellStatus s : {CellStatus::OverCapacity, CellStatus::TooLong, CellStatus::Error, CellStatus::Interrupted,
                        CellStatus::Pending})
-    if (all.count(s)) m.measurement_notes.push_back(status_note(s, r));
+    if (all.count(s)) m.measurement_notes.push_back(status_note(s));
 
   m.findings = findings(r);
   bool warned = std::any_of(m.findings.begin(), m.findings.end(),

@@ -122,8 +122,8 @@ std::string detail_text(const Matrix& matrix, const MatrixCell& cell);
 /// Works out the report of one run.
 ReportModel build_report_model(const RunResult& result);
 
-/// The prefill note of the seed page and the decode notes, for a status present in a run.
-std::string status_note(CellStatus status, const RunResult& result);
+/// What a status means, as the note under a matrix or table says it (empty for Valid).
+std::string status_note(CellStatus status);
 
 /// "16K × 8" — how findings and compare name a decode cell.
 std::string cell_name(int64_t context, int64_t concurrency);

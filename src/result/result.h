@@ -113,6 +113,8 @@ struct DecodeCell {
   std::optional<int64_t> requests_failed;   ///< of those, ended by an error
   std::optional<int64_t> ended_early;       ///< of those, ended by the server before max output
   std::optional<double> server_tok_s;       ///< median per-request tok/s the server itself reported (llama.cpp timings)
+  std::optional<double> server_rate_ratio;  ///< median over the same finished requests of client-measured
+                                            ///< (tokens−1)/(last−first) ÷ the server's figure; 1 = agreement
   std::string token_count_source;           ///< "usage_continuous", "timings", "token_ids", "usage_final", "chunks"
   std::optional<int64_t> prompt_tokens_min; ///< smallest usage.prompt_tokens seen
   std::optional<int64_t> prompt_tokens_max; ///< largest usage.prompt_tokens seen
@@ -141,6 +143,7 @@ struct RunResult {
   std::string launch_command;  ///< exact command that started the server, when known
   std::string submitted_by;    ///< optional user label
   std::string notes;           ///< free text (e.g. "untuned baseline")
+  int64_t resumes = 0;         ///< how many times the run was continued with --resume
   EngineInfo engine;
   HardwareInfo hardware;
   RunSettings settings;

@@ -194,6 +194,7 @@ json decode_to_json(const DecodeCell& c) {
           {"requests_failed", opt(c.requests_failed)},
           {"ended_early", opt(c.ended_early)},
           {"server_tok_s", opt(c.server_tok_s)},
+          {"server_rate_ratio", opt(c.server_rate_ratio)},
           {"token_count_source", c.token_count_source},
           {"prompt_tokens_min", opt(c.prompt_tokens_min)},
           {"prompt_tokens_max", opt(c.prompt_tokens_max)},
@@ -228,6 +229,7 @@ Result<DecodeCell> decode_from_json(const json& j) {
   read_opt(j, "requests_failed", c.requests_failed);
   read_opt(j, "ended_early", c.ended_early);
   read_opt(j, "server_tok_s", c.server_tok_s);
+  read_opt(j, "server_rate_ratio", c.server_rate_ratio);
   read(j, "token_count_source", c.token_count_source);
   read_opt(j, "prompt_tokens_min", c.prompt_tokens_min);
   read_opt(j, "prompt_tokens_max", c.prompt_tokens_max);
@@ -258,6 +260,7 @@ json to_json(const RunResult& r) {
           {"launch_command", r.launch_command},
           {"submitted_by", r.submitted_by},
           {"notes", r.notes},
+          {"resumes", r.resumes},
           {"engine", engine_to_json(r.engine)},
           {"hardware", hardware_to_json(r.hardware)},
           {"settings", settings_to_json(r.settings)},
@@ -289,6 +292,7 @@ Result<RunResult> result_from_json(const json& j) {
     read(j, "launch_command", r.launch_command);
     read(j, "submitted_by", r.submitted_by);
     read(j, "notes", r.notes);
+    read(j, "resumes", r.resumes);
     if (auto it = j.find("engine"); it != j.end() && it->is_object()) r.engine = engine_from_json(*it);
     if (auto it = j.find("hardware"); it != j.end() && it->is_object()) r.hardware = hardware_from_json(*it);
     if (auto it = j.find("settings"); it != j.end() && it->is_object()) r.settings = settings_from_json(*it);

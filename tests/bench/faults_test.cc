@@ -213,6 +213,7 @@ TEST(Faults, FailingCellIsMarkedErrorAndTheRunGoesOn) {
   c.matrix.duration_s = 0.3;
   c.out_dir = dir.file("run");
   c.quiet = true;
+  c.client_selftest = false;  // the test binary has no streamer subcommand
   c.json_output = true;
   ASSERT_EQ(run_matrix(c), 0);
   auto result = read_result_file(dir.file("run/result.json"));

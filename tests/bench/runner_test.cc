@@ -1,9 +1,15 @@
 #include "bench/runner.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
 
 #include "bench/plan.h"
 #include "result/result_json.h"
+#include "site/json_schema.h"
+#include "site/site_data.h"
 #include "support/scripted_server.h"
 #include "support/temp_dir.h"
 
@@ -24,6 +30,7 @@ RunConfig small_config(const ScriptedServer& server, const std::string& out_dir)
   c.matrix.duration_s = 0.4;
   c.out_dir = out_dir;
   c.quiet = true;
+  c.client_selftest = false;  // the test binary has no streamer subcommand
   c.json_output = true;
   return c;
 }
@@ -71,6 +78,18 @@ TEST(Runner, RunsTheMatrixAgainstTheScriptedServer) {
     EXPECT_NE(req.body.find("\"temperature\":0"), std::string::npos);
   }
   EXPECT_TRUE(std::filesystem::exists(dir.file("run/report.html")));
+  EXPECT_TRUE(std::filesystem::exists(dir.file("run/report.md")));
+  EXPECT_TRUE(std::filesystem::exists(dir.file("run/measurements.csv")));
+
+  // The file the run wrote is valid against docs/result-schema.json (what other tools and the
+  // results site rely on).
+  auto schema_text = site::site_data_file("result-schema.json");
+  ASSERT_TRUE(schema_text.has_value());
+  auto schema = site::JsonSchema::parse(*schema_text);
+  ASSERT_TRUE(schema.has_value()) << schema.error().message;
+  std::ifstream written(dir.file("run/result.json"));
+  auto ok = schema->validate(nlohmann::json::parse(written));
+  EXPECT_TRUE(ok.has_value()) << ok.error().message;
 }
 
 TEST(Runner, FlagsPromptsThatMissTheirLength) {
@@ -94,6 +113,27 @@ TEST(Runner, FlagsPromptsThatMissTheirLength) {
   EXPECT_EQ(*result->decode[0].prompt_tokens_max, 1064);
 }
 
+// The chat route: the template's tokens are measured once and prompts still hit their length.
+TEST(Runner, ChatRouteHitsPromptLengthsThroughTheTemplate) {
+  ScriptedServer server;
+  test::TempDir dir;
+  RunConfig c = small_config(server, dir.file("run"));
+  c.target.api = ApiKind::Chat;
+  c.matrix.contexts = {512};
+  c.matrix.concurrency = {2};
+  c.matrix.prefill_contexts = {256};
+  ASSERT_EQ(run_matrix(c), 0);
+  auto result = read_result_file(dir.file("run/result.json"));
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(result->settings.api, "chat");
+  EXPECT_EQ(*result->prefill[0].prompt_tokens, 256);  // 3 of them are the chat template's
+  EXPECT_EQ(*result->decode[0].prompt_tokens_max, 512);
+  EXPECT_EQ(result->decode[0].status, CellStatus::Valid);
+  bool chat_seen = false;
+  for (const auto& req : server.all_requests()) chat_seen |= req.path == "/v1/chat/completions";
+  EXPECT_TRUE(chat_seen);
+}
+
 TEST(Runner, RefusesAFolderThatHoldsAResult) {
   ScriptedServer server;
   test::TempDir dir;
@@ -113,6 +153,7 @@ TEST(Runner, UnreachableServerFailsClearly) {
   c.matrix.concurrency = {1};
   c.out_dir = dir.file("run");
   c.quiet = true;
+  c.client_selftest = false;  // the test binary has no streamer subcommand
   EXPECT_EQ(run_matrix(c), 1);
   EXPECT_FALSE(std::filesystem::exists(dir.file("run/result.json")));
 }

@@ -1,0 +1,74 @@
+#include "bench/resume.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace sm {
+
+RunConfig config_to_resume(const RunResult& stored, const std::string& dir) {
+  RunConfig c;
+  const RunSettings& s = stored.settings;
+  c.target.base_url = stored.target_url;
+  c.target.api = s.api == "chat" ? ApiKind::Chat : ApiKind::Completions;
+  c.target.model = stored.engine.model;
+  c.matrix.contexts = s.contexts;
+  c.matrix.concurrency = s.concurrency;
+  c.matrix.prefill_contexts = s.prefill_contexts;
+  c.matrix.max_output_tokens = s.max_output_tokens;
+  c.matrix.duration_s = s.duration_s;
+  c.contexts_given = true;
+  c.limits_override.kv_capacity_tokens = s.kv_capacity_override;
+  c.limits_override.max_model_len = s.max_model_len_override;
+  c.temperature = s.temperature;
+  c.seed = s.seed;
+  c.launch_command = stored.launch_command;
+  c.out_dir = dir;
+  c.resume_dir = dir;
+  return c;
+}
+
+Result<void> check_resume_settings(const RunResult& stored, const RunConfig& r, const std::vector<std::string>& given) {
+  const RunSettings& s = stored.settings;
+  auto is_given = [&](const char* flag) { return std::find(given.begin(), given.end(), flag) != given.end(); };
+  auto differ = [&](const char* flag, const std::string& now, const std::string& before) {
+    return fail(ErrorCode::InvalidArgument,
+                fmt::format("--resume: {} {} differs from the interrupted run's {} (in its result.json); a resumed run "
+                            "must measure the same matrix: drop the flag, or start a new run",
+                            flag, now, before));
+  };
+  auto sorted = [](std::vector<int64_t> v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  };
+  if (is_given("--contexts") && sorted(r.matrix.contexts) != sorted(s.contexts))
+    return differ("--contexts", fmt::format("{}", fmt::join(r.matrix.contexts, ",")), fmt::format("{}", fmt::join(s.contexts, ",")));
+  if (is_given("--concurrency") && sorted(r.matrix.concurrency) != sorted(s.concurrency))
+    return differ("--concurrency", fmt::format("{}", fmt::join(r.matrix.concurrency, ",")),
+                  fmt::format("{}", fmt::join(s.concurrency, ",")));
+  if (is_given("--prefill-contexts") && sorted(r.matrix.prefill_contexts) != sorted(s.prefill_contexts))
+    return differ("--prefill-contexts", fmt::format("{}", fmt::join(r.matrix.prefill_contexts, ",")),
+                  fmt::format("{}", fmt::join(s.prefill_contexts, ",")));
+  if (is_given("--duration") && r.matrix.duration_s != s.duration_s)
+    return differ("--duration", fmt::format("{}", r.matrix.duration_s), fmt::format("{}", s.duration_s));
+  if (is_given("--max-output") && r.matrix.max_output_tokens != s.max_output_tokens)
+    return differ("--max-output", fmt::format("{}", r.matrix.max_output_tokens), fmt::format("{}", s.max_output_tokens));
+  if (is_given("--kv-capacity") && r.limits_override.kv_capacity_tokens != s.kv_capacity_override)
+    return differ("--kv-capacity", fmt::format("{}", r.limits_override.kv_capacity_tokens.value_or(0)),
+                  fmt::format("{}", s.kv_capacity_override.value_or(0)));
+  if (is_given("--max-model-len") && r.limits_override.max_model_len != s.max_model_len_override)
+    return differ("--max-model-len", fmt::format("{}", r.limits_override.max_model_len.value_or(0)),
+                  fmt::format("{}", s.max_model_len_override.value_or(0)));
+  if (is_given("--api") && (r.target.api == ApiKind::Chat ? "chat" : "completions") != s.api)
+    return differ("--api", r.target.api == ApiKind::Chat ? "chat" : "completions", s.api);
+  if (is_given("--temperature") && r.temperature != s.temperature)
+    return differ("--temperature", fmt::format("{}", r.temperature), fmt::format("{}", s.temperature));
+  if (is_given("--model") && r.target.model != stored.engine.model)
+    return differ("--model", r.target.model, stored.engine.model);
+  return {};
+}
+
+bool needs_measuring(CellStatus status) { return status == CellStatus::Pending || status == CellStatus::Interrupted; }
+
+}  // namespace sm

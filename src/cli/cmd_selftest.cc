@@ -1,0 +1,101 @@
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "core/units.h"
+#include "selftest/selftest.h"
+#include "selftest/streamer.h"
+
+namespace sm::cli {
+
+namespace {
+
+struct SelftestFlags {
+  std::string streams = "1,64,1024,4096";
+  double seconds = 3;
+  std::string format = "term";
+  bool no_python = false;
+  bool no_lag = false;
+};
+
+void print_term(const std::vector<SelftestPoint>& points) {
+  std::printf("speedmatrix client ceiling (one core; fast local streamer in a child process)\n\n");
+  std::printf("%8s %14s %12s %12s %10s %16s %8s\n", "streams", "tokens/s", "lag p50 µs", "lag p99 µs", "RSS MiB",
+              "python tokens/s", "ratio");
+  for (const auto& p : points) {
+    std::string py = p.python_tokens_per_s ? format_thousands(static_cast<int64_t>(*p.python_tokens_per_s)) : "—";
+    std::string ratio = p.python_tokens_per_s ? fmt::format("{:.1f}x", p.tokens_per_s / *p.python_tokens_per_s) : "—";
+    std::printf("%8ld %14s %12.0f %12.0f %10.1f %16s %8s\n", static_cast<long>(p.streams),
+                format_thousands(static_cast<int64_t>(p.tokens_per_s)).c_str(), p.lag_p50_us, p.lag_p99_us, p.rss_mib,
+                py.c_str(), ratio.c_str());
+  }
+  std::printf("\ntokens/s: unpaced streamer, what the client ingests. Lag: streamer paced at 100 tok/s per\n"
+              "stream (at most a quarter of the ceiling), send -> client stamp. RSS: the client's peak. python: asyncio + aiohttp client (the way vLLM's\n"
+              "and SGLang's benchmark clients read streams) on the same streamer.\n");
+}
+
+}  // namespace
+
+void add_selftest_command(CLI::App& app, Action& action) {
+  auto flags = std::make_shared<SelftestFlags>();
+  CLI::App* cmd = app.add_subcommand("selftest", "Measure this machine's client ceiling: tokens/s ingested, lag, memory");
+  cmd->footer("Example: speedmatrix selftest --format json\n"
+              "The numbers a run must stay well below to be the server's, not the client's (docs/performance.md).");
+  cmd->add_option("--streams", flags->streams, "Concurrent streams to measure at, comma list")->capture_default_str();
+  cmd->add_option("--seconds", flags->seconds, "Seconds measured per phase")->capture_default_str();
+  cmd->add_option("--format", flags->format, "'term' or 'json'")->capture_default_str()->check(CLI::IsMember({"term", "json"}));
+  cmd->add_flag("--no-python", flags->no_python, "Skip the Python asyncio + aiohttp comparison");
+  cmd->add_flag("--no-lag", flags->no_lag, "Skip the paced lag phase");
+  cmd->callback([flags, &action]() {
+    action = [flags]() -> int {
+      auto streams = parse_int_list(flags->streams);
+      if (!streams) {
+        std::fprintf(stderr, "speedmatrix selftest: --streams: %s\n", streams.error().message.c_str());
+        return kExitUsage;
+      }
+      SelftestOptions opts;
+      opts.streams = *streams;
+      opts.seconds = flags->seconds;
+      opts.python = !flags->no_python;
+      opts.lag = !flags->no_lag;
+      auto points = run_selftest(opts);
+      if (!points) {
+        std::fprintf(stderr, "speedmatrix selftest: %s\n", points.error().message.c_str());
+        return kExitFailure;
+      }
+      if (flags->format == "json") {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto& p : *points)
+          out.push_back({{"streams", p.streams},
+                         {"tokens_per_s", p.tokens_per_s},
+                         {"lag_p50_us", p.lag_p50_us},
+                         {"lag_p99_us", p.lag_p99_us},
+                         {"paced_tokens_per_s", p.paced_tokens_per_s},
+                         {"rss_mib", p.rss_mib},
+                         {"python_tokens_per_s", p.python_tokens_per_s ? nlohmann::json(*p.python_tokens_per_s) : nlohmann::json()},
+                         {"python_ratio", p.python_tokens_per_s ? nlohmann::json(p.tokens_per_s / *p.python_tokens_per_s)
+                                                                : nlohmann::json()}});
+        std::puts(out.dump(2).c_str());
+      } else {
+        print_term(*points);
+      }
+      return kExitOk;
+    };
+  });
+
+  // The streamer the self-test starts in a child process (not for people; hidden from --help).
+  auto streamer = std::make_shared<StreamerConfig>();
+  auto port_fd = std::make_shared<int>(-1);
+  CLI::App* hidden = app.add_subcommand("selftest-streamer", "");
+  hidden->group("");
+  hidden->add_option("--seconds", streamer->run_s);
+  hidden->add_option("--rate", streamer->total_tokens_per_s);
+  hidden->add_option("--port-fd", *port_fd)->required();
+  hidden->callback([streamer, port_fd, &action]() {
+    action = [streamer, port_fd]() { return run_streamer(*streamer, *port_fd); };
+  });
+}
+
+}  // namespace sm::cli

@@ -1,0 +1,262 @@
+// `speedmatrix serve`: the results site and its JSON API, until SIGINT/SIGTERM.
+// `speedmatrix serve token create|revoke|list`: upload tokens, stored hashed.
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <charconv>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "core/clock.h"
+#include "core/units.h"
+#include "site/site.h"
+#include "site/site_server.h"
+#include "site/upload_token.h"
+#include "store/result_store.h"
+
+namespace sm::cli {
+
+namespace {
+
+constexpr const char* kDefaultDb = "sqlite:speedmatrix-results.db";
+
+struct ServeFlags {
+  std::string db = kDefaultDb;
+  std::string listen = "127.0.0.1:8080";
+  int threads = 4;
+  std::string max_upload = "8M";
+  double rate_limit_per_min = 60;
+  double calc_rate_limit_per_min = 60;
+  std::string public_url;
+  std::string sqlite_sync = "normal";
+};
+
+struct TokenFlags {
+  std::string db = kDefaultDb;
+  std::string name;
+  std::string id_or_name;
+  std::string format = "text";
+};
+
+int usage_error(const char* command, const std::string& message) {
+  std::fprintf(stderr, "speedmatrix %s: %s\n", command, message.c_str());
+  return kExitUsage;
+}
+
+// "HOST:PORT", "[v6]:PORT" or ":PORT" (loopback).
+Result<std::pair<std::string, uint16_t>> parse_listen(std::string_view text) {
+  size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos) return fail(ErrorCode::InvalidArgument, "--listen must be HOST:PORT");
+  std::string host(text.substr(0, colon));
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.empty()) host = "127.0.0.1";
+  std::string_view port_text = text.substr(colon + 1);
+  unsigned port = 0;
+  auto r = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (r.ec != std::errc{} || r.ptr != port_text.data() + port_text.size() || port > 65535)
+    return fail(ErrorCode::InvalidArgument, fmt::format("--listen: '{}' is not a port", port_text));
+  return std::pair{host, static_cast<uint16_t>(port)};
+}
+
+Result<std::unique_ptr<store::ResultStore>> open_db(const std::string& db, int pool_size, bool full_sync) {
+  store::StoreOptions options;
+  options.pool_size = pool_size;
+  options.sqlite_full_sync = full_sync;
+  return store::open_store(db, options);
+}
+
+std::string now_iso() {
+  char buf[32];
+  return std::string(format_iso8601_utc(wall_clock_unix_ms(), buf));
+}
+
+int serve(const ServeFlags& f) {
+  auto listen = parse_listen(f.listen);
+  if (!listen) return usage_error("serve", listen.error().message);
+  auto max_upload = parse_token_count(f.max_upload);
+  if (!max_upload || *max_upload < 1024) return usage_error("serve", "--max-upload must be a size of at least 1K, e.g. 8M");
+  if (f.sqlite_sync != "normal" && f.sqlite_sync != "full") return usage_error("serve", "--sqlite-sync must be normal or full");
+  if (f.threads < 1 || f.threads > 256) return usage_error("serve", "--threads must be between 1 and 256");
+
+  // Block the stop signals before any thread starts, then wait for one here.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  auto store = open_db(f.db, f.threads, f.sqlite_sync == "full");
+  if (!store) {
+    std::fprintf(stderr, "speedmatrix serve: %s\n", store.error().message.c_str());
+    return kExitFailure;
+  }
+  site::SiteConfig config;
+  config.max_upload_bytes = *max_upload;
+  config.upload_rate_per_min = f.rate_limit_per_min;
+  config.calc_rate_per_min = f.calc_rate_limit_per_min;
+  config.public_url = f.public_url;
+  while (!config.public_url.empty() && config.public_url.back() == '/') config.public_url.pop_back();
+  auto site = site::Site::create(**store, config);
+  if (!site) {
+    std::fprintf(stderr, "speedmatrix serve: %s\n", site.error().message.c_str());
+    return kExitFailure;
+  }
+  auto server = site::SiteServer::start(**site, {.host = listen->first, .port = listen->second, .threads = f.threads});
+  if (!server) {
+    std::fprintf(stderr, "speedmatrix serve: %s\n", server.error().message.c_str());
+    return kExitFailure;
+  }
+  auto version = (*store)->schema_version();
+  std::fprintf(stderr,
+               "speedmatrix serve: store %s (%s, schema v%lld); uploads up to %s bytes, %g a minute per token\n"
+               "  make an upload token: speedmatrix serve token create --db %s --name NAME\n"
+               "  Ctrl-C stops it.\n",
+               store::redact_dsn(f.db).c_str(), std::string((*store)->backend()).c_str(),
+               static_cast<long long>(version.value_or(0)), format_thousands(*max_upload).c_str(),
+               f.rate_limit_per_min, store::redact_dsn(f.db).c_str());
+  // The first line on stdout is the address, for scripts and tests that start it on port 0.
+  std::printf("speedmatrix serve: listening on %s\n", (*server)->base_url().c_str());
+  std::fflush(stdout);
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  (*server)->stop();
+  std::fprintf(stderr, "speedmatrix serve: stopped\n");
+  return kExitOk;
+}
+
+int token_create(const TokenFlags& f) {
+  if (f.name.empty()) return usage_error("serve token create", "--name is required (who or what uploads with it)");
+  auto store = open_db(f.db, 1, false);
+  if (!store) {
+    std::fprintf(stderr, "speedmatrix serve token create: %s\n", store.error().message.c_str());
+    return kExitFailure;
+  }
+  auto token = site::generate_upload_token();
+  if (!token) {
+    std::fprintf(stderr, "speedmatrix serve token create: %s\n", token.error().message.c_str());
+    return kExitFailure;
+  }
+  store::TokenInfo info;
+  info.token_id = token->token_id;
+  info.name = f.name;
+  info.created_at = now_iso();
+  if (auto ok = (*store)->create_token(info, token->sha256_hex); !ok) {
+    std::fprintf(stderr, "speedmatrix serve token create: %s\n", ok.error().message.c_str());
+    return kExitFailure;
+  }
+  if (f.format == "json") {
+    nlohmann::json j = {{"token", token->secret}, {"token_id", info.token_id}, {"name", info.name}, {"created_at", info.created_at}};
+    std::printf("%s\n", j.dump(2).c_str());
+  } else {
+    std::printf("%s\n", token->secret.c_str());
+    std::fprintf(stderr,
+                 "speedmatrix serve token create: token %s (\"%s\") above; it is shown only this once.\n"
+                 "  upload with: speedmatrix upload runs/<run>/result.json --to URL --token <token>\n",
+                 info.token_id.c_str(), info.name.c_str());
+  }
+  return kExitOk;
+}
+
+int token_revoke(const TokenFlags& f) {
+  auto store = open_db(f.db, 1, false);
+  if (!store) {
+    std::fprintf(stderr, "speedmatrix serve token revoke: %s\n", store.error().message.c_str());
+    return kExitFailure;
+  }
+  auto n = (*store)->revoke_token(f.id_or_name, now_iso());
+  if (!n) {
+    std::fprintf(stderr, "speedmatrix serve token revoke: %s\n", n.error().message.c_str());
+    return kExitFailure;
+  }
+  if (*n == 0) {
+    std::fprintf(stderr, "speedmatrix serve token revoke: no valid token has the id or name '%s'\n", f.id_or_name.c_str());
+    return kExitFailure;
+  }
+  std::fprintf(stderr, "speedmatrix serve token revoke: revoked %lld token%s\n", static_cast<long long>(*n), *n == 1 ? "" : "s");
+  return kExitOk;
+}
+
+int token_list(const TokenFlags& f) {
+  auto store = open_db(f.db, 1, false);
+  if (!store) {
+    std::fprintf(stderr, "speedmatrix serve token list: %s\n", store.error().message.c_str());
+    return kExitFailure;
+  }
+  auto tokens = (*store)->list_tokens();
+  if (!tokens) {
+    std::fprintf(stderr, "speedmatrix serve token list: %s\n", tokens.error().message.c_str());
+    return kExitFailure;
+  }
+  if (f.format == "json") {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& t : *tokens)
+      out.push_back({{"token_id", t.token_id}, {"name", t.name}, {"created_at", t.created_at},
+                     {"revoked_at", t.revoked_at.empty() ? nlohmann::json(nullptr) : nlohmann::json(t.revoked_at)},
+                     {"uploads", t.uploads}});
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
+  }
+  std::printf("%-16s %-24s %-21s %-21s %s\n", "ID", "NAME", "CREATED", "REVOKED", "UPLOADS");
+  for (const auto& t : *tokens)
+    std::printf("%-16s %-24s %-21s %-21s %lld\n", t.token_id.c_str(), t.name.c_str(), t.created_at.c_str(),
+                t.revoked_at.empty() ? "-" : t.revoked_at.c_str(), static_cast<long long>(t.uploads));
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_serve_command(CLI::App& app, Action& action) {
+  auto flags = std::make_shared<ServeFlags>();
+  auto token_flags = std::make_shared<TokenFlags>();
+  CLI::App* cmd = app.add_subcommand("serve", "Run the results site: leaderboard, runs, hardware, models, calculator, JSON API");
+  cmd->footer(
+      "--db takes sqlite:PATH (one file, WAL; the default) or postgresql://USER@HOST:PORT/DATABASE.\n"
+      "The first line on stdout is \"speedmatrix serve: listening on URL\" (useful with port 0).\n"
+      "Examples:\n"
+      "  speedmatrix serve --db sqlite:results.db --listen 0.0.0.0:8080\n"
+      "  speedmatrix serve token create --db sqlite:results.db --name lab-3090\n"
+      "  speedmatrix serve token list --db sqlite:results.db\n"
+      "  speedmatrix serve token revoke --db sqlite:results.db lab-3090\n"
+      "Docs: docs/site.md; the API is described at /api/v1/openapi.json.");
+  cmd->add_option("--db", flags->db, "Store: sqlite:PATH or postgresql://...")->capture_default_str();
+  cmd->add_option("--listen", flags->listen, "HOST:PORT to listen on (port 0 = any free port)")->capture_default_str();
+  cmd->add_option("--threads", flags->threads, "I/O threads (and store connections)")->capture_default_str();
+  cmd->add_option("--max-upload", flags->max_upload, "Largest result body accepted (K/M suffixes); larger gets 413")
+      ->capture_default_str();
+  cmd->add_option("--rate-limit", flags->rate_limit_per_min, "Uploads a minute per token (0: no limit); more gets 429")
+      ->capture_default_str();
+  cmd->add_option("--calc-rate-limit", flags->calc_rate_limit_per_min,
+                  "Calculator requests a minute per client address (0: no limit)")
+      ->capture_default_str();
+  cmd->add_option("--public-url", flags->public_url, "Base URL the Getting started page shows (default: from the Host header)");
+  cmd->add_option("--sqlite-sync", flags->sqlite_sync,
+                  "SQLite: 'normal' survives a killed server; 'full' also a power cut (one fsync per upload)")
+      ->capture_default_str();
+
+  CLI::App* token = cmd->add_subcommand("token", "Make, revoke and list upload tokens");
+  token->require_subcommand(1);
+  CLI::App* create = token->add_subcommand("create", "Make a token; it is printed once, the store keeps only its hash");
+  create->add_option("--db", token_flags->db, "Store: sqlite:PATH or postgresql://...")->capture_default_str();
+  create->add_option("--name", token_flags->name, "Who or what uploads with it, e.g. lab-3090")->required();
+  create->add_option("--format", token_flags->format, "'text' (the token alone on stdout) or 'json'")->capture_default_str();
+  CLI::App* revoke = token->add_subcommand("revoke", "Revoke a token by id or name; uploads with it get 401 at once");
+  revoke->add_option("--db", token_flags->db, "Store: sqlite:PATH or postgresql://...")->capture_default_str();
+  revoke->add_option("token", token_flags->id_or_name, "Token id (tk_...) or name")->required();
+  CLI::App* list = token->add_subcommand("list", "List tokens (ids, names, dates, uploads; never the secrets)");
+  list->add_option("--db", token_flags->db, "Store: sqlite:PATH or postgresql://...")->capture_default_str();
+  list->add_option("--format", token_flags->format, "'text' or 'json'")->capture_default_str();
+
+  create->callback([token_flags, &action] { action = [token_flags] { return token_create(*token_flags); }; });
+  revoke->callback([token_flags, &action] { action = [token_flags] { return token_revoke(*token_flags); }; });
+  list->callback([token_flags, &action] { action = [token_flags] { return token_list(*token_flags); }; });
+  cmd->callback([flags, token, &action] {
+    if (token->parsed()) return;  // a token subcommand set the action
+    action = [flags] { return serve(*flags); };
+  });
+}
+
+}  // namespace sm::cli

@@ -1,0 +1,199 @@
+#include "selftest/streamer.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+
+namespace sm {
+
+namespace {
+
+constexpr const char kHead[] =
+    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n";
+
+// A vLLM completions chunk with continuous usage, padded time stamp at a fixed offset.
+struct ChunkTemplate {
+  std::string text;
+  size_t stamp_at = 0;  ///< offset of the 19-digit time stamp
+  size_t count_at = 0;  ///< offset of the 10-digit cumulative completion count
+};
+
+ChunkTemplate make_template() {
+  ChunkTemplate t;
+  t.text = R"(data: {"id":"cmpl-selftest","object":"text_completion","created":1764600000,"model":"selftest",)"
+           R"("choices":[{"index":0,"text":" tok","logprobs":null,"finish_reason":null}],)"
+           R"("usage":{"prompt_tokens":16,"completion_tokens":)";
+  t.count_at = t.text.size();
+  t.text += "0000000000";
+  t.text += R"(,"total_tokens":0},"t":)";
+  t.stamp_at = t.text.size();
+  t.text += "0000000000000000000";
+  t.text += "}\n\n";
+  return t;
+}
+
+// Right-aligned digits padded with spaces (JSON allows whitespace before a number; leading
+// zeros it does not).
+void put_digits(char* at, uint64_t value, int width) {
+  for (int i = width - 1; i >= 0; --i) {
+    at[i] = (value == 0 && i < width - 1) ? ' ' : static_cast<char>('0' + value % 10);
+    value /= 10;
+  }
+}
+
+struct Conn {
+  int fd = -1;
+  bool streaming = false;   ///< request read, headers sent
+  std::string in;           ///< request bytes until the blank line (+ body, ignored)
+  std::string out;          ///< bytes waiting to be written
+  uint64_t sent_tokens = 0; ///< cumulative count for the usage field
+};
+
+}  // namespace
+
+int run_streamer(const StreamerConfig& config, int port_fd) {
+  const Clock& clock = SteadyClock::instance();
+  int listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  int one = 1;
+  setsockopt(listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(listen_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(listen_fd, 8192) != 0) {
+    std::perror("selftest streamer: bind/listen");
+    return 1;
+  }
+  socklen_t len = sizeof addr;
+  getsockname(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  std::string port_line = std::to_string(ntohs(addr.sin_port)) + "\n";
+  if (::write(port_fd, port_line.data(), port_line.size()) < 0) return 1;
+  ::close(port_fd);
+
+  int ep = epoll_create1(EPOLL_CLOEXEC);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = listen_fd;
+  epoll_ctl(ep, EPOLL_CTL_ADD, listen_fd, &ev);
+  std::vector<Conn> conns(65536);
+  std::vector<int> streaming;  ///< fds of connections that stream
+  const ChunkTemplate tmpl = make_template();
+  std::string block;
+  const int64_t start_ns = clock.now_ns();
+  const int64_t end_ns = start_ns + static_cast<int64_t>(config.run_s * 1e9);
+  const bool paced = config.total_tokens_per_s > 0;
+  const double interval_ns = paced ? 1e9 / config.total_tokens_per_s : 0;
+  double next_due_ns = static_cast<double>(start_ns);
+  size_t rr = 0;  ///< round-robin position among streaming connections (paced mode)
+
+  auto append_chunks = [&](Conn& c, int n, int64_t stamp_ns) {
+    for (int i = 0; i < n; ++i) {
+      size_t at = c.out.size();
+      c.out += tmpl.text;
+      put_digits(c.out.data() + at + tmpl.count_at, ++c.sent_tokens % 10000000000ULL, 10);
+      put_digits(c.out.data() + at + tmpl.stamp_at, static_cast<uint64_t>(stamp_ns), 19);
+    }
+  };
+  auto flush = [&](Conn& c) -> bool {
+    while (!c.out.empty()) {
+      ssize_t n = ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
+      c.out.erase(0, static_cast<size_t>(n));
+    }
+    return true;
+  };
+  auto close_conn = [&](int fd) {
+    epoll_ctl(ep, EPOLL_CTL_DEL, fd, nullptr);
+    ::close(fd);
+    conns[static_cast<size_t>(fd)] = Conn{};
+    std::erase(streaming, fd);
+  };
+
+  epoll_event events[512];
+  while (true) {
+    const int64_t now_ns = clock.now_ns();
+    if (now_ns >= end_ns) break;
+    int timeout_ms = paced ? 0 : 100;
+    int n = epoll_wait(ep, events, 512, timeout_ms);
+    for (int i = 0; i < n; ++i) {
+      int fd = events[i].data.fd;
+      if (fd == listen_fd) {
+        while (true) {
+          int cfd = ::accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+          if (cfd < 0) break;
+          if (static_cast<size_t>(cfd) >= conns.size()) {
+            ::close(cfd);
+            continue;
+          }
+          setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+          conns[static_cast<size_t>(cfd)] = Conn{cfd};
+          epoll_event cev{};
+          cev.events = EPOLLIN | EPOLLOUT | EPOLLET;
+          cev.data.fd = cfd;
+          epoll_ctl(ep, EPOLL_CTL_ADD, cfd, &cev);
+        }
+        continue;
+      }
+      Conn& c = conns[static_cast<size_t>(fd)];
+      if (events[i].events & (EPOLLHUP | EPOLLERR)) {
+        close_conn(fd);
+        continue;
+      }
+      if (!c.streaming && (events[i].events & EPOLLIN)) {
+        char buf[16384];
+        ssize_t r;
+        while ((r = ::recv(fd, buf, sizeof buf, 0)) > 0) c.in.append(buf, static_cast<size_t>(r));
+        if (r == 0) {
+          close_conn(fd);
+          continue;
+        }
+        if (c.in.find("\r\n\r\n") != std::string::npos) {
+          c.streaming = true;
+          c.out = kHead;
+          streaming.push_back(fd);
+        }
+      }
+      if (c.streaming && !paced && (events[i].events & EPOLLOUT)) {
+        // Unpaced: keep the socket full, a block of chunks at a time.
+        bool ok = flush(c);
+        while (ok && c.out.empty()) {
+          append_chunks(c, config.chunks_per_write, clock.now_ns());
+          ok = flush(c);
+        }
+        if (!ok) close_conn(fd);
+      }
+    }
+    if (paced && !streaming.empty()) {
+      // Paced: one chunk per due slot, round-robin over the streams, stamped at the write.
+      const int64_t t_ns = clock.now_ns();
+      int budget = 4096;
+      while (next_due_ns <= static_cast<double>(t_ns) && budget-- > 0) {
+        rr = (rr + 1) % streaming.size();
+        Conn& c = conns[static_cast<size_t>(streaming[rr])];
+        append_chunks(c, 1, clock.now_ns());
+        if (!flush(c)) {
+          close_conn(c.fd);
+          if (streaming.empty()) break;
+        }
+        next_due_ns += interval_ns;
+      }
+      if (next_due_ns < static_cast<double>(t_ns) - 1e8) next_due_ns = static_cast<double>(t_ns);  // fell behind: skip
+    }
+  }
+  for (int fd : std::vector<int>(streaming)) close_conn(fd);
+  ::close(listen_fd);
+  return 0;
+}
+
+}  // namespace sm

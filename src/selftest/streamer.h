@@ -1,0 +1,21 @@
+#pragma once
+// The self-test's fast local streamer: an epoll loop (run in a child process, so it has its own
+// core and its memory is not counted as the client's) that accepts streaming completion
+// requests and answers each with an endless SSE stream of vLLM-like token chunks, as fast as
+// the sockets take them or paced at a set total rate. Every chunk carries its send time
+// ("t": monotonic ns) so the client can measure the lag from send to stamp.
+#include <cstdint>
+
+namespace sm {
+
+struct StreamerConfig {
+  double total_tokens_per_s = 0;  ///< 0 = unpaced (as fast as possible); else paced over all streams
+  double run_s = 10;              ///< the streamer exits after this long
+  int chunks_per_write = 32;      ///< unpaced: chunks written per socket write
+};
+
+/// Binds 127.0.0.1:0, writes the port as a decimal line to `port_fd`, and serves until run_s.
+/// Returns a process exit code.
+int run_streamer(const StreamerConfig& config, int port_fd);
+
+}  // namespace sm

@@ -1,0 +1,64 @@
+#include "site/listing_query.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+namespace sm::site {
+
+namespace {
+
+Result<int64_t> parse_count(const QueryParams& q, const char* name, int64_t fallback, int64_t lo, int64_t hi) {
+  if (!q.has(name) || q.get(name).empty()) return fallback;
+  const std::string text = q.get(name);
+  int64_t v = 0;
+  auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (r.ec != std::errc{} || r.ptr != text.data() + text.size() || v < lo || v > hi)
+    return fail(ErrorCode::InvalidArgument, fmt::format("{}: expected a whole number from {} to {}", name, lo, hi));
+  return v;
+}
+
+}  // namespace
+
+std::string_view order_name(store::RunOrder order) {
+  switch (order) {
+    case store::RunOrder::Newest: return "newest";
+    case store::RunOrder::SingleStream: return "single_stream";
+    case store::RunOrder::BestTotal: return "best_total";
+    case store::RunOrder::Prefill32K: return "prefill_32k";
+  }
+  return "newest";
+}
+
+Result<ListingQuery> parse_listing_query(const QueryParams& q, store::RunOrder default_order, int64_t default_limit) {
+  ListingQuery out;
+  out.filter.gpu = q.get("gpu");
+  out.filter.model = q.get("model");
+  out.filter.engine = q.get("engine");
+  out.filter.quantization = q.has("quantization") ? q.get("quantization") : q.get("quant");
+  out.filter.kind = q.get("kind");
+  out.order = default_order;
+  std::string sort = q.has("sort") ? q.get("sort") : q.get("metric");
+  if (!sort.empty()) {
+    bool found = false;
+    for (auto o : {store::RunOrder::Newest, store::RunOrder::SingleStream, store::RunOrder::BestTotal,
+                   store::RunOrder::Prefill32K}) {
+      if (sort == order_name(o)) {
+        out.order = o;
+        found = true;
+      }
+    }
+    if (!found)
+      return fail(ErrorCode::InvalidArgument,
+                  fmt::format("sort: '{}' is not one of newest, single_stream, best_total, prefill_32k", sort));
+  }
+  auto limit = parse_count(q, "limit", default_limit, 1, store::kMaxPageLimit);
+  if (!limit) return std::unexpected(limit.error());
+  auto offset = parse_count(q, "offset", 0, 0, int64_t{1} << 40);
+  if (!offset) return std::unexpected(offset.error());
+  out.page.limit = *limit;
+  out.page.offset = *offset;
+  return out;
+}
+
+}  // namespace sm::site

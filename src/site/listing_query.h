@@ -1,0 +1,28 @@
+#pragma once
+// The query parameters every run listing shares (API and pages): filters, order, page.
+//   ?gpu=RTX%203090%2024GB&model=...&engine=vllm&quantization=...&kind=measured
+//   &sort=single_stream|best_total|prefill_32k|newest&limit=50&offset=0
+#include <string>
+#include <string_view>
+
+#include "core/error.h"
+#include "site/query_string.h"
+#include "store/store_types.h"
+
+namespace sm::site {
+
+struct ListingQuery {
+  store::RunFilter filter;
+  store::RunOrder order = store::RunOrder::Newest;
+  store::PageRequest page;
+};
+
+/// Reads the listing parameters; `default_order` applies when `sort` is absent. Errors name
+/// the parameter (a limit that is not a number, an unknown sort).
+Result<ListingQuery> parse_listing_query(const QueryParams& query, store::RunOrder default_order,
+                                         int64_t default_limit = 50);
+
+/// The `sort` value of an order: "newest", "single_stream", "best_total", "prefill_32k".
+std::string_view order_name(store::RunOrder order);
+
+}  // namespace sm::site

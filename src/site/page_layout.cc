@@ -1,0 +1,124 @@
+#include "site/page_layout.h"
+
+#include "core/units.h"
+#include "report/html_escape.h"
+#include "report/html_page.h"
+
+namespace sm::site {
+
+namespace {
+
+// Added to the report's style sheet (report/html_page.cc), using its colour variables so the
+// site follows the same light and dark themes.
+constexpr std::string_view kSiteStyle = R"css(
+header.site { display: flex; flex-wrap: wrap; align-items: baseline; gap: 6px 26px; border-bottom: 1px solid var(--line);
+  padding: 0 0 12px; margin: 0 0 22px; }
+header.site .brand { font-weight: 700; font-size: 1.08rem; color: var(--fg); text-decoration: none; letter-spacing: -.01em; }
+header.site .brand span { color: var(--accent); font-weight: 600; }
+nav.site-nav { display: flex; flex-wrap: wrap; gap: 2px 16px; font-size: .92rem; }
+nav.site-nav a { color: var(--muted); text-decoration: none; padding: 2px 0; border-bottom: 2px solid transparent; }
+nav.site-nav a:hover { color: var(--fg); }
+nav.site-nav a.active { color: var(--fg); border-bottom-color: var(--accent); font-weight: 600; }
+.lede { color: var(--muted); margin: 0 0 14px; max-width: 52em; }
+form.panel { display: flex; flex-wrap: wrap; gap: 10px 14px; align-items: flex-end; background: var(--card);
+  border: 1px solid var(--line); border-radius: 10px; padding: 12px 14px; margin: 14px 0 16px; }
+form.panel label { display: flex; flex-direction: column; gap: 3px; font-size: .8rem; color: var(--muted); font-weight: 600; }
+form.panel .actions { display: flex; gap: 10px; align-items: center; }
+select, input[type=text], input[type=number] { font: inherit; font-size: .9rem; padding: 5px 8px; border: 1px solid var(--line);
+  border-radius: 6px; background: var(--bg); color: var(--fg); min-width: 8em; max-width: 18em; }
+input[type=number] { min-width: 4em; width: 5em; }
+button { font: inherit; font-size: .9rem; font-weight: 600; padding: 6px 16px; border-radius: 6px; border: 1px solid var(--accent);
+  background: var(--accent); color: var(--bg); cursor: pointer; }
+table.board td.metric { font-weight: 650; }
+table.board td.rank { color: var(--muted); }
+table.board td.l a { text-decoration: none; }
+table.board th a { color: inherit; text-decoration: none; }
+table.board th a.sorted { color: var(--fg); }
+table.board th a.sorted::after { content: " ↓"; color: var(--accent); }
+table.board .sub { display: block; font-size: .75rem; color: var(--muted); font-weight: 400; }
+.pager { display: flex; flex-wrap: wrap; gap: 8px 18px; align-items: center; color: var(--muted); font-size: .88rem; margin: 10px 0; }
+.empty { padding: 26px; text-align: center; color: var(--muted); background: var(--card); border: 1px dashed var(--line); border-radius: 10px; }
+.error-box { border-left: 4px solid var(--err-line); background: var(--err-bg); padding: 10px 14px; border-radius: 0 8px 8px 0; margin: 12px 0; }
+ol.steps { padding-left: 1.3em; max-width: 60em; }
+ol.steps li { margin: 0 0 18px; }
+ol.steps li p { margin: 4px 0; }
+.endpoint { border: 1px solid var(--line); border-radius: 10px; padding: 4px 16px 10px; margin: 12px 0; background: var(--card); }
+.endpoint h3 { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .98rem; }
+.method { display: inline-block; min-width: 4.2em; text-align: center; border-radius: 5px; padding: 0 6px; margin-right: 8px;
+  font-size: .8rem; color: #fff; background: var(--c0); }
+.method.post { background: var(--c2); }
+.site-frame { margin-bottom: 8px; }
+.site-frame form.panel { margin-top: 0; }
+)css";
+
+std::string_view nav_label(NavItem item) {
+  switch (item) {
+    case NavItem::Leaderboard: return "Leaderboard";
+    case NavItem::Runs: return "Matrix runs";
+    case NavItem::Hardware: return "Hardware";
+    case NavItem::Models: return "Models";
+    case NavItem::Compare: return "Compare";
+    case NavItem::Calculator: return "Decode calculator";
+    case NavItem::GettingStarted: return "Getting started";
+    case NavItem::ApiDocs: return "API docs";
+    case NavItem::None: return "";
+  }
+  return "";
+}
+
+std::string_view nav_path(NavItem item) {
+  switch (item) {
+    case NavItem::Leaderboard: return "/";
+    case NavItem::Runs: return "/runs";
+    case NavItem::Hardware: return "/hardware";
+    case NavItem::Models: return "/models";
+    case NavItem::Compare: return "/compare";
+    case NavItem::Calculator: return "/calc";
+    case NavItem::GettingStarted: return "/getting-started";
+    case NavItem::ApiDocs: return "/api";
+    case NavItem::None: return "/";
+  }
+  return "/";
+}
+
+std::string site_header(NavItem active) {
+  std::string out = "<header class=\"site\">\n<a class=\"brand\" href=\"/\">speedmatrix <span>results</span></a>\n"
+                    "<nav class=\"site-nav\" aria-label=\"Site\">";
+  for (NavItem item : {NavItem::Leaderboard, NavItem::Runs, NavItem::Hardware, NavItem::Models, NavItem::Compare,
+                       NavItem::Calculator, NavItem::GettingStarted, NavItem::ApiDocs}) {
+    out += "<a href=\"";
+    out += nav_path(item);
+    out += item == active ? "\" class=\"active\" aria-current=\"page\">" : "\">";
+    out += nav_label(item);
+    out += "</a>";
+  }
+  out += "</nav>\n</header>\n";
+  return out;
+}
+
+}  // namespace
+
+std::string esc(std::string_view text) { return report::html_escape(text); }
+
+std::string site_page(std::string_view title, NavItem active, std::string_view body_html) {
+  std::string body = site_header(active);
+  body += body_html;
+  body += "<footer>speedmatrix results site · every computer, one endpoint · "
+          "<a href=\"/api/v1/openapi.json\">OpenAPI</a></footer>\n";
+  return report::html_document(std::string(title) + " · speedmatrix", body, kSiteStyle);
+}
+
+std::string frame_report(std::string doc, NavItem active, std::string_view top_html) {
+  if (size_t style_end = doc.find("</style>"); style_end != std::string::npos) doc.insert(style_end, kSiteStyle);
+  const std::string_view kPageOpen = "<div class=\"page\">\n";
+  std::string top = "<div class=\"site-frame\">\n" + site_header(active) + std::string(top_html) + "</div>\n";
+  if (size_t page = doc.find(kPageOpen); page != std::string::npos) doc.insert(page + kPageOpen.size(), top);
+  return doc;
+}
+
+std::string rate_text(const std::optional<double>& tok_s) {
+  if (!tok_s) return "—";
+  return format_rate(*tok_s);
+}
+
+}  // namespace sm::site

@@ -1,0 +1,183 @@
+#include "site/site.h"
+
+#include <fmt/format.h>
+
+#include <exception>
+
+#include "site/site_data.h"
+#include "site/site_json.h"
+#include "site/upload_token.h"
+
+namespace sm::site {
+
+std::string_view reason_phrase(int status) {
+  switch (status) {
+    case 200: return "OK";
+    case 201: return "Created";
+    case 204: return "No Content";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 409: return "Conflict";
+    case 411: return "Length Required";
+    case 413: return "Payload Too Large";
+    case 415: return "Unsupported Media Type";
+    case 429: return "Too Many Requests";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return "Unknown";
+  }
+}
+
+Result<std::unique_ptr<Site>> Site::create(store::ResultStore& store, SiteConfig config, const Clock& clock) {
+  auto schema_text = site_data_file("result-schema.json");
+  if (!schema_text) return fail(ErrorCode::Internal, "the result schema (docs/result-schema.json) is not embedded in this build");
+  auto schema = JsonSchema::parse(*schema_text);
+  if (!schema) return std::unexpected(schema.error());
+  auto rules_text = site_data_file("upload-rules.json");
+  if (!rules_text) return fail(ErrorCode::Internal, "the upload rules are not embedded in this build");
+  auto rules = JsonSchema::parse(*rules_text);
+  if (!rules) return std::unexpected(rules.error());
+  auto catalog = calc::Catalog::builtin();
+  if (!catalog) return std::unexpected(catalog.error());
+  return std::unique_ptr<Site>(
+      new Site(store, std::move(config), clock, std::move(*schema), std::move(*rules), std::move(*catalog)));
+}
+
+Site::Site(store::ResultStore& store, SiteConfig config, const Clock& clock, JsonSchema schema, JsonSchema rules,
+           calc::Catalog catalog)
+    : store_(store),
+      config_(std::move(config)),
+      clock_(clock),
+      schema_(std::move(schema)),
+      rules_(std::move(rules)),
+      catalog_(std::move(catalog)),
+      upload_limiter_(clock, config_.upload_rate_per_min, config_.upload_burst),
+      calc_limiter_(clock, config_.calc_rate_per_min) {}
+
+bool Site::is_upload(const SiteRequest& head) {
+  return head.method == HttpMethod::Post && (head.path == "/api/v1/runs" || head.path == "/api/v1/runs/");
+}
+
+int64_t Site::body_limit(const SiteRequest& head) const {
+  return is_upload(head) ? config_.max_upload_bytes : kMaxSmallBodyBytes;
+}
+
+std::optional<SiteResponse> Site::authorize(SiteRequest& request) {
+  if (request.token) return std::nullopt;
+  std::string_view secret = bearer_token(request.authorization);
+  auto unauthorized = [](std::string_view message) {
+    SiteResponse r = error_response(401, "unauthorized", message);
+    r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"speedmatrix\"");
+    return r;
+  };
+  if (secret.empty())
+    return unauthorized("an upload token is required: send 'Authorization: Bearer TOKEN' "
+                        "(make one with `speedmatrix serve token create`)");
+  auto token = store_.find_token(sha256_hex(secret));
+  if (!token) return error_response(503, "store_unavailable", token.error().message);
+  if (!*token) return unauthorized("the upload token is unknown or revoked");
+  int64_t retry_after_s = 0;
+  if (!upload_limiter_.allow((*token)->token_id, &retry_after_s)) {
+    SiteResponse r = json_response(
+        429, {{"error",
+               {{"status", 429},
+                {"code", "rate_limited"},
+                {"message", fmt::format("too many uploads with this token (limit {} a minute); retry in {} s",
+                                        config_.upload_rate_per_min, retry_after_s)},
+                {"retry_after_s", retry_after_s}}}});
+    r.headers.emplace_back("Retry-After", std::to_string(retry_after_s));
+    return r;
+  }
+  request.token = std::move(**token);
+  return std::nullopt;
+}
+
+std::optional<SiteResponse> Site::precheck_upload(SiteRequest& head, std::optional<uint64_t> content_length) {
+  if (auto rejected = authorize(head)) return rejected;
+  if (content_length && *content_length > static_cast<uint64_t>(config_.max_upload_bytes))
+    return error_response(413, "too_large",
+                          fmt::format("the body is {} bytes; this site accepts at most {}", *content_length,
+                                      config_.max_upload_bytes));
+  return std::nullopt;
+}
+
+SiteResponse Site::handle_oversize(const SiteRequest& head) {
+  return error_response(413, "too_large",
+                        fmt::format("the body is larger than the {} bytes this route accepts", body_limit(head)));
+}
+
+SiteResponse Site::handle(const SiteRequest& request) {
+  try {
+    SiteResponse r = route(request);
+    r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+    if (r.content_type.starts_with("text/html")) {
+      // No script runs on any page; a value that escaped escaping still could not execute.
+      r.headers.emplace_back("Content-Security-Policy",
+                             "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; "
+                             "base-uri 'none'; frame-ancestors 'none'");
+      r.headers.emplace_back("Referrer-Policy", "no-referrer");
+    }
+    return r;
+  } catch (const std::exception& e) {
+    return error_response(500, "internal", e.what());
+  }
+}
+
+SiteResponse Site::route(const SiteRequest& request) {
+  const std::string& p = request.path;
+  const bool get = request.method == HttpMethod::Get || request.method == HttpMethod::Head;
+  const bool post = request.method == HttpMethod::Post;
+  auto not_allowed = [](std::string_view allow) {
+    SiteResponse r = error_response(405, "method_not_allowed", fmt::format("use {}", allow));
+    r.headers.emplace_back("Allow", std::string(allow));
+    return r;
+  };
+
+  if (p.starts_with("/api/")) {
+    if (p == "/api/v1/runs" || p == "/api/v1/runs/") {
+      if (post) {
+        SiteRequest copy = request;
+        return api_post_run(copy);
+      }
+      if (get) return api_list_runs(request);
+      return not_allowed("GET, POST");
+    }
+    if (p == "/api/v1/calc") return post ? api_calc(request) : not_allowed("POST");
+    if (!get) return not_allowed("GET");
+    if (p.starts_with("/api/v1/runs/")) return api_get_run(p.substr(13));
+    if (p == "/api/v1/leaderboard") return api_leaderboard(request);
+    if (p == "/api/v1/hardware") return api_hardware();
+    if (p == "/api/v1/models") return api_models();
+    if (p == "/api/v1/health") return api_health();
+    if (p == "/api/v1/openapi.json" || p == "/api/v1/schema/result.json") {
+      auto file = site_data_file(p == "/api/v1/openapi.json" ? "openapi.json" : "result-schema.json");
+      SiteResponse r;
+      r.body = std::string(file.value_or("{}"));
+      r.content_type = p == "/api/v1/openapi.json" ? "application/json" : "application/schema+json";
+      return r;
+    }
+    return error_response(404, "not_found", fmt::format("no API route {} (see /api/v1/openapi.json)", p));
+  }
+
+  if (p == "/calc") return get ? page_calc(request) : not_allowed("GET");
+  if (!get) return not_allowed("GET");
+  if (p == "/" || p == "/leaderboard") return page_leaderboard(request);
+  if (p == "/runs" || p == "/runs/") return page_runs(request);
+  if (p.starts_with("/runs/")) return page_run(p.substr(6));
+  if (p == "/hardware") return page_hardware(request);
+  if (p == "/models") return page_models(request);
+  if (p == "/compare") return page_compare(request);
+  if (p == "/getting-started") return page_getting_started(request);
+  if (p == "/api" || p == "/api-docs") return page_api_docs();
+  if (p == "/favicon.ico") {
+    SiteResponse r;
+    r.status = 204;
+    r.content_type = "image/x-icon";
+    return r;
+  }
+  return page_error(404, "There is no page at this address.");
+}
+
+}  // namespace sm::site

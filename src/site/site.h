@@ -1,0 +1,101 @@
+#pragma once
+// The results site: JSON API and server-rendered pages over a ResultStore. Site::handle maps one
+// request to one response and knows nothing of sockets (site_server.h does the HTTP), so every
+// route is testable by calling it directly.
+//
+//   auto site = sm::site::Site::create(*store, config);       // Result<std::unique_ptr<Site>>
+//   SiteResponse r = (*site)->handle({.method = HttpMethod::Get, .path = "/api/v1/runs"});
+//
+// Thread safety: handle() and precheck_upload() may run on many threads at once; the store,
+// the rate limiters and the immutable catalog and schema are all safe to share.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "calc/catalog.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "site/json_schema.h"
+#include "site/rate_limiter.h"
+#include "site/site_http.h"
+#include "store/result_store.h"
+
+namespace sm::site {
+
+/// Settings of the site that are not the listening address.
+struct SiteConfig {
+  int64_t max_upload_bytes = int64_t{8} << 20;  ///< largest accepted result body; larger → 413
+  double upload_rate_per_min = 60;              ///< uploads a minute per token (≤ 0: unlimited)
+  double upload_burst = 0;                      ///< bucket size; 0: one minute's worth
+  double calc_rate_per_min = 60;                ///< calculations a minute per client address (≤ 0: unlimited)
+  std::string public_url;                       ///< base URL the Getting started page shows; empty: from Host
+};
+
+/// Largest body of any request but an upload (e.g. POST /api/v1/calc).
+constexpr int64_t kMaxSmallBodyBytes = 64 * 1024;
+
+class Site {
+ public:
+  /// Loads the embedded result schema, the upload rules and the calculator's catalog. `store` and `clock` must
+  /// outlive the site.
+  static Result<std::unique_ptr<Site>> create(store::ResultStore& store, SiteConfig config,
+                                              const Clock& clock = SteadyClock::instance());
+
+  /// Answers one request. Never throws; store failures become 500/503 responses.
+  SiteResponse handle(const SiteRequest& request);
+
+  /// True for the one route that takes large bodies and a token: POST /api/v1/runs.
+  static bool is_upload(const SiteRequest& head);
+
+  /// The checks of an upload that need only its headers, done before its body is read:
+  /// token (401), declared size (413), rate limit (429). Returns the rejection, or nothing and
+  /// sets `head.token` so handle() does not check again.
+  std::optional<SiteResponse> precheck_upload(SiteRequest& head, std::optional<uint64_t> content_length);
+
+  /// The answer to a request whose body went over body_limit() while it was read: 413.
+  SiteResponse handle_oversize(const SiteRequest& head);
+
+  /// The body limit for a request with these headers.
+  int64_t body_limit(const SiteRequest& head) const;
+
+  const SiteConfig& config() const { return config_; }
+
+ private:
+  Site(store::ResultStore& store, SiteConfig config, const Clock& clock, JsonSchema schema, JsonSchema rules,
+       calc::Catalog catalog);
+
+  SiteResponse route(const SiteRequest& request);
+  // API (site_api.cc)
+  SiteResponse api_post_run(SiteRequest& request);
+  SiteResponse api_list_runs(const SiteRequest& request);
+  SiteResponse api_get_run(const std::string& run_id);
+  SiteResponse api_leaderboard(const SiteRequest& request);
+  SiteResponse api_hardware();
+  SiteResponse api_models();
+  SiteResponse api_calc(const SiteRequest& request);
+  SiteResponse api_health();
+  std::optional<SiteResponse> authorize(SiteRequest& request);
+  // Pages (site_pages.cc)
+  SiteResponse page_leaderboard(const SiteRequest& request);
+  SiteResponse page_runs(const SiteRequest& request);
+  SiteResponse page_run(const std::string& run_id);
+  SiteResponse page_hardware(const SiteRequest& request);
+  SiteResponse page_models(const SiteRequest& request);
+  SiteResponse page_compare(const SiteRequest& request);
+  SiteResponse page_calc(const SiteRequest& request);
+  SiteResponse page_getting_started(const SiteRequest& request);
+  SiteResponse page_api_docs();
+  SiteResponse page_error(int status, const std::string& message);
+
+  store::ResultStore& store_;
+  SiteConfig config_;
+  const Clock& clock_;
+  JsonSchema schema_;  ///< docs/result-schema.json: what a result is
+  JsonSchema rules_;   ///< data/site/upload-rules.json: what this site accepts of one
+  calc::Catalog catalog_;
+  RateLimiter upload_limiter_;
+  RateLimiter calc_limiter_;
+};
+
+}  // namespace sm::site

@@ -1,0 +1,204 @@
+// The JSON API of the results site (described in data/site/openapi.json).
+#include <fmt/format.h>
+
+#include "result/result_json.h"
+#include "site/calc_input.h"
+#include "site/listing_query.h"
+#include "site/site.h"
+#include "site/site_json.h"
+#include "site/timestamps.h"
+#include "site/upload_token.h"
+#include "store/migrations.h"
+#include "store/run_summary.h"
+
+namespace sm::site {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int kMaxJsonDepth = 64;  // result.json nests 4 deep; anything far deeper is refused unparsed
+
+// Deepest nesting of arrays and objects in `text`, ignoring brackets inside strings; stops
+// counting past `limit`. Checked before parsing so a hostile body cannot exhaust the stack.
+int json_depth(std::string_view text, int limit) {
+  int depth = 0;
+  int deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if (c == ']' || c == '}') --depth;
+  }
+  return deepest;
+}
+
+// "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> "parse error at line 1, ..."
+std::string parse_error_text(const std::string& what) {
+  if (what.starts_with("[json.exception.")) {
+    size_t close = what.find("] ");
+    if (close != std::string::npos) return what.substr(close + 2);
+  }
+  return what;
+}
+
+SiteResponse store_error(const Error& e) { return error_response(503, "store_unavailable", e.message); }
+
+Result<json> parse_body(std::string_view body) {
+  if (body.empty()) return fail(ErrorCode::InvalidArgument, "malformed JSON: the body is empty");
+  if (json_depth(body, kMaxJsonDepth) > kMaxJsonDepth)
+    return fail(ErrorCode::InvalidArgument, fmt::format("malformed JSON: nested deeper than {} levels", kMaxJsonDepth));
+  try {
+    return json::parse(body);
+  } catch (const json::parse_error& e) {
+    return fail(ErrorCode::InvalidArgument, "malformed JSON: " + parse_error_text(e.what()));
+  }
+}
+
+json page_json(const store::RunPage& page, const ListingQuery& q, std::string_view path) {
+  json runs = json::array();
+  int64_t rank = q.page.offset;
+  for (const auto& s : page.runs) {
+    json row = summary_to_json(s);
+    row["rank"] = ++rank;
+    runs.push_back(std::move(row));
+  }
+  json next = nullptr;
+  if (q.page.offset + static_cast<int64_t>(page.runs.size()) < page.total) {
+    std::vector<std::pair<std::string, std::string>> params = {
+        {"gpu", q.filter.gpu},         {"model", q.filter.model}, {"engine", q.filter.engine},
+        {"quantization", q.filter.quantization}, {"kind", q.filter.kind}, {"sort", std::string(order_name(q.order))},
+        {"limit", std::to_string(q.page.limit)}, {"offset", std::to_string(q.page.offset + q.page.limit)}};
+    next = std::string(path) + build_query(params);
+  }
+  return {{"runs", runs},
+          {"total", page.total},
+          {"limit", q.page.limit},
+          {"offset", q.page.offset},
+          {"sort", order_name(q.order)},
+          {"next", next}};
+}
+
+}  // namespace
+
+SiteResponse Site::api_post_run(SiteRequest& request) {
+  if (auto rejected = authorize(request)) return *rejected;
+  if (static_cast<int64_t>(request.body.size()) > config_.max_upload_bytes)
+    return error_response(413, "too_large",
+                          fmt::format("the body is {} bytes; this site accepts at most {}", request.body.size(),
+                                      config_.max_upload_bytes));
+  auto document = parse_body(request.body);
+  if (!document) return error_response(400, "malformed_json", document.error().message);
+  if (auto ok = schema_.validate(*document); !ok)
+    return error_response(400, "schema_violation", "result schema: " + ok.error().message);
+  if (auto ok = rules_.validate(*document); !ok)
+    return error_response(400, "schema_violation", "upload rules: " + ok.error().message);
+  auto result = result_from_json(*document);
+  if (!result) return error_response(400, "invalid_result", result.error().message);
+
+  store::RunRecord record;
+  record.summary = store::summarize_run(*result);
+  record.summary.uploaded_at = iso8601_utc_ms(wall_clock_unix_ms());
+  record.summary.token_id = request.token->token_id;
+  // Canonical text (keys sorted, no spaces): a retry with other whitespace is the same run.
+  record.result_json = document->dump();
+  record.content_sha256 = sha256_hex(record.result_json);
+  auto put = store_.put_run(record);
+  if (!put) return store_error(put.error());
+
+  const std::string page = run_page_path(result->run_id);
+  json body = {{"run_id", result->run_id}, {"url", page}, {"api_url", "/api/v1/runs/" + percent_encode(result->run_id)}};
+  int status = 201;
+  switch (*put) {
+    case store::PutStatus::Created: body["status"] = "created"; break;
+    case store::PutStatus::Existing:
+      body["status"] = "exists";
+      status = 200;
+      break;
+    case store::PutStatus::Conflict:
+      return error_response(409, "conflict",
+                            fmt::format("a different run with id '{}' is already stored; a run id names one run", result->run_id));
+  }
+  SiteResponse r = json_response(status, body);
+  r.headers.emplace_back("Location", page);
+  return r;
+}
+
+SiteResponse Site::api_list_runs(const SiteRequest& request) {
+  auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::Newest);
+  if (!q) return error_response(400, "bad_parameter", q.error().message);
+  auto page = store_.list_runs(q->filter, q->order, q->page);
+  if (!page) return store_error(page.error());
+  return json_response(200, page_json(*page, *q, "/api/v1/runs"));
+}
+
+SiteResponse Site::api_get_run(const std::string& run_id) {
+  auto text = store_.get_run_json(run_id);
+  if (!text) return store_error(text.error());
+  if (!*text) return error_response(404, "not_found", fmt::format("no run with id '{}'", run_id));
+  SiteResponse r;
+  r.body = std::move(**text);
+  r.body += '\n';
+  return r;
+}
+
+SiteResponse Site::api_leaderboard(const SiteRequest& request) {
+  auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::SingleStream);
+  if (!q) return error_response(400, "bad_parameter", q.error().message);
+  auto page = store_.list_runs(q->filter, q->order, q->page);
+  if (!page) return store_error(page.error());
+  return json_response(200, page_json(*page, *q, "/api/v1/leaderboard"));
+}
+
+SiteResponse Site::api_hardware() {
+  auto groups = store_.hardware_summary();
+  if (!groups) return store_error(groups.error());
+  json out = json::array();
+  for (const auto& g : *groups) out.push_back(group_to_json(g, "models"));
+  return json_response(200, {{"hardware", out}});
+}
+
+SiteResponse Site::api_models() {
+  auto groups = store_.model_summary();
+  if (!groups) return store_error(groups.error());
+  json out = json::array();
+  for (const auto& g : *groups) out.push_back(group_to_json(g, "gpus"));
+  return json_response(200, {{"models", out}});
+}
+
+SiteResponse Site::api_calc(const SiteRequest& request) {
+  int64_t retry_after_s = 0;
+  if (!calc_limiter_.allow("calc:" + request.client, &retry_after_s)) {
+    SiteResponse r = error_response(429, "rate_limited", fmt::format("too many calculations; retry in {} s", retry_after_s));
+    r.headers.emplace_back("Retry-After", std::to_string(retry_after_s));
+    return r;
+  }
+  if (static_cast<int64_t>(request.body.size()) > kMaxSmallBodyBytes)
+    return error_response(413, "too_large", fmt::format("the body may be at most {} bytes", kMaxSmallBodyBytes));
+  auto body = parse_body(request.body);
+  if (!body) return error_response(400, "malformed_json", body.error().message);
+  auto input = calc_input_from_json(*body);
+  if (!input) return error_response(400, "bad_parameter", input.error().message);
+  auto result = run_calc(catalog_, *input);
+  if (!result) return error_response(400, "bad_parameter", result.error().message);
+  return json_response(200, to_json(*result));
+}
+
+SiteResponse Site::api_health() {
+  auto version = store_.schema_version();
+  if (!version) return store_error(version.error());
+  return json_response(200, {{"ok", true},
+                             {"store", store_.backend()},
+                             {"schema_version", *version},
+                             {"result_schema_version", kResultSchemaVersion}});
+}
+
+}  // namespace sm::site

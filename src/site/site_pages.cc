@@ -1,0 +1,487 @@
+// The server-rendered pages of the results site. Every value that came from a result, a query
+// or a header is escaped with esc() on its way into the markup; no page carries a script.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "calc/catalog.h"
+#include "core/units.h"
+#include "report/report.h"
+#include "result/result_json.h"
+#include "site/calc_input.h"
+#include "site/listing_query.h"
+#include "site/page_layout.h"
+#include "site/site.h"
+#include "site/site_data.h"
+#include "site/site_json.h"
+#include "store/run_summary.h"
+
+namespace sm::site {
+
+namespace {
+
+using Params = std::vector<std::pair<std::string, std::string>>;
+
+constexpr int64_t kMaxCompareRuns = 8;
+
+SiteResponse html_response(int status, std::string body) {
+  SiteResponse r;
+  r.status = status;
+  r.content_type = "text/html; charset=utf-8";
+  r.body = std::move(body);
+  return r;
+}
+
+Params filter_params(const store::RunFilter& f) {
+  return {{"gpu", f.gpu}, {"model", f.model}, {"engine", f.engine}, {"quantization", f.quantization}, {"kind", f.kind}};
+}
+
+std::string kind_badge(const std::string& kind) {
+  if (kind.empty() || kind == "measured") return "";
+  std::string label = kind;
+  label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(label[0])));
+  return " <span class=\"badge " + esc(kind) + "\">" + esc(label) + "</span>";
+}
+
+std::string select_html(std::string_view name, std::string_view label, const std::vector<std::string>& values,
+                        const std::string& current, std::string_view any_label = "All") {
+  std::string out = fmt::format("<label>{}<select name=\"{}\"><option value=\"\">{}</option>", label, name, any_label);
+  bool seen = false;
+  for (const auto& v : values) {
+    const bool selected = v == current;
+    seen = seen || selected;
+    out += "<option value=\"" + esc(v) + "\"" + (selected ? " selected" : "") + ">" + esc(v) + "</option>";
+  }
+  // A value from the URL that no run has (yet) stays visible rather than silently dropped.
+  if (!current.empty() && !seen) out += "<option value=\"" + esc(current) + "\" selected>" + esc(current) + "</option>";
+  out += "</select></label>";
+  return out;
+}
+
+// The filter form of the leaderboard and the run list: a plain GET form, so a filtered view is
+// a URL that can be shared (and tested).
+std::string filter_form(std::string_view action, const store::FilterValues& values, const ListingQuery& q,
+                        bool keep_sort) {
+  std::string out = fmt::format("<form class=\"panel\" method=\"get\" action=\"{}\" role=\"search\">", action);
+  out += select_html("gpu", "Hardware", values.gpus, q.filter.gpu);
+  out += select_html("model", "Model", values.models, q.filter.model);
+  out += select_html("engine", "Engine", values.engines, q.filter.engine);
+  out += select_html("quantization", "Quantisation", values.quantizations, q.filter.quantization);
+  out += select_html("kind", "Kind", values.kinds, q.filter.kind);
+  if (keep_sort) out += "<input type=\"hidden\" name=\"sort\" value=\"" + esc(order_name(q.order)) + "\">";
+  out += fmt::format("<div class=\"actions\"><button type=\"submit\">Filter</button><a href=\"{}\">Reset</a></div></form>\n",
+                     action);
+  return out;
+}
+
+std::string sort_header(std::string_view action, const ListingQuery& q, store::RunOrder order, std::string_view title,
+                        std::string_view sub) {
+  Params params = filter_params(q.filter);
+  params.emplace_back("sort", std::string(order_name(order)));
+  return fmt::format("<th><a href=\"{}{}\"{}>{}</a><span class=\"sub\">{}</span></th>", action,
+                     esc(build_query(params)), q.order == order ? " class=\"sorted\"" : "", title, sub);
+}
+
+std::string best_cell_note(const store::RunSummary& s) {
+  if (!s.best_total_concurrency) return "";
+  return fmt::format("{} × {}", format_tokens(s.best_total_context.value_or(0)), *s.best_total_concurrency);
+}
+
+// The table of runs shared by the leaderboard, the run list and the per-GPU / per-model views.
+std::string runs_table(const std::vector<store::RunSummary>& runs, const ListingQuery& q, std::string_view action,
+                       bool checkboxes) {
+  std::string out = "<div class=\"scroll\">\n<table class=\"data board\" id=\"runs-table\">\n<thead><tr>";
+  if (checkboxes) out += "<th class=\"l\">Pick</th>";
+  out += "<th>#</th><th class=\"l\">Model</th><th class=\"l\">Hardware</th><th class=\"l\">Engine</th>"
+         "<th class=\"l\">Quantisation</th>";
+  out += sort_header(action, q, store::RunOrder::SingleStream, "Single-stream decode", "tok/s, 1 request");
+  out += sort_header(action, q, store::RunOrder::BestTotal, "Best aggregate decode", "total tok/s");
+  out += sort_header(action, q, store::RunOrder::Prefill32K, "Prefill at 32K", "prompt tok/s");
+  out += sort_header(action, q, store::RunOrder::Newest, "Uploaded", "UTC");
+  out += "</tr></thead>\n<tbody>\n";
+  int64_t rank = q.page.offset;
+  for (const auto& s : runs) {
+    const std::string link = run_page_path(s.run_id);
+    out += "<tr data-run-id=\"" + esc(s.run_id) + "\">";
+    if (checkboxes)
+      out += "<td class=\"l\"><input type=\"checkbox\" name=\"run\" value=\"" + esc(s.run_id) + "\" aria-label=\"compare " +
+             esc(s.model) + "\"></td>";
+    out += fmt::format("<td class=\"rank\">{}</td>", ++rank);
+    out += "<td class=\"l\"><a href=\"" + esc(link) + "\">" + esc(s.model) + "</a>" + kind_badge(s.kind) + "</td>";
+    out += "<td class=\"l\">" + esc(s.gpu) + "</td>";
+    out += "<td class=\"l\">" + esc(s.engine) + (s.engine_version.empty() ? "" : " " + esc(s.engine_version)) + "</td>";
+    out += "<td class=\"l\">" + esc(s.quantization.empty() ? "—" : s.quantization) + "</td>";
+    out += "<td class=\"metric\">" + rate_text(s.single_stream_tok_s) + "</td>";
+    out += "<td class=\"metric\">" + rate_text(s.best_total_tok_s) + "<span class=\"sub\">" + esc(best_cell_note(s)) +
+           "</span></td>";
+    out += "<td class=\"metric\">" + rate_text(s.prefill_32k_tok_s) + "</td>";
+    out += "<td>" + esc(s.uploaded_at.substr(0, 16)) + "</td>";
+    out += "</tr>\n";
+  }
+  out += "</tbody>\n</table>\n</div>\n";
+  return out;
+}
+
+std::string pager(std::string_view action, const ListingQuery& q, int64_t shown, int64_t total) {
+  std::string out = "<div class=\"pager\">";
+  if (total == 0) return out + "</div>\n";
+  out += fmt::format("<span>Runs {}–{} of {}</span>", q.page.offset + 1, q.page.offset + shown, total);
+  auto link = [&](int64_t offset, std::string_view text) {
+    Params params = filter_params(q.filter);
+    params.emplace_back("sort", std::string(order_name(q.order)));
+    params.emplace_back("limit", std::to_string(q.page.limit));
+    if (offset > 0) params.emplace_back("offset", std::to_string(offset));
+    return fmt::format("<a href=\"{}{}\">{}</a>", action, esc(build_query(params)), text);
+  };
+  if (q.page.offset > 0) out += link(std::max<int64_t>(0, q.page.offset - q.page.limit), "← Previous");
+  if (q.page.offset + shown < total) out += link(q.page.offset + q.page.limit, "Next →");
+  out += "</div>\n";
+  return out;
+}
+
+std::string empty_box(std::string_view text) { return fmt::format("<div class=\"empty\">{}</div>\n", text); }
+
+std::string group_table(const std::vector<store::GroupSummary>& groups, std::string_view param, std::string_view action,
+                        std::string_view name_title, std::string_view other_title) {
+  std::string out = "<div class=\"scroll\">\n<table class=\"data board\" id=\"groups-table\">\n<thead><tr>";
+  out += fmt::format(
+      "<th class=\"l\">{}</th><th>Runs</th><th>{}</th><th>Best single-stream decode<span class=\"sub\">tok/s</span></th>"
+      "<th>Best aggregate decode<span class=\"sub\">total tok/s</span></th><th>Best prefill at 32K<span "
+      "class=\"sub\">prompt tok/s</span></th><th>Last upload<span class=\"sub\">UTC</span></th></tr></thead>\n<tbody>\n",
+      name_title, other_title);
+  for (const auto& g : groups) {
+    const std::string link = std::string(action) + build_query({{std::string(param), g.name}});
+    out += "<tr><td class=\"l\"><a href=\"" + esc(link) + "\">" + esc(g.name) + "</a></td>";
+    out += fmt::format("<td>{}</td><td>{}</td>", g.runs, g.distinct_other);
+    out += "<td class=\"metric\">" + rate_text(g.best_single_stream_tok_s) + "</td>";
+    out += "<td class=\"metric\">" + rate_text(g.best_total_tok_s) + "</td>";
+    out += "<td class=\"metric\">" + rate_text(g.best_prefill_32k_tok_s) + "</td>";
+    out += "<td>" + esc(g.last_uploaded_at.substr(0, 16)) + "</td></tr>\n";
+  }
+  out += "</tbody>\n</table>\n</div>\n";
+  return out;
+}
+
+std::string base_url(const SiteConfig& config, const SiteRequest& request) {
+  if (!config.public_url.empty()) return config.public_url;
+  if (!request.host.empty()) return "http://" + request.host;
+  return "http://127.0.0.1:8080";
+}
+
+// One <select> of catalog entries; the entry `current` names (by id, name or alias) is selected.
+template <class Entry, class Finder>
+std::string catalog_select(std::string_view name, std::string_view label, const std::vector<Entry>& entries,
+                           const std::string& current, Finder find) {
+  std::string selected_id;
+  if (auto found = find(current)) selected_id = found->id;
+  std::string out = fmt::format("<label>{}<select name=\"{}\">", label, name);
+  for (const Entry& e : entries) {
+    out += "<option value=\"" + esc(e.id) + "\"" + (e.id == selected_id ? " selected" : "") + ">" + esc(e.name) +
+           "</option>";
+  }
+  out += "</select></label>";
+  return out;
+}
+
+}  // namespace
+
+SiteResponse Site::page_error(int status, const std::string& message) {
+  std::string body = fmt::format("<h1>{} {}</h1>\n<div class=\"error-box\">{}</div>\n<p><a href=\"/\">Back to the leaderboard</a></p>\n",
+                                 status, reason_phrase(status), esc(message));
+  return html_response(status, site_page(fmt::format("{} {}", status, reason_phrase(status)), NavItem::None, body));
+}
+
+SiteResponse Site::page_leaderboard(const SiteRequest& request) {
+  auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::SingleStream);
+  if (!q) return page_error(400, q.error().message);
+  auto values = store_.filter_values();
+  if (!values) return page_error(503, values.error().message);
+  auto page = store_.list_runs(q->filter, q->order, q->page);
+  if (!page) return page_error(503, page.error().message);
+  std::string body =
+      "<p class=\"eyebrow\">Every computer, one endpoint</p>\n<h1>Leaderboard</h1>\n"
+      "<p class=\"lede\">Every uploaded speed-test matrix, ranked. <strong>Single-stream decode</strong>: total tok/s of "
+      "one request at the run's smallest context. <strong>Best aggregate decode</strong>: the highest total tok/s of any "
+      "cell, with its context × simultaneous requests. <strong>Prefill at 32K</strong>: prompt tok/s of one cold "
+      "32K-token request. Click a column to rank by it.</p>\n";
+  body += filter_form("/", *values, *q, true);
+  if (page->runs.empty()) {
+    body += empty_box(page->total == 0 && q->filter.gpu.empty() && q->filter.model.empty() && q->filter.engine.empty() &&
+                              q->filter.quantization.empty() && q->filter.kind.empty()
+                          ? "No runs yet. <a href=\"/getting-started\">Getting started</a> shows how to upload one."
+                          : "No run matches these filters.");
+  } else {
+    body += runs_table(page->runs, *q, "/", false);
+    body += pager("/", *q, static_cast<int64_t>(page->runs.size()), page->total);
+  }
+  return html_response(200, site_page("Leaderboard", NavItem::Leaderboard, body));
+}
+
+SiteResponse Site::page_runs(const SiteRequest& request) {
+  auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::Newest);
+  if (!q) return page_error(400, q.error().message);
+  auto values = store_.filter_values();
+  if (!values) return page_error(503, values.error().message);
+  auto page = store_.list_runs(q->filter, q->order, q->page);
+  if (!page) return page_error(503, page.error().message);
+  std::string body =
+      "<h1>Matrix runs</h1>\n<p class=\"lede\">Every uploaded run, newest first. Open one for its full report, or pick "
+      "two or more and compare them cell by cell.</p>\n";
+  body += filter_form("/runs", *values, *q, true);
+  if (page->runs.empty()) {
+    body += empty_box("No run matches.");
+  } else {
+    body += "<form method=\"get\" action=\"/compare\" id=\"compare-form\">\n";
+    body += runs_table(page->runs, *q, "/runs", true);
+    body += "<div class=\"pager\"><button type=\"submit\">Compare selected</button></div>\n</form>\n";
+    body += pager("/runs", *q, static_cast<int64_t>(page->runs.size()), page->total);
+  }
+  return html_response(200, site_page("Matrix runs", NavItem::Runs, body));
+}
+
+SiteResponse Site::page_run(const std::string& run_id) {
+  auto text = store_.get_run_json(run_id);
+  if (!text) return page_error(503, text.error().message);
+  if (!*text) return page_error(404, fmt::format("No run with id '{}'.", run_id));
+  nlohmann::json j = nlohmann::json::parse(**text, nullptr, false);
+  auto result = j.is_discarded() ? Result<RunResult>(fail(ErrorCode::Internal, "stored JSON is unreadable"))
+                                 : result_from_json(j);
+  if (!result) return page_error(500, result.error().message);
+  const std::string api = "/api/v1/runs/" + percent_encode(run_id);
+  std::string top = "<p class=\"note\"><a href=\"/runs\">← Matrix runs</a> · <a href=\"" + esc(api) +
+                    "\">result.json</a> · <a href=\"/compare?run=" + esc(percent_encode(run_id)) +
+                    "\">compare with…</a></p>\n";
+  return html_response(200, frame_report(render_report(*result, ReportFormat::Html, {}), NavItem::Runs, top));
+}
+
+SiteResponse Site::page_hardware(const SiteRequest& request) {
+  QueryParams params(request.query);
+  if (params.has("gpu") && !params.get("gpu").empty()) {
+    auto q = parse_listing_query(params, store::RunOrder::BestTotal);
+    if (!q) return page_error(400, q.error().message);
+    auto page = store_.list_runs(q->filter, q->order, q->page);
+    if (!page) return page_error(503, page.error().message);
+    std::string body = "<p class=\"note\"><a href=\"/hardware\">← Hardware</a></p>\n<h1>" + esc(q->filter.gpu) + "</h1>\n";
+    body += fmt::format("<p class=\"lede\">{} run{} on this hardware, best aggregate decode first.</p>\n", page->total,
+                        page->total == 1 ? "" : "s");
+    body += page->runs.empty() ? empty_box("No run on this hardware.") : runs_table(page->runs, *q, "/hardware", false);
+    body += pager("/hardware", *q, static_cast<int64_t>(page->runs.size()), page->total);
+    return html_response(200, site_page(q->filter.gpu, NavItem::Hardware, body));
+  }
+  auto groups = store_.hardware_summary();
+  if (!groups) return page_error(503, groups.error().message);
+  std::string body = "<h1>Hardware</h1>\n<p class=\"lede\">Per GPU (or CPU, for runs without one): how many runs, how "
+                     "many models, and the best numbers any run reached.</p>\n";
+  body += groups->empty() ? empty_box("No runs yet.") : group_table(*groups, "gpu", "/hardware", "Hardware", "Models");
+  return html_response(200, site_page("Hardware", NavItem::Hardware, body));
+}
+
+SiteResponse Site::page_models(const SiteRequest& request) {
+  QueryParams params(request.query);
+  if (params.has("model") && !params.get("model").empty()) {
+    auto q = parse_listing_query(params, store::RunOrder::BestTotal);
+    if (!q) return page_error(400, q.error().message);
+    auto page = store_.list_runs(q->filter, q->order, q->page);
+    if (!page) return page_error(503, page.error().message);
+    std::string body = "<p class=\"note\"><a href=\"/models\">← Models</a></p>\n<h1>" + esc(q->filter.model) + "</h1>\n";
+    body += fmt::format("<p class=\"lede\">{} run{} of this model, best aggregate decode first.</p>\n", page->total,
+                        page->total == 1 ? "" : "s");
+    body += page->runs.empty() ? empty_box("No run of this model.") : runs_table(page->runs, *q, "/models", false);
+    body += pager("/models", *q, static_cast<int64_t>(page->runs.size()), page->total);
+    return html_response(200, site_page(q->filter.model, NavItem::Models, body));
+  }
+  auto groups = store_.model_summary();
+  if (!groups) return page_error(503, groups.error().message);
+  std::string body = "<h1>Models</h1>\n<p class=\"lede\">Per model: how many runs, on how many kinds of hardware, and "
+                     "the best numbers any run reached.</p>\n";
+  body += groups->empty() ? empty_box("No runs yet.") : group_table(*groups, "model", "/models", "Model", "Hardware");
+  return html_response(200, site_page("Models", NavItem::Models, body));
+}
+
+SiteResponse Site::page_compare(const SiteRequest& request) {
+  QueryParams params(request.query);
+  std::vector<std::string> ids = params.all("run");
+  ids.erase(std::remove(ids.begin(), ids.end(), std::string()), ids.end());
+  if (static_cast<int64_t>(ids.size()) > kMaxCompareRuns)
+    return page_error(400, fmt::format("Pick at most {} runs to compare.", kMaxCompareRuns));
+  if (ids.size() >= 2) {
+    std::vector<RunResult> runs;
+    CompareOptions options;
+    for (const auto& id : ids) {
+      auto text = store_.get_run_json(id);
+      if (!text) return page_error(503, text.error().message);
+      if (!*text) return page_error(404, fmt::format("No run with id '{}'.", id));
+      auto result = result_from_json(nlohmann::json::parse(**text, nullptr, false));
+      if (!result) return page_error(500, result.error().message);
+      auto summary = store::summarize_run(*result);
+      options.labels.push_back(summary.model + " on " + summary.gpu);
+      runs.push_back(std::move(*result));
+    }
+    // Two runs of the same model and hardware would read alike: fall back to their ids.
+    std::vector<std::string> sorted = options.labels;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) options.labels = ids;
+    std::string top = "<p class=\"note\"><a href=\"/compare\">← pick other runs</a></p>\n";
+    return html_response(200, frame_report(render_compare(runs, ReportFormat::Html, options), NavItem::Compare, top));
+  }
+  auto q = parse_listing_query(params, store::RunOrder::Newest);
+  if (!q) return page_error(400, q.error().message);
+  auto page = store_.list_runs(q->filter, q->order, q->page);
+  if (!page) return page_error(503, page.error().message);
+  std::string body = "<h1>Compare</h1>\n<p class=\"lede\">Pick two or more runs (at most eight): every prefill row and "
+                     "decode cell side by side, with the ratio of each run to the first.</p>\n";
+  if (ids.size() == 1) body += "<div class=\"error-box\">Pick at least one more run.</div>\n";
+  if (page->runs.empty()) {
+    body += empty_box("No runs yet.");
+  } else {
+    body += "<form method=\"get\" action=\"/compare\" id=\"compare-form\">\n";
+    std::string table = runs_table(page->runs, *q, "/compare", true);
+    for (const auto& id : ids) {  // keep an already picked run ticked
+      const std::string box = "name=\"run\" value=\"" + esc(id) + "\"";
+      if (size_t at = table.find(box); at != std::string::npos) table.insert(at + box.size(), " checked");
+    }
+    body += table;
+    body += "<div class=\"pager\"><button type=\"submit\">Compare selected</button></div>\n</form>\n";
+    body += pager("/compare", *q, static_cast<int64_t>(page->runs.size()), page->total);
+  }
+  return html_response(200, site_page("Compare", NavItem::Compare, body));
+}
+
+SiteResponse Site::page_calc(const SiteRequest& request) {
+  QueryParams params(request.query);
+  auto input = calc_input_from_query(params);
+  CalcInput shown = input ? *input : CalcInput{};
+  std::string form = "<form class=\"panel\" method=\"get\" action=\"/calc\" id=\"calc-form\">";
+  form += catalog_select("gpu", "GPU", catalog_.gpus(), shown.gpu, [&](const std::string& n) {
+    auto r = catalog_.find_gpu(n);
+    return r ? std::optional<calc::GpuSpec>(*r) : std::nullopt;
+  });
+  form += "<label>GPUs<input type=\"number\" name=\"gpus\" min=\"1\" max=\"16\" value=\"" +
+          esc(std::to_string(shown.gpus)) + "\"></label>";
+  form += catalog_select("model", "Model", catalog_.models(), shown.model, [&](const std::string& n) {
+    auto r = catalog_.find_model(n);
+    return r ? std::optional<calc::ModelShape>(*r) : std::nullopt;
+  });
+  form += catalog_select("quant", "Quantisation", catalog_.quants(), shown.quant, [&](const std::string& n) {
+    auto r = catalog_.find_quant(n);
+    return r ? std::optional<calc::QuantSpec>(*r) : std::nullopt;
+  });
+  form += catalog_select("engine", "Engine", catalog_.engines(), shown.engine, [&](const std::string& n) {
+    auto r = catalog_.find_engine(n);
+    return r ? std::optional<calc::EngineParams>(*r) : std::nullopt;
+  });
+  form += "<label>Contexts<input type=\"text\" name=\"contexts\" placeholder=\"0,16K,32K,64K,128K\" value=\"" +
+          esc(shown.contexts) + "\"></label>";
+  form += "<label>Concurrency<input type=\"text\" name=\"concurrency\" placeholder=\"1,2,4,…,128\" value=\"" +
+          esc(shown.concurrency) + "\"></label>";
+  form += "<label>Prefill<input type=\"text\" name=\"prefill\" placeholder=\"8K,16K,32K,64K,128K\" value=\"" +
+          esc(shown.prefill_contexts) + "\"></label>";
+  form += "<label>Max output<input type=\"text\" name=\"max_output\" value=\"" + esc(shown.max_output) + "\"></label>";
+  form += "<div class=\"actions\"><button type=\"submit\">Predict</button></div></form>\n";
+
+  const std::string intro =
+      "<h1>Decode calculator</h1>\n<p class=\"lede\">Predicts the speed-test matrix of a GPU × model × quantisation × "
+      "engine from the performance model of <code>speedmatrix calc</code>: prefill speed by context, and sustained "
+      "decode for every context × simultaneous requests, with the cells that would not fit in the KV cache marked. A "
+      "prediction, not a measurement.</p>\n";
+  if (!params.has("gpu")) return html_response(200, site_page("Decode calculator", NavItem::Calculator, intro + form));
+  auto fail_page = [&](const std::string& message) {
+    return html_response(400, site_page("Decode calculator", NavItem::Calculator,
+                                        intro + form + "<div class=\"error-box\">" + esc(message) + "</div>\n"));
+  };
+  if (!input) return fail_page(input.error().message);
+  int64_t retry_after_s = 0;
+  if (!calc_limiter_.allow("calc:" + request.client, &retry_after_s)) {
+    SiteResponse r = fail_page(fmt::format("Too many calculations from this address; try again in {} s.", retry_after_s));
+    r.status = 429;
+    r.headers.emplace_back("Retry-After", std::to_string(retry_after_s));
+    return r;
+  }
+  auto result = run_calc(catalog_, *input);
+  if (!result) return fail_page(result.error().message);
+  return html_response(200, frame_report(render_report(*result, ReportFormat::Html, {}), NavItem::Calculator,
+                                         "<p class=\"eyebrow\">Decode calculator</p>\n" + form));
+}
+
+SiteResponse Site::page_getting_started(const SiteRequest& request) {
+  const std::string url = esc(base_url(config_, request));
+  std::string body = "<h1>Getting started</h1>\n<p class=\"lede\">Measure a server with <code>speedmatrix run</code> and "
+                     "send the result here. This site is at <code>" + url + "</code>.</p>\n<ol class=\"steps\">\n";
+  body += "<li><strong>Run a results site</strong> (skip this if you upload to someone else's)."
+          "<pre>speedmatrix serve --db sqlite:results.db --listen 0.0.0.0:8080</pre>"
+          "<p>One SQLite file is enough for one machine. When many machines upload, use PostgreSQL: "
+          "<code>--db postgresql://user@dbhost:5432/speedmatrix</code>.</p></li>\n";
+  body += "<li><strong>Make an upload token</strong> on the machine that runs the site. It is shown once; the site "
+          "keeps only its hash."
+          "<pre>speedmatrix serve token create --db sqlite:results.db --name my-workstation</pre>"
+          "<p><code>speedmatrix serve token list</code> and <code>token revoke NAME</code> manage them.</p></li>\n";
+  body += "<li><strong>Measure and upload</strong> in one go (the token can also come from "
+          "<code>$SPEEDMATRIX_UPLOAD_TOKEN</code>):"
+          "<pre>speedmatrix run --url http://127.0.0.1:8000 --upload " + url +
+          " --upload-token smt_…</pre>"
+          "<p>No GPU at hand? Measure the built-in simulated engine:</p>"
+          "<pre>speedmatrix sim --listen 127.0.0.1:8000 &amp;\nspeedmatrix run --url http://127.0.0.1:8000 --contexts 0 "
+          "--concurrency 1,2 --prefill-contexts none --duration 2 --max-output 256 --upload " + url +
+          " --upload-token smt_…</pre></li>\n";
+  body += "<li><strong>Or upload a run you already have</strong>:"
+          "<pre>speedmatrix upload runs/20261202-143448-qwen/result.json --to " + url + " --token smt_…</pre>"
+          "<p>Uploads retry with backoff. A run that could not be sent keeps an <code>upload-pending.json</code> "
+          "beside its result; send every pending run later with:</p>"
+          "<pre>speedmatrix upload --pending runs/ --token smt_…</pre></li>\n";
+  body += "<li><strong>See it</strong> on the <a href=\"/\">leaderboard</a> and under <a href=\"/runs\">Matrix runs</a>; "
+          "its page is its full report.</li>\n";
+  body += "<li><strong>Scripts</strong> use the <a href=\"/api\">JSON API</a>:"
+          "<pre>curl -H \"Authorization: Bearer $SPEEDMATRIX_UPLOAD_TOKEN\" -H 'Content-Type: application/json' \\\n"
+          "     --data-binary @result.json " + url + "/api/v1/runs\ncurl '" + url +
+          "/api/v1/leaderboard?sort=best_total&amp;limit=10'</pre></li>\n</ol>\n";
+  return html_response(200, site_page("Getting started", NavItem::GettingStarted, body));
+}
+
+SiteResponse Site::page_api_docs() {
+  auto text = site_data_file("openapi.json");
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(text.value_or("{}"), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return page_error(500, "the embedded OpenAPI document is unreadable");
+  auto str = [](const nlohmann::ordered_json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  std::string body = "<h1>API docs</h1>\n<p class=\"lede\">" + esc(str(doc.value("info", nlohmann::ordered_json::object()), "description")) +
+                     "</p>\n<p>Machine-readable: <a href=\"/api/v1/openapi.json\">/api/v1/openapi.json</a> (OpenAPI " +
+                     esc(str(doc, "openapi")) + ") and the result schema "
+                     "<a href=\"/api/v1/schema/result.json\">/api/v1/schema/result.json</a>.</p>\n";
+  if (auto paths = doc.find("paths"); paths != doc.end() && paths->is_object()) {
+    for (const auto& [path, ops] : paths->items()) {
+      if (!ops.is_object()) continue;
+      for (const auto& [method, op] : ops.items()) {
+        if (!op.is_object()) continue;
+        std::string upper = method;
+        std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
+        body += "<section class=\"endpoint\">\n<h3><span class=\"method " + esc(method) + "\">" + esc(upper) +
+                "</span>" + esc(path) + "</h3>\n";
+        body += "<p><strong>" + esc(str(op, "summary")) + "</strong></p>\n";
+        if (auto d = str(op, "description"); !d.empty()) body += "<p class=\"note\">" + esc(d) + "</p>\n";
+        if (auto ps = op.find("parameters"); ps != op.end() && ps->is_array() && !ps->empty()) {
+          body += "<table class=\"data\"><thead><tr><th class=\"l\">Parameter</th><th class=\"l\">In</th><th "
+                  "class=\"l\">Meaning</th></tr></thead><tbody>\n";
+          for (const auto& p : *ps)
+            body += "<tr><td class=\"l\"><code>" + esc(str(p, "name")) + "</code></td><td class=\"l\">" +
+                    esc(str(p, "in")) + "</td><td class=\"l\" style=\"white-space:normal\">" +
+                    esc(str(p, "description")) + "</td></tr>\n";
+          body += "</tbody></table>\n";
+        }
+        if (auto rb = op.find("requestBody"); rb != op.end() && rb->is_object())
+          body += "<p><strong>Body:</strong> " + esc(str(*rb, "description")) + "</p>\n";
+        if (auto rs = op.find("responses"); rs != op.end() && rs->is_object()) {
+          body += "<dl class=\"kv\">";
+          for (const auto& [code, response] : rs->items())
+            body += "<dt><code>" + esc(code) + "</code></dt><dd>" + esc(str(response, "description")) + "</dd>";
+          body += "</dl>\n";
+        }
+        body += "</section>\n";
+      }
+    }
+  }
+  return html_response(200, site_page("API docs", NavItem::ApiDocs, body));
+}
+
+}  // namespace sm::site

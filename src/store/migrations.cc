@@ -1,0 +1,108 @@
+#include "store/migrations.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+namespace sm::store {
+
+namespace {
+
+// Types both dialects accept with the same meaning: TEXT, BIGINT (SQLite: INTEGER affinity) and
+// DOUBLE PRECISION (SQLite: REAL affinity; PostgreSQL's REAL would be 4-byte). Ids are text made
+// by the application, so no dialect-specific auto-increment is needed.
+const std::vector<Migration> kMigrations = {
+    {1,
+     "runs and upload tokens",
+     {R"sql(CREATE TABLE tokens (
+  token_id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  token_sha256 TEXT NOT NULL UNIQUE,
+  created_at TEXT NOT NULL,
+  revoked_at TEXT
+))sql",
+      R"sql(CREATE TABLE runs (
+  run_id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  gpu TEXT NOT NULL,
+  model TEXT NOT NULL,
+  engine TEXT NOT NULL,
+  engine_version TEXT NOT NULL,
+  quantization TEXT NOT NULL,
+  submitted_by TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  uploaded_at TEXT NOT NULL,
+  token_id TEXT REFERENCES tokens (token_id),
+  single_stream_tok_s DOUBLE PRECISION,
+  single_stream_context BIGINT,
+  best_total_tok_s DOUBLE PRECISION,
+  best_total_context BIGINT,
+  best_total_concurrency BIGINT,
+  prefill_32k_tok_s DOUBLE PRECISION,
+  valid_cells BIGINT NOT NULL,
+  decode_cells BIGINT NOT NULL,
+  content_sha256 TEXT NOT NULL,
+  result_json TEXT NOT NULL
+))sql",
+      "CREATE INDEX runs_gpu ON runs (gpu)",
+      "CREATE INDEX runs_model ON runs (model)",
+      "CREATE INDEX runs_engine ON runs (engine)",
+      "CREATE INDEX runs_quantization ON runs (quantization)",
+      "CREATE INDEX runs_uploaded_at ON runs (uploaded_at)",
+      "CREATE INDEX runs_token_id ON runs (token_id)"},
+     {}},
+    {2,
+     "index runs by kind (measured, simulated, predicted)",
+     {"CREATE INDEX runs_kind ON runs (kind)"},
+     {}},
+};
+
+constexpr std::string_view kCreateMigrationsTable =
+    "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, description TEXT NOT NULL, "
+    "applied_at TEXT NOT NULL)";
+constexpr std::string_view kSelectVersion = "SELECT COALESCE(MAX(version), 0) FROM schema_migrations";
+constexpr std::string_view kInsertVersion =
+    "INSERT INTO schema_migrations (version, description, applied_at) VALUES ($1, $2, $3)";
+
+Result<int64_t> migrate_in_transaction(SqlConnection& c, std::string_view applied_at) {
+  if (auto ok = c.lock_for_migration(); !ok) return std::unexpected(ok.error());
+  if (auto ok = c.execute(kCreateMigrationsTable, {}); !ok) return std::unexpected(ok.error());
+  auto rows = c.query(kSelectVersion, {});
+  if (!rows) return std::unexpected(rows.error());
+  int64_t current = rows->empty() ? 0 : rows->front().integer(0);
+  if (current > latest_schema_version())
+    return fail(ErrorCode::Unsupported,
+                fmt::format("the database has schema version {}, newer than this build's {}: upgrade speedmatrix",
+                            current, latest_schema_version()));
+  for (const Migration& m : kMigrations) {
+    if (m.version <= current) continue;
+    const auto& statements =
+        c.dialect() == SqlDialect::Postgres && !m.postgres_statements.empty() ? m.postgres_statements : m.statements;
+    for (std::string_view sql : statements)
+      if (auto ok = c.execute(sql, {}); !ok)
+        return fail(ok.error().code, fmt::format("migration {} ({}): {}", m.version, m.description, ok.error().message));
+    const std::array<SqlParam, 3> params = {m.version, std::string(m.description), std::string(applied_at)};
+    if (auto ok = c.execute(kInsertVersion, params); !ok) return std::unexpected(ok.error());
+    current = m.version;
+  }
+  return current;
+}
+
+}  // namespace
+
+std::span<const Migration> migrations() { return kMigrations; }
+
+int64_t latest_schema_version() { return kMigrations.back().version; }
+
+Result<int64_t> migrate(SqlConnection& connection, std::string_view applied_at) {
+  if (auto ok = connection.begin_write(); !ok) return std::unexpected(ok.error());
+  auto version = migrate_in_transaction(connection, applied_at);
+  if (!version) {
+    connection.rollback();
+    return version;
+  }
+  if (auto ok = connection.commit(); !ok) return std::unexpected(ok.error());
+  return version;
+}
+
+}  // namespace sm::store

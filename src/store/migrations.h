@@ -1,0 +1,34 @@
+#pragma once
+// The store's schema as an ordered list of versioned migrations, shared by SQLite and
+// PostgreSQL. Applied versions are recorded in the schema_migrations table; opening a store
+// applies the missing ones in one transaction, under a lock, so two servers starting at once
+// on one PostgreSQL database do not race.
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "store/sql_connection.h"
+
+namespace sm::store {
+
+/// One schema change.
+struct Migration {
+  int64_t version = 0;                        ///< 1, 2, ...: strictly increasing
+  std::string_view description;               ///< one line, recorded in schema_migrations
+  std::vector<std::string_view> statements;   ///< SQL both dialects accept, run in order
+  std::vector<std::string_view> postgres_statements;  ///< when not empty, PostgreSQL runs these instead
+};
+
+/// Every migration, oldest first.
+std::span<const Migration> migrations();
+
+/// The newest version this build knows.
+int64_t latest_schema_version();
+
+/// Applies the missing migrations on `connection` in one write transaction and returns the
+/// schema version now in force. Fails when the database is newer than this build.
+Result<int64_t> migrate(SqlConnection& connection, std::string_view applied_at);
+
+}  // namespace sm::store

@@ -1,0 +1,75 @@
+#pragma once
+// Where the results site keeps runs and upload tokens: SQLite (one file, the default) or
+// PostgreSQL (when many machines upload). Both run the same versioned migrations and the same
+// statements (store/sql_statements.cc); only the connection differs.
+//
+//   auto store = sm::store::open_store("sqlite:results.db");   // or "postgresql://..."
+//   if (!store) ...;
+//   auto put = (*store)->put_run(record);                        // Result<PutStatus>
+//   auto page = (*store)->list_runs({.gpu = "RTX 3090 24GB"}, RunOrder::BestTotal, {.limit = 20});
+//
+// Thread safety: every method may be called from any thread at the same time; each call borrows
+// a connection from the store's pool for its duration.
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/error.h"
+#include "store/store_types.h"
+
+namespace sm::store {
+
+class ResultStore {
+ public:
+  virtual ~ResultStore() = default;
+
+  /// "sqlite" or "postgresql".
+  virtual std::string_view backend() const = 0;
+  /// The schema version after migrations (the highest applied).
+  virtual Result<int64_t> schema_version() = 0;
+
+  /// Stores one run in one transaction. Returns once the transaction is committed: an
+  /// acknowledged run survives the server being killed (see docs/site.md, Durability).
+  virtual Result<PutStatus> put_run(const RunRecord& record) = 0;
+  /// Stores several runs in one transaction (all or nothing); one status per record.
+  virtual Result<std::vector<PutStatus>> put_runs(const std::vector<RunRecord>& records) = 0;
+  /// The stored JSON text of a run; std::nullopt when there is no such run.
+  virtual Result<std::optional<std::string>> get_run_json(std::string_view run_id) = 0;
+  /// The summary of a run; std::nullopt when there is no such run.
+  virtual Result<std::optional<RunSummary>> get_run_summary(std::string_view run_id) = 0;
+  /// A page of runs matching `filter`, in `order`.
+  virtual Result<RunPage> list_runs(const RunFilter& filter, RunOrder order, const PageRequest& page) = 0;
+  /// Per GPU: runs, distinct models, best headline numbers; by name.
+  virtual Result<std::vector<GroupSummary>> hardware_summary() = 0;
+  /// Per model: runs, distinct GPUs, best headline numbers; by name.
+  virtual Result<std::vector<GroupSummary>> model_summary() = 0;
+  /// Distinct values of every filter column, sorted.
+  virtual Result<FilterValues> filter_values() = 0;
+
+  /// Stores a new token under its SHA-256 hex; `token_id` and `name` as given.
+  virtual Result<void> create_token(const TokenInfo& token, std::string_view token_sha256_hex) = 0;
+  /// The valid (not revoked) token with this hash; std::nullopt when none.
+  virtual Result<std::optional<TokenInfo>> find_token(std::string_view token_sha256_hex) = 0;
+  /// Revokes every valid token whose id or name is `id_or_name`; returns how many.
+  virtual Result<int64_t> revoke_token(std::string_view id_or_name, std::string_view revoked_at) = 0;
+  /// Every token, oldest first, with its upload count.
+  virtual Result<std::vector<TokenInfo>> list_tokens() = 0;
+};
+
+/// How a store is opened.
+struct StoreOptions {
+  int pool_size = 4;              ///< connections opened lazily, at most this many at once
+  bool sqlite_full_sync = false;  ///< SQLite: fsync the log at every commit (survives power loss, slower)
+};
+
+/// Opens (and migrates) the store a DSN names:
+///   "sqlite:PATH" (or a path ending in .db/.sqlite) — SQLite in WAL mode, the file created if absent;
+///   "postgresql://..." or "postgres://..." — a libpq connection URI.
+Result<std::unique_ptr<ResultStore>> open_store(std::string_view dsn, const StoreOptions& options = {});
+
+/// The DSN with any password replaced by "***", for log lines.
+std::string redact_dsn(std::string_view dsn);
+
+}  // namespace sm::store

@@ -1,0 +1,40 @@
+#include "store/run_summary.h"
+
+#include "report/report_model.h"
+
+namespace sm::store {
+
+RunSummary summarize_run(const RunResult& r) {
+  RunSummary s;
+  s.run_id = r.run_id;
+  s.kind = r.kind.empty() ? "measured" : r.kind;
+  // The same names the report's title uses, so a row of the leaderboard and its report agree.
+  const report::ReportModel model = report::build_report_model(r);
+  s.gpu = model.hardware_name;
+  s.model = model.model_name;
+  s.engine = r.engine.kind;
+  s.engine_version = r.engine.version;
+  s.quantization = r.engine.quantization;
+  s.submitted_by = r.submitted_by;
+  s.started_at = r.started_at;
+  s.decode_cells = static_cast<int64_t>(r.decode.size());
+  for (const DecodeCell& c : r.decode) {
+    if (c.status != CellStatus::Valid || !c.total_tok_s) continue;
+    ++s.valid_cells;
+    if (c.concurrency == 1 && (!s.single_stream_context || c.context < *s.single_stream_context)) {
+      s.single_stream_context = c.context;
+      s.single_stream_tok_s = c.total_tok_s;
+    }
+    if (!s.best_total_tok_s || *c.total_tok_s > *s.best_total_tok_s) {
+      s.best_total_tok_s = c.total_tok_s;
+      s.best_total_context = c.context;
+      s.best_total_concurrency = c.concurrency;
+    }
+  }
+  for (const PrefillRow& p : r.prefill)
+    if (p.context == kLeaderboardPrefillContext && p.status == CellStatus::Valid && p.prompt_tok_s)
+      s.prefill_32k_tok_s = p.prompt_tok_s;
+  return s;
+}
+
+}  // namespace sm::store

@@ -1,0 +1,42 @@
+#pragma once
+// The indexed columns of a stored run: who, what, where, and the three headline numbers of the
+// leaderboard. Worked out once from the RunResult when it is stored; the full result JSON is
+// stored beside them.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "result/result.h"
+
+namespace sm::store {
+
+/// What the run list, the leaderboard and the filters show of one run.
+struct RunSummary {
+  std::string run_id;            ///< the result's run_id (primary key)
+  std::string kind;              ///< "measured", "simulated" or "predicted"
+  std::string gpu;               ///< hardware as the report titles it: "RTX 3090 24GB", "2× H100 80GB", a CPU
+  std::string model;             ///< model as the report titles it: "Qwen3.5-4B-AWQ-4bit"
+  std::string engine;            ///< engine kind: "vllm", "llamacpp", ...
+  std::string engine_version;    ///< e.g. "0.32.0"; empty when unknown
+  std::string quantization;      ///< e.g. "AWQ 4-bit"; empty when unknown
+  std::string submitted_by;      ///< the result's submitted_by label
+  std::string started_at;        ///< ISO-8601 UTC, from the result
+  std::string uploaded_at;       ///< ISO-8601 UTC, set by the store
+  std::string token_id;          ///< id of the upload token; empty for runs stored without one
+  std::optional<double> single_stream_tok_s;  ///< total tok/s of the valid cell at concurrency 1, smallest context
+  std::optional<int64_t> single_stream_context;  ///< that cell's context
+  std::optional<double> best_total_tok_s;     ///< highest total tok/s of any valid decode cell
+  std::optional<int64_t> best_total_context;     ///< that cell's context
+  std::optional<int64_t> best_total_concurrency; ///< that cell's concurrency
+  std::optional<double> prefill_32k_tok_s;    ///< prompt tok/s of the valid 32K (32,768-token) prefill row
+  int64_t valid_cells = 0;       ///< decode cells with status valid
+  int64_t decode_cells = 0;      ///< decode cells in the result
+};
+
+/// The prefill context of the leaderboard's prefill column: 32K tokens.
+constexpr int64_t kLeaderboardPrefillContext = 32 * 1024;
+
+/// Works out the summary of a result (uploaded_at and token_id are left empty).
+RunSummary summarize_run(const RunResult& result);
+
+}  // namespace sm::store

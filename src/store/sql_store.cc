@@ -1,0 +1,303 @@
+#include "store/sql_store.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "core/clock.h"
+#include "store/migrations.h"
+#include "store/sql_statements.h"
+
+namespace sm::store {
+
+namespace {
+
+SqlParam text_or_null(const std::string& s) {
+  if (s.empty()) return nullptr;
+  return s;
+}
+
+template <class T>
+SqlParam opt(const std::optional<T>& v) {
+  if (!v) return nullptr;
+  return *v;
+}
+
+// Reads the columns of SM_RUN_SUMMARY_COLUMNS.
+RunSummary read_summary(const SqlRow& r) {
+  RunSummary s;
+  s.run_id = r.text(0);
+  s.kind = r.text(1);
+  s.gpu = r.text(2);
+  s.model = r.text(3);
+  s.engine = r.text(4);
+  s.engine_version = r.text(5);
+  s.quantization = r.text(6);
+  s.submitted_by = r.text(7);
+  s.started_at = r.text(8);
+  s.uploaded_at = r.text(9);
+  s.token_id = r.text(10);
+  s.single_stream_tok_s = r.number(11);
+  s.single_stream_context = r.optional_integer(12);
+  s.best_total_tok_s = r.number(13);
+  s.best_total_context = r.optional_integer(14);
+  s.best_total_concurrency = r.optional_integer(15);
+  s.prefill_32k_tok_s = r.number(16);
+  s.valid_cells = r.integer(17);
+  s.decode_cells = r.integer(18);
+  return s;
+}
+
+std::array<SqlParam, 21> insert_params(const RunRecord& rec) {
+  const RunSummary& s = rec.summary;
+  return {s.run_id,
+          s.kind,
+          s.gpu,
+          s.model,
+          s.engine,
+          s.engine_version,
+          s.quantization,
+          s.submitted_by,
+          s.started_at,
+          s.uploaded_at,
+          text_or_null(s.token_id),
+          opt(s.single_stream_tok_s),
+          opt(s.single_stream_context),
+          opt(s.best_total_tok_s),
+          opt(s.best_total_context),
+          opt(s.best_total_concurrency),
+          opt(s.prefill_32k_tok_s),
+          s.valid_cells,
+          s.decode_cells,
+          rec.content_sha256,
+          rec.result_json};
+}
+
+std::array<SqlParam, 5> filter_params(const RunFilter& f) {
+  return {f.gpu, f.model, f.engine, f.quantization, f.kind};
+}
+
+int64_t order_code(RunOrder order) {
+  switch (order) {
+    case RunOrder::Newest: return 0;
+    case RunOrder::SingleStream: return 1;
+    case RunOrder::BestTotal: return 2;
+    case RunOrder::Prefill32K: return 3;
+  }
+  return 0;
+}
+
+// Inserts one run inside the caller's transaction.
+Result<PutStatus> put_one(SqlConnection& c, const RunRecord& rec) {
+  auto params = insert_params(rec);
+  auto inserted = c.execute(sql::kInsertRun, params);
+  if (!inserted) return std::unexpected(inserted.error());
+  if (*inserted > 0) return PutStatus::Created;
+  const std::array<SqlParam, 1> id = {rec.summary.run_id};
+  auto rows = c.query(sql::kSelectRunHash, id);
+  if (!rows) return std::unexpected(rows.error());
+  if (rows->empty()) return fail(ErrorCode::Internal, "run " + rec.summary.run_id + " neither inserted nor found");
+  return rows->front().text(0) == rec.content_sha256 ? PutStatus::Existing : PutStatus::Conflict;
+}
+
+std::string now_iso() {
+  char buf[32];
+  return std::string(format_iso8601_utc(wall_clock_unix_ms(), buf));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SqlStore>> SqlStore::open(std::string backend, ConnectionPool::Factory factory, int pool_size) {
+  std::unique_ptr<SqlStore> store(new SqlStore(std::move(backend), std::move(factory), pool_size));
+  auto c = store->pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  if (auto v = migrate(**c, now_iso()); !v) return std::unexpected(v.error());
+  return store;
+}
+
+Result<int64_t> SqlStore::schema_version() {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  auto rows = (*c)->query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", {});
+  if (!rows) return std::unexpected(rows.error());
+  return rows->empty() ? 0 : rows->front().integer(0);
+}
+
+Result<PutStatus> SqlStore::put_run(const RunRecord& record) {
+  auto statuses = put_runs({record});
+  if (!statuses) return std::unexpected(statuses.error());
+  return statuses->front();
+}
+
+Result<std::vector<PutStatus>> SqlStore::put_runs(const std::vector<RunRecord>& records) {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  if (auto ok = (*c)->begin_write(); !ok) return std::unexpected(ok.error());
+  std::vector<PutStatus> statuses;
+  statuses.reserve(records.size());
+  for (const RunRecord& rec : records) {
+    auto s = put_one(**c, rec);
+    if (!s) {
+      (*c)->rollback();
+      return std::unexpected(s.error());
+    }
+    statuses.push_back(*s);
+  }
+  if (auto ok = (*c)->commit(); !ok) {
+    (*c)->rollback();
+    return std::unexpected(ok.error());
+  }
+  return statuses;
+}
+
+Result<std::optional<std::string>> SqlStore::get_run_json(std::string_view run_id) {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  const std::array<SqlParam, 1> id = {std::string(run_id)};
+  auto rows = (*c)->query(sql::kSelectRunJson, id);
+  if (!rows) return std::unexpected(rows.error());
+  if (rows->empty()) return std::optional<std::string>();
+  return std::optional<std::string>(rows->front().text(0));
+}
+
+Result<std::optional<RunSummary>> SqlStore::get_run_summary(std::string_view run_id) {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  const std::array<SqlParam, 1> id = {std::string(run_id)};
+  auto rows = (*c)->query(sql::kSelectRunSummary, id);
+  if (!rows) return std::unexpected(rows.error());
+  if (rows->empty()) return std::optional<RunSummary>();
+  return std::optional<RunSummary>(read_summary(rows->front()));
+}
+
+Result<RunPage> SqlStore::list_runs(const RunFilter& filter, RunOrder order, const PageRequest& page) {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  const auto f = filter_params(filter);
+  const int64_t limit = std::clamp<int64_t>(page.limit, 1, kMaxPageLimit);
+  const int64_t offset = std::max<int64_t>(page.offset, 0);
+  const std::array<SqlParam, 8> params = {f[0], f[1], f[2], f[3], f[4], order_code(order), limit, offset};
+  auto rows = (*c)->query(sql::kListRuns, params);
+  if (!rows) return std::unexpected(rows.error());
+  auto count = (*c)->query(sql::kCountRuns, f);
+  if (!count) return std::unexpected(count.error());
+  RunPage out;
+  out.runs.reserve(rows->size());
+  for (const auto& r : *rows) out.runs.push_back(read_summary(r));
+  out.total = count->empty() ? 0 : count->front().integer(0);
+  return out;
+}
+
+Result<std::vector<GroupSummary>> SqlStore::groups(std::string_view statement) {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  auto rows = (*c)->query(statement, {});
+  if (!rows) return std::unexpected(rows.error());
+  std::vector<GroupSummary> out;
+  for (const auto& r : *rows) {
+    GroupSummary g;
+    g.name = r.text(0);
+    g.runs = r.integer(1);
+    g.distinct_other = r.integer(2);
+    g.best_single_stream_tok_s = r.number(3);
+    g.best_total_tok_s = r.number(4);
+    g.best_prefill_32k_tok_s = r.number(5);
+    g.last_uploaded_at = r.text(6);
+    out.push_back(std::move(g));
+  }
+  // Sorted here, by bytes, so both backends list in the same order whatever their collation.
+  std::sort(out.begin(), out.end(), [](const GroupSummary& a, const GroupSummary& b) { return a.name < b.name; });
+  return out;
+}
+
+Result<std::vector<GroupSummary>> SqlStore::hardware_summary() { return groups(sql::kHardwareSummary); }
+
+Result<std::vector<GroupSummary>> SqlStore::model_summary() { return groups(sql::kModelSummary); }
+
+Result<FilterValues> SqlStore::filter_values() {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  auto rows = (*c)->query(sql::kFilterValues, {});
+  if (!rows) return std::unexpected(rows.error());
+  FilterValues v;
+  for (const auto& r : *rows) {
+    const std::string& column = r.text(0);
+    const std::string& value = r.text(1);
+    if (value.empty()) continue;
+    if (column == "gpu") v.gpus.push_back(value);
+    else if (column == "model") v.models.push_back(value);
+    else if (column == "engine") v.engines.push_back(value);
+    else if (column == "quantization") v.quantizations.push_back(value);
+    else if (column == "kind") v.kinds.push_back(value);
+  }
+  for (auto* list : {&v.gpus, &v.models, &v.engines, &v.quantizations, &v.kinds}) std::sort(list->begin(), list->end());
+  return v;
+}
+
+Result<void> SqlStore::create_token(const TokenInfo& token, std::string_view token_sha256_hex) {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  if (auto ok = (*c)->begin_write(); !ok) return ok;
+  const std::array<SqlParam, 4> params = {token.token_id, token.name, std::string(token_sha256_hex), token.created_at};
+  if (auto ok = (*c)->execute(sql::kInsertToken, params); !ok) {
+    (*c)->rollback();
+    return std::unexpected(ok.error());
+  }
+  if (auto ok = (*c)->commit(); !ok) {
+    (*c)->rollback();
+    return ok;
+  }
+  return {};
+}
+
+Result<std::optional<TokenInfo>> SqlStore::find_token(std::string_view token_sha256_hex) {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  const std::array<SqlParam, 1> params = {std::string(token_sha256_hex)};
+  auto rows = (*c)->query(sql::kFindToken, params);
+  if (!rows) return std::unexpected(rows.error());
+  if (rows->empty()) return std::optional<TokenInfo>();
+  TokenInfo t;
+  t.token_id = rows->front().text(0);
+  t.name = rows->front().text(1);
+  t.created_at = rows->front().text(2);
+  return std::optional<TokenInfo>(std::move(t));
+}
+
+Result<int64_t> SqlStore::revoke_token(std::string_view id_or_name, std::string_view revoked_at) {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  if (auto ok = (*c)->begin_write(); !ok) return std::unexpected(ok.error());
+  const std::array<SqlParam, 2> params = {std::string(id_or_name), std::string(revoked_at)};
+  auto n = (*c)->execute(sql::kRevokeToken, params);
+  if (!n) {
+    (*c)->rollback();
+    return n;
+  }
+  if (auto ok = (*c)->commit(); !ok) {
+    (*c)->rollback();
+    return std::unexpected(ok.error());
+  }
+  return n;
+}
+
+Result<std::vector<TokenInfo>> SqlStore::list_tokens() {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  auto rows = (*c)->query(sql::kListTokens, {});
+  if (!rows) return std::unexpected(rows.error());
+  std::vector<TokenInfo> out;
+  for (const auto& r : *rows) {
+    TokenInfo t;
+    t.token_id = r.text(0);
+    t.name = r.text(1);
+    t.created_at = r.text(2);
+    t.revoked_at = r.text(3);
+    t.uploads = r.integer(4);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace sm::store

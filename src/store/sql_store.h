@@ -1,0 +1,41 @@
+#pragma once
+// The ResultStore over any SqlConnection: the one implementation SQLite and PostgreSQL share.
+// sqlite_store.cc and postgres_store.cc only open connections.
+#include <memory>
+#include <string>
+
+#include "store/connection_pool.h"
+#include "store/result_store.h"
+
+namespace sm::store {
+
+class SqlStore final : public ResultStore {
+ public:
+  /// Opens one connection, runs the migrations on it and keeps it in the pool.
+  static Result<std::unique_ptr<SqlStore>> open(std::string backend, ConnectionPool::Factory factory, int pool_size);
+
+  std::string_view backend() const override { return backend_; }
+  Result<int64_t> schema_version() override;
+  Result<PutStatus> put_run(const RunRecord& record) override;
+  Result<std::vector<PutStatus>> put_runs(const std::vector<RunRecord>& records) override;
+  Result<std::optional<std::string>> get_run_json(std::string_view run_id) override;
+  Result<std::optional<RunSummary>> get_run_summary(std::string_view run_id) override;
+  Result<RunPage> list_runs(const RunFilter& filter, RunOrder order, const PageRequest& page) override;
+  Result<std::vector<GroupSummary>> hardware_summary() override;
+  Result<std::vector<GroupSummary>> model_summary() override;
+  Result<FilterValues> filter_values() override;
+  Result<void> create_token(const TokenInfo& token, std::string_view token_sha256_hex) override;
+  Result<std::optional<TokenInfo>> find_token(std::string_view token_sha256_hex) override;
+  Result<int64_t> revoke_token(std::string_view id_or_name, std::string_view revoked_at) override;
+  Result<std::vector<TokenInfo>> list_tokens() override;
+
+ private:
+  SqlStore(std::string backend, ConnectionPool::Factory factory, int pool_size)
+      : backend_(std::move(backend)), pool_(std::move(factory), pool_size) {}
+  Result<std::vector<GroupSummary>> groups(std::string_view sql);
+
+  std::string backend_;
+  ConnectionPool pool_;
+};
+
+}  // namespace sm::store

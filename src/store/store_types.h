@@ -1,0 +1,87 @@
+#pragma once
+// The questions a ResultStore answers and the shapes of its answers.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/run_summary.h"
+
+namespace sm::store {
+
+/// Which runs a listing includes. Empty fields do not filter; the others match exactly (the
+/// values /api/v1/hardware and /api/v1/models list).
+struct RunFilter {
+  std::string gpu;           ///< RunSummary::gpu
+  std::string model;         ///< RunSummary::model
+  std::string engine;        ///< RunSummary::engine
+  std::string quantization;  ///< RunSummary::quantization
+  std::string kind;          ///< "measured", "simulated", "predicted"
+};
+
+/// Orders of a listing. The metric orders put the highest first and runs without the number last.
+enum class RunOrder {
+  Newest,        ///< uploaded_at, newest first
+  SingleStream,  ///< single_stream_tok_s
+  BestTotal,     ///< best_total_tok_s
+  Prefill32K,    ///< prefill_32k_tok_s
+};
+
+/// A page of a listing.
+struct PageRequest {
+  int64_t limit = 50;  ///< rows per page (1..kMaxPageLimit)
+  int64_t offset = 0;  ///< rows skipped
+};
+
+constexpr int64_t kMaxPageLimit = 500;
+
+/// One page of runs and how many match in all.
+struct RunPage {
+  std::vector<RunSummary> runs;
+  int64_t total = 0;  ///< runs matching the filter (all pages)
+};
+
+/// One group of the Hardware (per GPU) or Models (per model) listing.
+struct GroupSummary {
+  std::string name;                           ///< the GPU or the model
+  int64_t runs = 0;                           ///< runs in the group
+  int64_t distinct_other = 0;                 ///< distinct models (per GPU) or GPUs (per model)
+  std::optional<double> best_single_stream_tok_s;
+  std::optional<double> best_total_tok_s;
+  std::optional<double> best_prefill_32k_tok_s;
+  std::string last_uploaded_at;               ///< newest upload of the group
+};
+
+/// Distinct values of the filter columns, for the filter menus.
+struct FilterValues {
+  std::vector<std::string> gpus;
+  std::vector<std::string> models;
+  std::vector<std::string> engines;
+  std::vector<std::string> quantizations;
+  std::vector<std::string> kinds;
+};
+
+/// An upload token as listed (the secret itself is never stored).
+struct TokenInfo {
+  std::string token_id;    ///< public id, e.g. "tk_3f9a2c1e5b7d"
+  std::string name;        ///< label given at creation
+  std::string created_at;  ///< ISO-8601 UTC
+  std::string revoked_at;  ///< ISO-8601 UTC; empty while valid
+  int64_t uploads = 0;     ///< runs stored with this token
+};
+
+/// What storing a run did.
+enum class PutStatus {
+  Created,   ///< the run is new and now stored
+  Existing,  ///< a run with this id and the same content was already stored (idempotent retry)
+  Conflict,  ///< a run with this id but different content is stored; nothing changed
+};
+
+/// A run to store: its JSON text as uploaded plus the summary worked out from it.
+struct RunRecord {
+  RunSummary summary;          ///< uploaded_at and token_id filled in by the caller
+  std::string result_json;     ///< the result, canonical JSON text (what GET returns)
+  std::string content_sha256;  ///< hex SHA-256 of result_json, to tell a retry from a conflict
+};
+
+}  // namespace sm::store

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Checks `speedmatrix compare` of the 4-slot and the 2-slot llama-server runs.
+Usage: check_llama_compare.py COMPARE.md COMPARE.html COMPARE.txt"""
+import re
+import sys
+
+md = open(sys.argv[1]).read()
+html = open(sys.argv[2]).read()
+term = open(sys.argv[3]).read()
+failures = []
+
+if not md.startswith("# Compare 2 runs"):
+    failures.append("markdown does not start with '# Compare 2 runs'")
+if "llama" not in md.lower():
+    failures.append("the engine (llama.cpp) is not named")
+# The settings that differ include the slot count / KV capacity.
+if "Settings that differ" not in md:
+    failures.append("no 'Settings that differ' section although the runs used different -np and -c")
+
+# Decode rows: "| context | requests | total A | total B | B/A | ..."
+rows = {}
+for line in md.splitlines():
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if len(cells) >= 5 and cells[0] in ("0", "1K") and re.fullmatch(r"\d+", cells[1]):
+        rows[(cells[0], int(cells[1]))] = cells
+for key in [("0", 1), ("0", 4), ("1K", 1), ("1K", 4)]:
+    if key not in rows:
+        failures.append(f"decode row {key} missing from the comparison")
+        continue
+    ratio = rows[key][4]
+    if not re.search(r"\d\.\d\d×", ratio):
+        failures.append(f"decode row {key}: no B/A ratio ({rows[key]})")
+
+def ratio_of(key):
+    m = re.search(r"(\d+\.\d+)×", rows.get(key, [""] * 5)[4])
+    return float(m.group(1)) if m else None
+
+r4 = ratio_of(("0", 4))
+if r4 is not None and not r4 < 0.85:
+    failures.append(f"4 requests on 2 slots should be clearly slower in total than on 4 slots: B/A {r4}")
+# Cells only the first run measured (concurrency 2 and 8) are shown, not dropped.
+if ("0", 8) not in rows:
+    failures.append("a cell only run A measured (0 x 8) is missing")
+
+if "<table" not in html or re.search(r'(src|href)\s*=\s*"https?:', html):
+    failures.append("the HTML comparison is not a self-contained page with tables")
+if "\x1b[" in term:
+    failures.append("NO_COLOR was not honoured by the terminal comparison")
+if "B/A" not in term:
+    failures.append("the terminal comparison shows no B/A ratio")
+
+for f in failures:
+    print("FAIL:", f)
+print(md[:3000])
+sys.exit(1 if failures else 0)

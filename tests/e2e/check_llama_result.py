@@ -1,0 +1,72 @@
+"""Checks a speedmatrix result measured against llama-server (-c 16384 -np 4).
+
+Asserts what issue 3 asks of the end-to-end run: engine and build detected, KV capacity read and
+over-capacity cells marked, effective concurrency 4 at concurrency 8 with 4 slots, decode speed at
+concurrency 1 within 3% of the server's own timings, exact prompt lengths and exact output lengths.
+"""
+import json
+import sys
+from pathlib import Path
+
+run = Path(sys.argv[1])
+r = json.loads((run / "result.json").read_text())
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+e = r["engine"]
+check(e["kind"] == "llamacpp", f"engine detected as llamacpp (got {e['kind']})")
+check(e["build"].startswith("b"), f"llama.cpp build detected (got {e['build']!r})")
+check(e["kv_capacity_tokens"] == 16384, f"KV capacity 16384 read from the server (got {e['kv_capacity_tokens']})")
+check(e["max_model_len"] == 4096, f"per-slot context 4096 (got {e['max_model_len']})")
+check(r["launch_command"].find("-np 4") >= 0, "launch command recorded")
+check((run / "server.log").exists(), "server log kept in the run folder")
+
+cells = {(c["context"], c["concurrency"]): c for c in r["decode"]}
+max_out = r["settings"]["max_output_tokens"]
+for (ctx, n), c in sorted(cells.items()):
+    expect_over = n * (ctx + max_out) > 16384
+    status = c["status"]
+    check(status == ("over_capacity" if expect_over else "valid"), f"cell {ctx}x{n} status {status}")
+    if status != "valid":
+        continue
+    check(c["requests_failed"] == 0, f"cell {ctx}x{n}: no failed request ({c['requests_failed']})")
+    check(c["ended_early"] == 0, f"cell {ctx}x{n}: every finished request produced exactly {max_out} tokens")
+    if ctx > 0:
+        check(c["prompt_tokens_min"] == ctx and c["prompt_tokens_max"] == ctx,
+              f"cell {ctx}x{n}: every prompt is {ctx} tokens ({c['prompt_tokens_min']}..{c['prompt_tokens_max']})")
+    check(c["token_count_source"] in ("timings", "usage_final"), f"cell {ctx}x{n}: tokens from the server ({c['token_count_source']})")
+
+over = [k for k, c in cells.items() if c["status"] == "over_capacity"]
+check(len(over) > 0, f"over-capacity cells are marked ({over})")
+
+c8 = cells[(0, 8)]
+check(3.6 <= c8["effective_concurrency"] <= 4.2,
+      f"concurrency 8 on 4 slots: effective concurrency {c8['effective_concurrency']:.2f} ~ 4")
+check(c8["avg_active"] > 7.0, f"concurrency 8: 8 requests in flight ({c8['avg_active']:.2f})")
+
+# Decode speed at concurrency 1 against the server's own timings.predicted_per_second, request by
+# request (the same finished requests on both sides; server_rate_ratio = ours / theirs).
+for ctx in (0, 1024, 2048):
+    c = cells[(ctx, 1)]
+    ratio = c["server_rate_ratio"]
+    if ratio is None:
+        check(False, f"cell {ctx}x1: the server reported timings.predicted_per_second for finished requests")
+        continue
+    check(abs(ratio - 1) <= 0.03,
+          f"cell {ctx}x1: decode {c['per_request_tok_s']:.1f} tok/s; per request {ratio:.3f} x the server's "
+          f"{c['server_tok_s']:.1f} tok/s (within 3%)")
+
+for p in r["prefill"]:
+    check(p["status"] == "valid", f"prefill {p['context']}: valid")
+    check(p["prompt_tokens"] == p["context"], f"prefill {p['context']}: prompt is exactly {p['context']} tokens ({p['prompt_tokens']})")
+
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("all checks passed")

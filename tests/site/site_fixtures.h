@@ -1,0 +1,71 @@
+#pragma once
+// Results for the site and store tests: small but complete runs with chosen headline numbers.
+#include <optional>
+#include <string>
+
+#include "result/result.h"
+
+namespace sm::test {
+
+/// A finished run on `gpu` of `model` with a 2×2 decode matrix (contexts 0 and 16K,
+/// concurrency 1 and 2), a 32K prefill row, and `single_tok_s` as its context-0 single-stream
+/// decode speed; the best aggregate is 1.8 × that.
+inline RunResult site_result(const std::string& run_id, const std::string& model = "Qwen3.5-4B-AWQ-4bit",
+                             const std::string& gpu = "NVIDIA GeForce RTX 3090", double single_tok_s = 180.0,
+                             std::optional<double> prefill_32k_tok_s = 8783.0, const std::string& kind = "measured") {
+  RunResult r;
+  r.tool_version = "0.1.0";
+  r.run_id = run_id;
+  r.kind = kind;
+  r.started_at = "2026-12-02T14:34:48Z";
+  r.finished_at = "2026-12-02T14:59:02Z";
+  r.target_url = "http://127.0.0.1:8000";
+  r.engine.kind = "vllm";
+  r.engine.version = "0.32.0";
+  r.engine.model = "bench";
+  r.engine.model_path = model;
+  r.engine.quantization = "AWQ 4-bit";
+  r.engine.backend = "cuda";
+  r.engine.max_model_len = 262144;
+  r.engine.kv_capacity_tokens = 530000;
+  r.hardware.type = "Discrete GPU";
+  r.hardware.gpus.push_back(GpuInfo{gpu, int64_t{24} << 30, "595.99.02", 350.0, "Gen4 x16"});
+  r.hardware.cpu_model = "AMD Ryzen 9 7900X 12-Core Processor";
+  r.settings.max_output_tokens = 8192;
+  r.settings.duration_s = 30;
+  r.settings.contexts = {0, 16384};
+  r.settings.concurrency = {1, 2};
+  r.settings.prefill_contexts = {32768};
+  PrefillRow p;
+  p.context = 32768;
+  if (prefill_32k_tok_s) {
+    p.prompt_tok_s = *prefill_32k_tok_s;
+    p.ttft_ms = 32768 / *prefill_32k_tok_s * 1000;
+  } else {
+    p.status = CellStatus::Error;
+    p.error = "HTTP 500";
+  }
+  r.prefill.push_back(p);
+  const double factors[2][2] = {{1.0, 1.8}, {0.9, 1.5}};
+  const int64_t contexts[2] = {0, 16384};
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      DecodeCell c;
+      c.context = contexts[i];
+      c.concurrency = j + 1;
+      c.total_tok_s = single_tok_s * factors[i][j];
+      c.per_request_tok_s = *c.total_tok_s / c.concurrency;
+      c.ttft_ms = 24 + 10 * i;
+      c.tbt_ms = 1000 / *c.per_request_tok_s;
+      c.avg_active = static_cast<double>(c.concurrency);
+      c.completed = 0;
+      c.output_tokens = static_cast<int64_t>(*c.total_tok_s * 30);
+      c.measured_s = 30;
+      c.token_count_source = "usage_continuous";
+      r.decode.push_back(c);
+    }
+  }
+  return r;
+}
+
+}  // namespace sm::test

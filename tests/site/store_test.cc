@@ -1,0 +1,278 @@
+// The ResultStore against both backends: SQLite (always) and PostgreSQL (when
+// SPEEDMATRIX_TEST_PG_DSN names a server: tests/site/pg_store_test.sh starts one and runs these).
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+
+#include "result/result_json.h"
+#include "site/site_fixtures.h"
+#include "site/upload_token.h"
+#include "store/migrations.h"
+#include "store/postgres_store.h"
+#include "store/result_store.h"
+#include "store/run_summary.h"
+#include "store/sqlite_store.h"
+#include "support/temp_dir.h"
+
+namespace sm::store {
+namespace {
+
+std::string pg_dsn() {
+  const char* dsn = std::getenv("SPEEDMATRIX_TEST_PG_DSN");
+  return dsn ? dsn : "";
+}
+
+RunRecord record_of(const RunResult& r, const std::string& uploaded_at = "2026-12-03T10:00:00.000Z",
+                    const std::string& token_id = "") {
+  RunRecord rec;
+  rec.summary = summarize_run(r);
+  rec.summary.uploaded_at = uploaded_at;
+  rec.summary.token_id = token_id;
+  rec.result_json = to_json(r).dump();
+  rec.content_sha256 = site::sha256_hex(rec.result_json);
+  return rec;
+}
+
+class StoreTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "postgres") {
+      if (pg_dsn().empty()) GTEST_SKIP() << "SPEEDMATRIX_TEST_PG_DSN not set (tests/site/pg_store_test.sh sets it)";
+      auto c = open_postgres_connection(pg_dsn());
+      ASSERT_TRUE(c) << c.error().message;
+      for (const char* t : {"runs", "tokens", "schema_migrations"}) {
+        auto ok = (*c)->execute(std::string("DROP TABLE IF EXISTS ") + t + " CASCADE", {});
+        ASSERT_TRUE(ok) << ok.error().message;
+      }
+    }
+    reopen();
+  }
+
+  void reopen() {
+    store_.reset();
+    auto s = open_store(dsn(), {.pool_size = 4});
+    ASSERT_TRUE(s) << s.error().message;
+    store_ = std::move(*s);
+  }
+
+  std::string dsn() const { return GetParam() == "postgres" ? pg_dsn() : "sqlite:" + dir_.file("results.db"); }
+
+  test::TempDir dir_;
+  std::unique_ptr<ResultStore> store_;
+};
+
+TEST_P(StoreTest, MigratesToTheLatestVersionOnceAndRecordsIt) {
+  auto v = store_->schema_version();
+  ASSERT_TRUE(v) << v.error().message;
+  EXPECT_EQ(*v, latest_schema_version());
+  EXPECT_EQ(store_->backend(), GetParam() == "postgres" ? "postgresql" : "sqlite");
+  reopen();  // a second open applies nothing and fails nothing
+  EXPECT_EQ(store_->schema_version().value_or(0), latest_schema_version());
+  int64_t previous = 0;
+  for (const Migration& m : migrations()) {
+    EXPECT_GT(m.version, previous);
+    previous = m.version;
+  }
+}
+
+TEST_P(StoreTest, PutIsIdempotentByRunIdAndRefusesADifferentRunWithTheSameId) {
+  RunRecord rec = record_of(test::site_result("run-a"));
+  EXPECT_EQ(store_->put_run(rec).value(), PutStatus::Created);
+  EXPECT_EQ(store_->put_run(rec).value(), PutStatus::Existing);
+  RunRecord other = record_of(test::site_result("run-a", "Other-Model"));
+  EXPECT_EQ(store_->put_run(other).value(), PutStatus::Conflict);
+  auto json = store_->get_run_json("run-a");
+  ASSERT_TRUE(json && *json);
+  EXPECT_EQ(**json, rec.result_json);
+  auto page = store_->list_runs({}, RunOrder::Newest, {});
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->total, 1);
+}
+
+TEST_P(StoreTest, SummaryRoundTripsExactly) {
+  RunResult r = test::site_result("run-x", "Qwen3.5-4B-AWQ-4bit", "NVIDIA GeForce RTX 3090", 181.7, 8783.25);
+  ASSERT_TRUE(store_->put_run(record_of(r, "2026-12-03T10:00:00.123Z")));
+  auto s = store_->get_run_summary("run-x");
+  ASSERT_TRUE(s && *s);
+  const RunSummary& got = **s;
+  EXPECT_EQ(got.model, "Qwen3.5-4B-AWQ-4bit");
+  EXPECT_EQ(got.gpu, "RTX 3090 24GB");
+  EXPECT_EQ(got.engine, "vllm");
+  EXPECT_EQ(got.engine_version, "0.32.0");
+  EXPECT_EQ(got.quantization, "AWQ 4-bit");
+  EXPECT_EQ(got.uploaded_at, "2026-12-03T10:00:00.123Z");
+  EXPECT_EQ(got.single_stream_tok_s, 181.7);
+  EXPECT_EQ(got.single_stream_context, 0);
+  EXPECT_EQ(got.best_total_tok_s, 181.7 * 1.8);
+  EXPECT_EQ(got.best_total_concurrency, 2);
+  EXPECT_EQ(got.best_total_context, 0);
+  EXPECT_EQ(got.prefill_32k_tok_s, 8783.25);
+  EXPECT_EQ(got.valid_cells, 4);
+  EXPECT_EQ(got.decode_cells, 4);
+  EXPECT_TRUE(got.token_id.empty());
+  EXPECT_FALSE(store_->get_run_summary("nope").value().has_value());
+  EXPECT_FALSE(store_->get_run_json("nope").value().has_value());
+}
+
+TEST_P(StoreTest, ListsFilterOrderAndPage) {
+  ASSERT_TRUE(store_->put_run(record_of(test::site_result("a", "M1", "NVIDIA GeForce RTX 3090", 100), "2026-12-03T10:00:01.000Z")));
+  ASSERT_TRUE(store_->put_run(record_of(test::site_result("b", "M1", "NVIDIA H100", 300, std::nullopt), "2026-12-03T10:00:02.000Z")));
+  ASSERT_TRUE(store_->put_run(record_of(test::site_result("c", "M2", "NVIDIA H100", 200, 9000.0, "simulated"), "2026-12-03T10:00:03.000Z")));
+
+  auto ids = [](const RunPage& p) {
+    std::string out;
+    for (const auto& r : p.runs) out += r.run_id;
+    return out;
+  };
+  EXPECT_EQ(ids(store_->list_runs({}, RunOrder::Newest, {}).value()), "cba");
+  EXPECT_EQ(ids(store_->list_runs({}, RunOrder::SingleStream, {}).value()), "bca");
+  EXPECT_EQ(ids(store_->list_runs({}, RunOrder::BestTotal, {}).value()), "bca");
+  // b has no 32K prefill: it goes last, not first.
+  EXPECT_EQ(ids(store_->list_runs({}, RunOrder::Prefill32K, {}).value()), "cab");
+
+  EXPECT_EQ(ids(store_->list_runs({.gpu = "H100 24GB"}, RunOrder::Newest, {}).value()), "cb");
+  EXPECT_EQ(ids(store_->list_runs({.model = "M1"}, RunOrder::Newest, {}).value()), "ba");
+  EXPECT_EQ(ids(store_->list_runs({.kind = "simulated"}, RunOrder::Newest, {}).value()), "c");
+  EXPECT_EQ(ids(store_->list_runs({.engine = "vllm", .quantization = "AWQ 4-bit"}, RunOrder::Newest, {}).value()), "cba");
+  EXPECT_EQ(ids(store_->list_runs({.engine = "sglang"}, RunOrder::Newest, {}).value()), "");
+
+  auto page = store_->list_runs({}, RunOrder::Newest, {.limit = 2, .offset = 1}).value();
+  EXPECT_EQ(ids(page), "ba");
+  EXPECT_EQ(page.total, 3);
+  page = store_->list_runs({.gpu = "H100 24GB"}, RunOrder::Newest, {.limit = 1, .offset = 1}).value();
+  EXPECT_EQ(ids(page), "b");
+  EXPECT_EQ(page.total, 2);
+}
+
+TEST_P(StoreTest, ValuesThatLookLikeSqlAreJustValues) {
+  RunResult r = test::site_result("inj", "x'); DROP TABLE runs; --", "NVIDIA \" OR 1=1 --");
+  ASSERT_TRUE(store_->put_run(record_of(r)));
+  EXPECT_EQ(store_->list_runs({.model = "' OR '1'='1"}, RunOrder::Newest, {}).value().total, 0);
+  EXPECT_EQ(store_->list_runs({.gpu = "x' OR gpu LIKE '%"}, RunOrder::Newest, {}).value().total, 0);
+  auto page = store_->list_runs({.model = "x'); DROP TABLE runs; --"}, RunOrder::Newest, {}).value();
+  ASSERT_EQ(page.total, 1);
+  EXPECT_EQ(page.runs[0].gpu, "\" OR 1=1 -- 24GB");
+  EXPECT_EQ(store_->revoke_token("' OR 1=1 --", "now").value(), 0);
+}
+
+TEST_P(StoreTest, GroupsAndFilterValues) {
+  ASSERT_TRUE(store_->put_run(record_of(test::site_result("a", "M1", "NVIDIA GeForce RTX 3090", 100), "2026-12-03T10:00:01.000Z")));
+  ASSERT_TRUE(store_->put_run(record_of(test::site_result("b", "M2", "NVIDIA GeForce RTX 3090", 150), "2026-12-03T10:00:02.000Z")));
+  ASSERT_TRUE(store_->put_run(record_of(test::site_result("c", "M1", "NVIDIA H100", 300), "2026-12-03T10:00:03.000Z")));
+  auto hw = store_->hardware_summary().value();
+  ASSERT_EQ(hw.size(), 2u);
+  EXPECT_EQ(hw[0].name, "H100 24GB");
+  EXPECT_EQ(hw[0].runs, 1);
+  EXPECT_EQ(hw[1].name, "RTX 3090 24GB");
+  EXPECT_EQ(hw[1].runs, 2);
+  EXPECT_EQ(hw[1].distinct_other, 2);
+  EXPECT_EQ(hw[1].best_single_stream_tok_s, 150);
+  EXPECT_EQ(hw[1].last_uploaded_at, "2026-12-03T10:00:02.000Z");
+  auto models = store_->model_summary().value();
+  ASSERT_EQ(models.size(), 2u);
+  EXPECT_EQ(models[0].name, "M1");
+  EXPECT_EQ(models[0].distinct_other, 2);
+  EXPECT_EQ(models[0].best_total_tok_s, 300 * 1.8);
+  auto values = store_->filter_values().value();
+  EXPECT_EQ(values.gpus, (std::vector<std::string>{"H100 24GB", "RTX 3090 24GB"}));
+  EXPECT_EQ(values.models, (std::vector<std::string>{"M1", "M2"}));
+  EXPECT_EQ(values.engines, (std::vector<std::string>{"vllm"}));
+  EXPECT_EQ(values.quantizations, (std::vector<std::string>{"AWQ 4-bit"}));
+  EXPECT_EQ(values.kinds, (std::vector<std::string>{"measured"}));
+}
+
+TEST_P(StoreTest, TokensAreFoundByHashRevokedByIdOrNameAndCountUploads) {
+  TokenInfo t{"tk_000000000001", "lab", "2026-12-03T09:00:00Z", "", 0};
+  ASSERT_TRUE(store_->create_token(t, site::sha256_hex("secret-1")));
+  ASSERT_TRUE(store_->create_token({"tk_000000000002", "ci", "2026-12-03T09:00:01Z", "", 0}, site::sha256_hex("secret-2")));
+  EXPECT_FALSE(store_->create_token({"tk_000000000003", "dup", "x", "", 0}, site::sha256_hex("secret-1")))
+      << "the same hash twice must be refused";
+  auto found = store_->find_token(site::sha256_hex("secret-1")).value();
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->token_id, "tk_000000000001");
+  EXPECT_EQ(found->name, "lab");
+  EXPECT_FALSE(store_->find_token(site::sha256_hex("wrong")).value());
+
+  ASSERT_TRUE(store_->put_run(record_of(test::site_result("a"), "2026-12-03T10:00:00.000Z", "tk_000000000001")));
+  auto list = store_->list_tokens().value();
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[0].uploads, 1);
+  EXPECT_EQ(list[1].uploads, 0);
+
+  EXPECT_EQ(store_->revoke_token("lab", "2026-12-03T11:00:00Z").value(), 1);
+  EXPECT_FALSE(store_->find_token(site::sha256_hex("secret-1")).value());
+  EXPECT_EQ(store_->revoke_token("lab", "2026-12-03T11:00:00Z").value(), 0);
+  EXPECT_EQ(store_->revoke_token("tk_000000000002", "2026-12-03T11:00:01Z").value(), 1);
+  list = store_->list_tokens().value();
+  EXPECT_EQ(list[0].revoked_at, "2026-12-03T11:00:00Z");
+  EXPECT_EQ(list[1].revoked_at, "2026-12-03T11:00:01Z");
+}
+
+TEST_P(StoreTest, BatchWriteIsOneTransaction) {
+  std::vector<RunRecord> batch = {record_of(test::site_result("b1")), record_of(test::site_result("b2"))};
+  auto statuses = store_->put_runs(batch);
+  ASSERT_TRUE(statuses) << statuses.error().message;
+  EXPECT_EQ(*statuses, (std::vector<PutStatus>{PutStatus::Created, PutStatus::Created}));
+  // The second record names a token that does not exist (foreign key): the whole batch fails
+  // and the first record of it is not kept either.
+  std::vector<RunRecord> bad = {record_of(test::site_result("b3")),
+                                record_of(test::site_result("b4"), "2026-12-03T10:00:00.000Z", "tk_missing")};
+  EXPECT_FALSE(store_->put_runs(bad));
+  EXPECT_FALSE(store_->get_run_json("b3").value().has_value());
+  EXPECT_EQ(store_->list_runs({}, RunOrder::Newest, {}).value().total, 2);
+  // The connection that failed is usable again.
+  EXPECT_EQ(store_->put_run(record_of(test::site_result("b5"))).value(), PutStatus::Created);
+}
+
+TEST_P(StoreTest, ConcurrentWritersAllLand) {
+  constexpr int kThreads = 8;
+  constexpr int kPerThread = 12;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        auto s = store_->put_run(record_of(test::site_result(fmt::format("t{}-{}", t, i))));
+        if (!s || *s != PutStatus::Created) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(store_->list_runs({}, RunOrder::Newest, {}).value().total, kThreads * kPerThread);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgres"),
+                         [](const auto& info) { return info.param == "postgres" ? std::string("Postgres") : std::string("Sqlite"); });
+
+TEST(StoreDsn, RefusesWhatItCannotOpenAndRedactsPasswords) {
+  EXPECT_FALSE(open_store("mysql://x"));
+  EXPECT_FALSE(open_store("sqlite:"));
+  EXPECT_FALSE(open_store("sqlite::memory:"));
+  EXPECT_EQ(redact_dsn("postgresql://u:hunter2@db:5432/x"), "postgresql://u:***@db:5432/x");
+  EXPECT_EQ(redact_dsn("host=db password=hunter2 dbname=x"), "host=db password=*** dbname=x");
+  EXPECT_EQ(redact_dsn("postgresql://u@db/x?password=hunter2&sslmode=disable"),
+            "postgresql://u@db/x?password=***&sslmode=disable");
+  auto pg = open_store("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2");
+  ASSERT_FALSE(pg);
+  EXPECT_NE(pg.error().message.find("cannot connect to PostgreSQL"), std::string::npos);
+}
+
+TEST(StoreSqlite, UsesWriteAheadLogging) {
+  test::TempDir dir;
+  auto c = open_sqlite_connection(dir.file("x.db"), SqliteSync::Normal);
+  ASSERT_TRUE(c);
+  auto rows = (*c)->query("PRAGMA journal_mode", {});
+  ASSERT_TRUE(rows && !rows->empty());
+  EXPECT_EQ(rows->front().text(0), "wal");
+  rows = (*c)->query("PRAGMA synchronous", {});
+  EXPECT_EQ(rows->front().integer(0), 1);  // NORMAL
+}
+
+}  // namespace
+}  // namespace sm::store
