@@ -33,7 +33,9 @@ fi
 passed=$(grep -c '\[       OK \]' "$tmp/gtest.log" || true)
 [ "$passed" -ge 10 ] || { echo "pg_store_test: only $passed PostgreSQL tests ran" >&2; exit 1; }
 
-# The server on PostgreSQL, end to end.
+# The server on PostgreSQL, end to end, on a database of its own (the tests above leave runs behind).
+psql -q "$dsn" -c "CREATE DATABASE speedmatrix_e2e" >/dev/null
+dsn=${dsn%/*}/speedmatrix_e2e
 token=$("$bin" serve token create --db "$dsn" --name pg-e2e 2>/dev/null)
 "$bin" serve --db "$dsn" --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
 server_pid=$!
