@@ -14,6 +14,7 @@ import aiohttp
 
 async def stream(session, url, state):
     body = {"model": "selftest", "prompt": "hi", "max_tokens": 1000000000, "stream": True}
+    started = False
     async with session.post(url, json=body) as resp:
         async for raw in resp.content:
             line = raw.strip()
@@ -24,6 +25,9 @@ async def stream(session, url, state):
                 break
             chunk = json.loads(data)
             if chunk.get("choices") and chunk["choices"][0].get("text"):
+                if not started:
+                    started = True
+                    state["started"] += 1
                 now = time.perf_counter()
                 if state["start"] <= now < state["end"]:
                     state["tokens"] += 1
@@ -36,11 +40,18 @@ async def main():
     p.add_argument("--seconds", type=float, default=3)
     a = p.parse_args()
     warmup = 0.5
-    state = {"tokens": 0, "start": time.perf_counter() + warmup, "end": time.perf_counter() + warmup + a.seconds}
+    # As speedmatrix's self-test does: every stream streaming (or 20 s passed), a warm-up, then
+    # the window.
+    state = {"tokens": 0, "started": 0, "start": float("inf"), "end": float("inf")}
     timeout = aiohttp.ClientTimeout(total=None, sock_read=30)
     connector = aiohttp.TCPConnector(limit=a.streams)
     async with aiohttp.ClientSession(timeout=timeout, connector=connector, read_bufsize=2**16) as session:
         tasks = [asyncio.create_task(stream(session, a.url, state)) for _ in range(a.streams)]
+        ramp_end = time.perf_counter() + 20
+        while state["started"] < a.streams and time.perf_counter() < ramp_end:
+            await asyncio.sleep(0.05)
+        state["start"] = time.perf_counter() + warmup
+        state["end"] = state["start"] + a.seconds
         await asyncio.sleep(warmup + a.seconds)
         for t in tasks:
             t.cancel()

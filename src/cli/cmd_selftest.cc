@@ -18,9 +18,10 @@ struct SelftestFlags {
   std::string format = "term";
   bool no_python = false;
   bool no_lag = false;
+  double paced_rate = 25;
 };
 
-void print_term(const std::vector<SelftestPoint>& points) {
+void print_term(const std::vector<SelftestPoint>& points, double paced_rate) {
   std::printf("speedmatrix client ceiling (one core; fast local streamer in a child process)\n\n");
   std::printf("%8s %14s %12s %12s %10s %16s %8s\n", "streams", "tokens/s", "lag p50 µs", "lag p99 µs", "RSS MiB",
               "python tokens/s", "ratio");
@@ -31,9 +32,11 @@ void print_term(const std::vector<SelftestPoint>& points) {
                 format_thousands(static_cast<int64_t>(p.tokens_per_s)).c_str(), p.lag_p50_us, p.lag_p99_us, p.rss_mib,
                 py.c_str(), ratio.c_str());
   }
-  std::printf("\ntokens/s: unpaced streamer, what the client ingests. Lag: streamer paced at 100 tok/s per\n"
-              "stream (at most a quarter of the ceiling), send -> client stamp. RSS: the client's peak. python: asyncio + aiohttp client (the way vLLM's\n"
-              "and SGLang's benchmark clients read streams) on the same streamer.\n");
+  std::printf("\ntokens/s: what the client ingests from an unpaced streamer (many chunks per read). Lag: the\n"
+              "streamer paced at %.0f tok/s per stream, one token per chunk (--paced-rate), send -> client stamp.\n"
+              "RSS: the client's peak. python: an asyncio + aiohttp client (the way vLLM's and SGLang's\n"
+              "benchmark clients read streams) on the same unpaced streamer.\n",
+              paced_rate);
 }
 
 }  // namespace
@@ -48,6 +51,10 @@ void add_selftest_command(CLI::App& app, Action& action) {
   cmd->add_option("--format", flags->format, "'term' or 'json'")->capture_default_str()->check(CLI::IsMember({"term", "json"}));
   cmd->add_flag("--no-python", flags->no_python, "Skip the Python asyncio + aiohttp comparison");
   cmd->add_flag("--no-lag", flags->no_lag, "Skip the paced lag phase");
+  cmd->add_option("--paced-rate", flags->paced_rate,
+                  "Lag phase: tokens/s per stream, one token per chunk (at most a quarter of the ceiling in all)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->callback([flags, &action]() {
     action = [flags]() -> int {
       auto streams = parse_int_list(flags->streams);
@@ -60,6 +67,7 @@ void add_selftest_command(CLI::App& app, Action& action) {
       opts.seconds = flags->seconds;
       opts.python = !flags->no_python;
       opts.lag = !flags->no_lag;
+      opts.paced_tok_s_per_stream = flags->paced_rate;
       auto points = run_selftest(opts);
       if (!points) {
         std::fprintf(stderr, "speedmatrix selftest: %s\n", points.error().message.c_str());
@@ -79,7 +87,7 @@ void add_selftest_command(CLI::App& app, Action& action) {
                                                                 : nlohmann::json()}});
         std::puts(out.dump(2).c_str());
       } else {
-        print_term(*points);
+        print_term(*points, flags->paced_rate);
       }
       return kExitOk;
     };
@@ -92,6 +100,7 @@ void add_selftest_command(CLI::App& app, Action& action) {
   hidden->group("");
   hidden->add_option("--seconds", streamer->run_s);
   hidden->add_option("--rate", streamer->total_tokens_per_s);
+  hidden->add_option("--hold", streamer->hold_streams);
   hidden->add_option("--port-fd", *port_fd)->required();
   hidden->callback([streamer, port_fd, &action]() {
     action = [streamer, port_fd]() { return run_streamer(*streamer, *port_fd); };

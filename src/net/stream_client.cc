@@ -350,6 +350,11 @@ void StreamClient::run_until(int64_t deadline_ns) {
       if (events[i].events & EPOLLOUT) mask |= CURL_CSELECT_OUT;
       if (events[i].events & (EPOLLERR | EPOLLHUP)) mask |= CURL_CSELECT_ERR;
       s.socket_action(fd, mask);
+      // One socket_action also runs every transfer libcurl has marked "run now" (those with
+      // data still waiting). When streams arrive faster than we read, that is all of them, so
+      // a call can take long: stop at the deadline and leave the rest of the batch to the next
+      // call (the epoll set is level-triggered, so nothing is lost).
+      if (s.stop_requested || s.clock.now_ns() >= deadline_ns) break;
     }
     if (s.curl_timer_deadline_ns >= 0 && s.clock.now_ns() >= s.curl_timer_deadline_ns) {
       s.curl_timer_deadline_ns = -1;

@@ -27,12 +27,14 @@ namespace {
 // A running streamer child process; killed on destruction.
 class StreamerProcess {
  public:
-  static Result<std::unique_ptr<StreamerProcess>> start(const std::string& exe, double run_s, double paced_tok_s) {
+  static Result<std::unique_ptr<StreamerProcess>> start(const std::string& exe, double run_s, double paced_tok_s,
+                                                         int64_t hold_streams = 0) {
     int fds[2];
     if (pipe(fds) != 0) return fail(ErrorCode::Io, "pipe failed");
     auto p = std::make_unique<StreamerProcess>();
     std::string run = fmt::format("{}", run_s), rate = fmt::format("{}", paced_tok_s), fd = std::to_string(fds[1]);
-    std::vector<std::string> args = {exe, "selftest-streamer", "--seconds", run, "--rate", rate, "--port-fd", fd};
+    std::vector<std::string> args = {exe,  "selftest-streamer", "--seconds", run, "--rate", rate, "--port-fd", fd,
+                                     "--hold", std::to_string(hold_streams)};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -86,7 +88,9 @@ class IngestHandler final : public StreamHandler {
     if (counting_) {
       ++tokens_;
       chunks_[id % chunks_.size()].push_back({t_ns, 1});
-      if (chunks_[id % chunks_.size()].size() > 4096) chunks_[id % chunks_.size()].clear();  // bounded like a record
+      // Kept like a request's record (time + tokens per chunk), bounded so a stream that never
+      // ends does not grow: a real request's record is bounded by its max output.
+      if (chunks_[id % chunks_.size()].size() >= kRecordChunks) chunks_[id % chunks_.size()].clear();
     }
     if (track_lag_ && counting_) {
       size_t at = data.rfind("\"t\":");
@@ -133,6 +137,7 @@ class IngestHandler final : public StreamHandler {
 
  private:
   static constexpr int64_t kLagBuckets = 1'000'000;  ///< 1 µs buckets up to 1 s
+  static constexpr size_t kRecordChunks = 1024;       ///< chunk stamps kept per stream (16 KiB)
   bool track_lag_;
   bool counting_ = false;
   int64_t tokens_ = 0;
@@ -176,7 +181,10 @@ struct PhaseResult {
 // Streams `streams` requests against a streamer for warm-up + `seconds`.
 Result<PhaseResult> run_phase(const std::string& exe, int64_t streams, double seconds, double paced_tok_s) {
   const double warmup_s = 0.5;
-  auto streamer = StreamerProcess::start(exe, warmup_s + seconds + 30, paced_tok_s);
+  // The streamer outlives the phase by far (it is killed when the phase ends): a saturated
+  // client returns to its loop only every few seconds at thousands of streams, and a streamer
+  // that exits first would cut every stream mid-chunk.
+  auto streamer = StreamerProcess::start(exe, warmup_s + seconds + 600, paced_tok_s, streams);
   if (!streamer) return std::unexpected(streamer.error());
   const Clock& clock = SteadyClock::instance();
   IngestHandler handler(paced_tok_s > 0);
@@ -227,7 +235,7 @@ std::optional<double> run_python(const std::string& exe, int64_t streams, double
     }
   }
   if (script.empty()) return std::nullopt;
-  auto streamer = StreamerProcess::start(exe, seconds + 15, 0);
+  auto streamer = StreamerProcess::start(exe, seconds + 600, 0, streams);
   if (!streamer) return std::nullopt;
   // Debian's python3 carries python3-aiohttp (scripts/setup installs it).
   const char* python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
@@ -255,9 +263,11 @@ Result<std::vector<SelftestPoint>> run_selftest(const SelftestOptions& options) 
     if (!ceiling) return std::unexpected(ceiling.error());
     p.tokens_per_s = ceiling->tokens_per_s;
     if (options.lag) {
-      // Real servers send one token per chunk at tens to hundreds of tokens/s per stream: pace
-      // at 100 tok/s per stream (a fast GPU's decode), never above a quarter of the ceiling.
-      p.paced_tokens_per_s = std::min(100.0 * static_cast<double>(streams), p.tokens_per_s / 4);
+      // Real servers send one token per chunk, each stream at tens of tokens/s when thousands
+      // run at once: pace at options.paced_tok_s_per_stream (one chunk per token), never above a
+      // quarter of the ceiling.
+      p.paced_tokens_per_s =
+          std::min(options.paced_tok_s_per_stream * static_cast<double>(streams), p.tokens_per_s / 4);
       auto paced = run_phase(options.self_exe, streams, options.seconds, p.paced_tokens_per_s);
       if (!paced) return std::unexpected(paced.error());
       p.lag_p50_us = paced->lag_p50_us;

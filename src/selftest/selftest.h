@@ -14,7 +14,7 @@ namespace sm {
 struct SelftestPoint {
   int64_t streams = 0;            ///< concurrent streams
   double tokens_per_s = 0;        ///< unpaced: tokens ingested per second (the ceiling)
-  double paced_tokens_per_s = 0;  ///< the paced phase's offered rate: 100 tok/s per stream, at most ceiling/4
+  double paced_tokens_per_s = 0;  ///< the paced phase's offered rate: paced_tok_s_per_stream x streams, at most ceiling/4
   double lag_p50_us = 0;          ///< paced phase: send -> client stamp, median (µs)
   double lag_p99_us = 0;          ///< paced phase: send -> client stamp, 99th percentile (µs)
   double rss_mib = 0;             ///< peak resident memory of the client process during the point
@@ -24,6 +24,7 @@ struct SelftestPoint {
 struct SelftestOptions {
   std::vector<int64_t> streams = {1, 64, 1024, 4096};
   double seconds = 3;             ///< measured time per phase
+  double paced_tok_s_per_stream = 25;   ///< the lag phase's rate per stream (capped at ceiling/4 in all)
   bool lag = true;                ///< also run the paced phase (lag below the ceiling)
   bool python = true;             ///< also run the Python comparison (when python3 + aiohttp exist)
   std::string self_exe = "/proc/self/exe";  ///< binary that runs the streamer (hidden subcommand)

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -53,6 +55,9 @@ void put_digits(char* at, uint64_t value, int width) {
   }
 }
 
+constexpr int kSendBufferBytes = 256 * 1024;
+constexpr int64_t kHoldLimitNs = 30'000'000'000;  ///< release held streams after this long anyway
+
 struct Conn {
   int fd = -1;
   bool streaming = false;   ///< request read, headers sent
@@ -93,6 +98,11 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
   const int64_t start_ns = clock.now_ns();
   const int64_t end_ns = start_ns + static_cast<int64_t>(config.run_s * 1e9);
   const bool paced = config.total_tokens_per_s > 0;
+  // Streams start together once `hold_streams` requests are in (or after kHoldLimitNs): a
+  // client busy reading the first streams would otherwise connect the rest very slowly.
+  bool released = config.hold_streams <= 0;
+  int64_t send_errors = 0;  ///< connections closed because a send failed
+  int64_t hangups = 0;      ///< connections closed on EPOLLHUP / EPOLLERR
   const double interval_ns = paced ? 1e9 / config.total_tokens_per_s : 0;
   double next_due_ns = static_cast<double>(start_ns);
   size_t rr = 0;  ///< round-robin position among streaming connections (paced mode)
@@ -108,7 +118,12 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
   auto flush = [&](Conn& c) -> bool {
     while (!c.out.empty()) {
       ssize_t n = ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return true;
+        if (errno == ENOBUFS || errno == ENOMEM) return true;  // kernel memory pressure: try again later
+        ++send_errors;
+        return false;
+      }
       c.out.erase(0, static_cast<size_t>(n));
     }
     return true;
@@ -118,6 +133,16 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
     ::close(fd);
     conns[static_cast<size_t>(fd)] = Conn{};
     std::erase(streaming, fd);
+  };
+  // Unpaced: keep the socket full, a block of chunks at a time, until the kernel says EAGAIN
+  // (edge-triggered: the next EPOLLOUT comes when there is room again).
+  auto fill = [&](Conn& c) {
+    bool ok = flush(c);
+    while (ok && c.out.empty()) {
+      append_chunks(c, config.chunks_per_write, clock.now_ns());
+      ok = flush(c);
+    }
+    if (!ok) close_conn(c.fd);
   };
 
   epoll_event events[512];
@@ -137,6 +162,9 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
             continue;
           }
           setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+          // A bounded send buffer: thousands of unpaced streams with the kernel's autotuned
+          // buffers (megabytes each) drive TCP into memory pressure, which is not what is measured.
+          setsockopt(cfd, SOL_SOCKET, SO_SNDBUF, &kSendBufferBytes, sizeof kSendBufferBytes);
           conns[static_cast<size_t>(cfd)] = Conn{cfd};
           epoll_event cev{};
           cev.events = EPOLLIN | EPOLLOUT | EPOLLET;
@@ -147,6 +175,7 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
       }
       Conn& c = conns[static_cast<size_t>(fd)];
       if (events[i].events & (EPOLLHUP | EPOLLERR)) {
+        ++hangups;
         close_conn(fd);
         continue;
       }
@@ -162,19 +191,21 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
           c.streaming = true;
           c.out = kHead;
           streaming.push_back(fd);
+          // The socket is writable now, and its EPOLLOUT edge may have passed already.
+          if (!paced && released) fill(c);
+          continue;
         }
       }
-      if (c.streaming && !paced && (events[i].events & EPOLLOUT)) {
-        // Unpaced: keep the socket full, a block of chunks at a time.
-        bool ok = flush(c);
-        while (ok && c.out.empty()) {
-          append_chunks(c, config.chunks_per_write, clock.now_ns());
-          ok = flush(c);
-        }
-        if (!ok) close_conn(fd);
-      }
+      if (c.streaming && !paced && released && (events[i].events & EPOLLOUT)) fill(c);
     }
-    if (paced && !streaming.empty()) {
+    if (!released && (static_cast<int64_t>(streaming.size()) >= config.hold_streams ||
+                      clock.now_ns() - start_ns >= kHoldLimitNs)) {
+      released = true;
+      if (!paced)
+        for (int fd : std::vector<int>(streaming)) fill(conns[static_cast<size_t>(fd)]);
+      next_due_ns = static_cast<double>(clock.now_ns());
+    }
+    if (paced && released && !streaming.empty()) {
       // Paced: one chunk per due slot, round-robin over the streams, stamped at the write.
       const int64_t t_ns = clock.now_ns();
       int budget = 4096;
@@ -193,6 +224,9 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
   }
   for (int fd : std::vector<int>(streaming)) close_conn(fd);
   ::close(listen_fd);
+  if (std::getenv("SPEEDMATRIX_STREAMER_DEBUG"))
+    std::fprintf(stderr, "selftest streamer: %lld send errors, %lld hangups\n", static_cast<long long>(send_errors),
+                 static_cast<long long>(hangups));
   return 0;
 }
 

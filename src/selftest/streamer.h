@@ -12,6 +12,7 @@ struct StreamerConfig {
   double total_tokens_per_s = 0;  ///< 0 = unpaced (as fast as possible); else paced over all streams
   double run_s = 10;              ///< the streamer exits after this long
   int chunks_per_write = 32;      ///< unpaced: chunks written per socket write
+  int64_t hold_streams = 0;       ///< send nothing until this many requests are in (0: start at once)
 };
 
 /// Binds 127.0.0.1:0, writes the port as a decimal line to `port_fd`, and serves until run_s.

@@ -30,4 +30,4 @@ launch2="$server -m $model --host 127.0.0.1 --port $port -c 8192 -np 2 -t 1 --me
 "$binary" compare "$out/result.json" "$out2/result.json" --format md >"$work/compare.md"
 "$binary" compare "$out/result.json" "$out2/result.json" --format html >"$work/compare.html"
 NO_COLOR=1 "$binary" compare "$out/result.json" "$out2/result.json" --format term >"$work/compare.txt"
-python3 "$here/check_llama_compare.py" "$work/compare.md" "$work/compare.html" "$work/compare.txt"
+python3 "$here/check_llama_compare.py" "$work/compare.md" "$work/compare.html" "$work/compare.txt" "$out2/result.json"
