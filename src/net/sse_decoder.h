@@ -40,7 +40,8 @@ class SseDecoder {
       size_t remaining = n - pos;
       const char* end = static_cast<const char*>(memchr_eol(start, remaining));
       if (end == nullptr) {
-        if (partial_.size() + remaining > max_event_bytes_) return overflow();
+        // The bound holds for everything buffered: the event's data so far and the line in progress.
+        if (data_.size() + partial_.size() + remaining > max_event_bytes_) return overflow();
         partial_.append(start, remaining);
         return Status::Ok;
       }
@@ -49,7 +50,7 @@ class SseDecoder {
       if (partial_.empty()) {
         line = std::string_view(start, len);
       } else {
-        if (partial_.size() + len > max_event_bytes_) return overflow();
+        if (data_.size() + partial_.size() + len > max_event_bytes_) return overflow();
         partial_.append(start, len);
         line = partial_;
       }

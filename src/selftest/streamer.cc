@@ -149,7 +149,7 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
   while (true) {
     const int64_t now_ns = clock.now_ns();
     if (now_ns >= end_ns) break;
-    int timeout_ms = paced ? 0 : 100;
+    int timeout_ms = paced ? (released ? 0 : 1) : 100;  // paced: spin (sleeping is too coarse)
     int n = epoll_wait(ep, events, 512, timeout_ms);
     for (int i = 0; i < n; ++i) {
       int fd = events[i].data.fd;
