@@ -88,6 +88,7 @@ std::string format_thousands(int64_t value) {
 
 std::string format_rate(double per_s) {
   if (!std::isfinite(per_s)) return "—";
+  if (per_s >= 999'950) return fmt::format("{:.2f}M", per_s / 1e6);
   if (per_s >= 10'000) return fmt::format("{:.1f}K", per_s / 1000.0);
   if (per_s >= 1'000) {
     // "1,081.0" style keeps one decimal like the seed's decode cells.

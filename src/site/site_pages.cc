@@ -14,6 +14,7 @@
 #include "site/site.h"
 #include "site/site_data.h"
 #include "site/site_json.h"
+#include "site/timestamps.h"
 #include "store/run_summary.h"
 
 namespace sm::site {
@@ -115,7 +116,7 @@ std::string runs_table(const std::vector<store::RunSummary>& runs, const Listing
     out += "<td class=\"metric\">" + rate_text(s.best_total_tok_s) + "<span class=\"sub\">" + esc(best_cell_note(s)) +
            "</span></td>";
     out += "<td class=\"metric\">" + rate_text(s.prefill_32k_tok_s) + "</td>";
-    out += "<td>" + esc(s.uploaded_at.substr(0, 16)) + "</td>";
+    out += "<td>" + esc(display_minutes(s.uploaded_at)) + "</td>";
     out += "</tr>\n";
   }
   out += "</tbody>\n</table>\n</div>\n";
@@ -156,7 +157,7 @@ std::string group_table(const std::vector<store::GroupSummary>& groups, std::str
     out += "<td class=\"metric\">" + rate_text(g.best_single_stream_tok_s) + "</td>";
     out += "<td class=\"metric\">" + rate_text(g.best_total_tok_s) + "</td>";
     out += "<td class=\"metric\">" + rate_text(g.best_prefill_32k_tok_s) + "</td>";
-    out += "<td>" + esc(g.last_uploaded_at.substr(0, 16)) + "</td></tr>\n";
+    out += "<td>" + esc(display_minutes(g.last_uploaded_at)) + "</td></tr>\n";
   }
   out += "</tbody>\n</table>\n</div>\n";
   return out;

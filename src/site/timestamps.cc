@@ -15,4 +15,10 @@ std::string iso8601_utc_ms(int64_t unix_ms) {
                      tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
 }
 
+std::string display_minutes(std::string_view iso8601) {
+  std::string out(iso8601.substr(0, 16));
+  if (out.size() > 10 && out[10] == 'T') out[10] = ' ';
+  return out;
+}
+
 }  // namespace sm::site

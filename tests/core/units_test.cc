@@ -36,6 +36,8 @@ TEST(Units, Format) {
   EXPECT_EQ(format_thousands(999), "999");
   EXPECT_EQ(format_thousands(1000000), "1,000,000");
   EXPECT_EQ(format_rate(10600), "10.6K");
+  EXPECT_EQ(format_rate(999'900), "999.9K");
+  EXPECT_EQ(format_rate(2'256'800), "2.26M");
   EXPECT_EQ(format_rate(1081.04), "1,081.0");
   EXPECT_EQ(format_rate(181.7), "181.7");
 }

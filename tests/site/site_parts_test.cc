@@ -136,6 +136,8 @@ TEST(UploadToken, IsRandomHashedAndParsedFromTheHeader) {
 TEST(Timestamps, MillisecondIso8601) {
   EXPECT_EQ(iso8601_utc_ms(0), "1970-01-01T00:00:00.000Z");
   EXPECT_EQ(iso8601_utc_ms(1796222088123), "2026-12-02T14:34:48.123Z");
+  EXPECT_EQ(display_minutes("2026-12-02T14:34:48.123Z"), "2026-12-02 14:34");
+  EXPECT_EQ(display_minutes(""), "");
 }
 
 }  // namespace
