@@ -42,13 +42,21 @@ constexpr int kExitInterrupted = 130;
 
 bool use_color(std::FILE* f) { return isatty(fileno(f)) && std::getenv("NO_COLOR") == nullptr; }
 
+StreamClientOptions client_options(const TargetConfig& target) {
+  StreamClientOptions o;
+  o.connect_timeout_s = target.connect_timeout_s;
+  o.read_timeout_s = target.read_timeout_s;
+  o.busy_poll_ns = target.busy_poll_ns;
+  return o;
+}
+
 // One run of the matrix: the stages of design.md's data flow, in order.
 class MatrixRun {
  public:
   MatrixRun(const RunConfig& config, const Clock& clock)
       : config_(config),
         clock_(clock),
-        loop_(clock, StreamClientOptions{config.target.connect_timeout_s, config.target.read_timeout_s}),
+        loop_(clock, client_options(config.target)),
         progress_(stdout, !config.quiet && isatty(fileno(stdout)) && !config.json_output, use_color(stdout), clock),
         base_url_(config.target.base_url) {}
 

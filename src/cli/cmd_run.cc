@@ -39,6 +39,7 @@ struct RunFlags {
   std::string format = "term";
   double timeout_s = 600;
   double connect_timeout_s = 10;
+  double busy_poll_us = 100;
   double ramp_timeout_s = 120;
   double temperature = 0;
   uint64_t seed = 0;
@@ -78,6 +79,7 @@ Result<RunConfig> to_config(const RunFlags& f) {
   c.target.model = f.model;
   c.target.read_timeout_s = f.timeout_s;
   c.target.connect_timeout_s = f.connect_timeout_s;
+  c.target.busy_poll_ns = static_cast<int64_t>(f.busy_poll_us * 1e3);
 
   auto with_flag = [](const char* flag, Error e) { return fail(e.code, fmt::format("{}: {}", flag, e.message)); };
   auto max_out = parse_token_count(f.max_output);
@@ -155,6 +157,7 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   c.target.api_key = from_flags.target.api_key;
   c.target.read_timeout_s = from_flags.target.read_timeout_s;
   c.target.connect_timeout_s = from_flags.target.connect_timeout_s;
+  c.target.busy_poll_ns = from_flags.target.busy_poll_ns;
   c.ramp_timeout_s = from_flags.ramp_timeout_s;
   c.launch_timeout_s = from_flags.launch_timeout_s;
   c.quiet = from_flags.quiet;
@@ -227,6 +230,12 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("--timeout", flags->timeout_s, "Seconds a stream may stay silent before it fails")
       ->capture_default_str();
   run->add_option("--connect-timeout", flags->connect_timeout_s, "Seconds to connect")->capture_default_str();
+  run->add_option("--busy-poll-us", flags->busy_poll_us,
+                  "While chunks arrive closer together than this, the client polls for up to this long after "
+                  "each read instead of sleeping (a wake-up adds tens of µs to a stamp); sparse streams never "
+                  "poll. 0: always sleep")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   run->add_option("--ramp-timeout", flags->ramp_timeout_s,
                   "Longest wait, in seconds, for every stream of a decode cell to produce a first token; "
                   "then the window opens anyway and the cell reports its effective concurrency")

@@ -19,6 +19,8 @@ struct SelftestFlags {
   bool no_python = false;
   bool no_lag = false;
   double paced_rate = 25;
+  double busy_poll_us = 100;
+  double streamer_tick_us = 0;
 };
 
 void print_term(const std::vector<SelftestPoint>& points, double paced_rate) {
@@ -55,6 +57,16 @@ void add_selftest_command(CLI::App& app, Action& action) {
                   "Lag phase: tokens/s per stream, one token per chunk (at most a quarter of the ceiling in all)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--busy-poll-us", flags->busy_poll_us,
+                  "Client: poll without sleeping for up to this long after a read while reads come closer "
+                  "together (as in run; 0: always sleep)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--streamer-tick-us", flags->streamer_tick_us,
+                  "Lag phase: the streamer sleeps and wakes this often to send the chunks that fell due "
+                  "together, in bursts like a server's decode steps (0: each chunk when due)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->callback([flags, &action]() {
     action = [flags]() -> int {
       auto streams = parse_int_list(flags->streams);
@@ -68,6 +80,8 @@ void add_selftest_command(CLI::App& app, Action& action) {
       opts.python = !flags->no_python;
       opts.lag = !flags->no_lag;
       opts.paced_tok_s_per_stream = flags->paced_rate;
+      opts.busy_poll_ns = static_cast<int64_t>(flags->busy_poll_us * 1e3);
+      opts.streamer_tick_ns = static_cast<int64_t>(flags->streamer_tick_us * 1e3);
       auto points = run_selftest(opts);
       if (!points) {
         std::fprintf(stderr, "speedmatrix selftest: %s\n", points.error().message.c_str());
@@ -101,6 +115,7 @@ void add_selftest_command(CLI::App& app, Action& action) {
   hidden->add_option("--seconds", streamer->run_s);
   hidden->add_option("--rate", streamer->total_tokens_per_s);
   hidden->add_option("--hold", streamer->hold_streams);
+  hidden->add_option("--tick-ns", streamer->tick_ns);
   hidden->add_option("--port-fd", *port_fd)->required();
   hidden->callback([streamer, port_fd, &action]() {
     action = [streamer, port_fd]() { return run_streamer(*streamer, *port_fd); };

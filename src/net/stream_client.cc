@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <unordered_map>
 
+#include "net/busy_poll.h"
 #include "net/curl_global.h"
 #include "net/sse_decoder.h"
 
@@ -51,8 +52,29 @@ struct StreamClient::Impl {
   std::vector<std::unique_ptr<Transfer>> pending_starts;
   std::vector<uint64_t> pending_cancels;
   bool stop_requested = false;
+  BusyPoll busy_poll;
 
-  Impl(const Clock& c, StreamHandler& h, StreamClientOptions o) : clock(c), handler(h), options(o) {}
+  Impl(const Clock& c, StreamHandler& h, StreamClientOptions o)
+      : clock(c), handler(h), options(o), busy_poll(o.busy_poll_ns) {}
+
+  /// Waits for events until `wait_until_ns`: polls first while BusyPoll says reads are close
+  /// together, then sleeps in epoll_wait.
+  int wait_events(epoll_event* events, int max_events, int64_t wait_until_ns) {
+    int n = 0;
+    const int64_t poll_until_ns = std::min(busy_poll.poll_until_ns(), wait_until_ns);
+    // Bounded in polls too, so a clock that does not move (tests) cannot make this spin forever.
+    for (int polls = 0; polls < kMaxPolls && clock.now_ns() < poll_until_ns; ++polls) {
+      n = epoll_wait(epoll_fd, events, max_events, 0);
+      if (n != 0) break;
+    }
+    if (n == 0) {
+      const int64_t wait_ns = std::max<int64_t>(0, wait_until_ns - clock.now_ns());
+      n = epoll_wait(epoll_fd, events, max_events, static_cast<int>((wait_ns + kNsPerMs - 1) / kNsPerMs));
+    }
+    if (n > 0) busy_poll.on_events(clock.now_ns());
+    return n;
+  }
+  static constexpr int kMaxPolls = 100'000;
 
   static int socket_cb(CURL*, curl_socket_t fd, int what, void* userp, void* socketp) {
     auto* self = static_cast<Impl*>(userp);
@@ -334,8 +356,7 @@ void StreamClient::run_until(int64_t deadline_ns) {
     int64_t wait_ns = deadline_ns - now_ns;
     if (s.curl_timer_deadline_ns >= 0) wait_ns = std::min(wait_ns, std::max<int64_t>(0, s.curl_timer_deadline_ns - now_ns));
     wait_ns = std::min<int64_t>(wait_ns, kNsPerS);
-    int wait_ms = static_cast<int>((wait_ns + kNsPerMs - 1) / kNsPerMs);
-    int n = epoll_wait(s.epoll_fd, events, 256, wait_ms);
+    int n = s.wait_events(events, 256, now_ns + wait_ns);
     if (n < 0 && errno != EINTR) SM_CHECK(false, "epoll_wait failed");
     for (int i = 0; i < n; ++i) {
       int fd = events[i].data.fd;

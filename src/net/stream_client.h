@@ -51,6 +51,9 @@ struct StreamClientOptions {
   size_t max_event_bytes = 1 << 20;  ///< longest SSE line/event accepted (hostile-server bound)
   size_t max_error_body_bytes = 64 << 10;  ///< kept from a non-2xx body
   bool verbose = false;              ///< libcurl debug output on stderr
+  /// Poll without sleeping for up to this long after a read while reads come closer together
+  /// than that (net/busy_poll.h): keeps wake-up delays out of the stamps. 0 = always sleep.
+  int64_t busy_poll_ns = 100'000;
 };
 
 class StreamClient {

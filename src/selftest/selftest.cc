@@ -28,13 +28,13 @@ namespace {
 class StreamerProcess {
  public:
   static Result<std::unique_ptr<StreamerProcess>> start(const std::string& exe, double run_s, double paced_tok_s,
-                                                         int64_t hold_streams = 0) {
+                                                         int64_t hold_streams, int64_t tick_ns) {
     int fds[2];
     if (pipe(fds) != 0) return fail(ErrorCode::Io, "pipe failed");
     auto p = std::make_unique<StreamerProcess>();
     std::string run = fmt::format("{}", run_s), rate = fmt::format("{}", paced_tok_s), fd = std::to_string(fds[1]);
     std::vector<std::string> args = {exe,  "selftest-streamer", "--seconds", run, "--rate", rate, "--port-fd", fd,
-                                     "--hold", std::to_string(hold_streams)};
+                                     "--hold", std::to_string(hold_streams), "--tick-ns", std::to_string(tick_ns)};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -179,16 +179,21 @@ struct PhaseResult {
 };
 
 // Streams `streams` requests against a streamer for warm-up + `seconds`.
-Result<PhaseResult> run_phase(const std::string& exe, int64_t streams, double seconds, double paced_tok_s) {
+Result<PhaseResult> run_phase(const SelftestOptions& options, int64_t streams, double seconds, double paced_tok_s) {
+  const std::string& exe = options.self_exe;
   const double warmup_s = 0.5;
   // The streamer outlives the phase by far (it is killed when the phase ends): a saturated
   // client returns to its loop only every few seconds at thousands of streams, and a streamer
   // that exits first would cut every stream mid-chunk.
-  auto streamer = StreamerProcess::start(exe, warmup_s + seconds + 600, paced_tok_s, streams);
+  auto streamer = StreamerProcess::start(exe, warmup_s + seconds + 600, paced_tok_s, streams, options.streamer_tick_ns);
   if (!streamer) return std::unexpected(streamer.error());
   const Clock& clock = SteadyClock::instance();
   IngestHandler handler(paced_tok_s > 0);
-  StreamClient client(clock, handler, StreamClientOptions{10, 30, 1 << 20});
+  StreamClientOptions client_options;
+  client_options.connect_timeout_s = 10;
+  client_options.read_timeout_s = 30;
+  client_options.busy_poll_ns = options.busy_poll_ns;
+  StreamClient client(clock, handler, client_options);
   const std::string url = fmt::format("http://127.0.0.1:{}/v1/completions", (*streamer)->port());
   const std::string body = R"({"model":"selftest","prompt":"hi","max_tokens":1000000000,"stream":true})";
   handler.expect_streams(static_cast<size_t>(streams));
@@ -235,7 +240,7 @@ std::optional<double> run_python(const std::string& exe, int64_t streams, double
     }
   }
   if (script.empty()) return std::nullopt;
-  auto streamer = StreamerProcess::start(exe, seconds + 600, 0, streams);
+  auto streamer = StreamerProcess::start(exe, seconds + 600, 0, streams, 0);
   if (!streamer) return std::nullopt;
   // Debian's python3 carries python3-aiohttp (scripts/setup installs it).
   const char* python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
@@ -259,7 +264,7 @@ Result<std::vector<SelftestPoint>> run_selftest(const SelftestOptions& options) 
     SelftestPoint p;
     p.streams = streams;
     reset_peak_rss();
-    auto ceiling = run_phase(options.self_exe, streams, options.seconds, 0);
+    auto ceiling = run_phase(options, streams, options.seconds, 0);
     if (!ceiling) return std::unexpected(ceiling.error());
     p.tokens_per_s = ceiling->tokens_per_s;
     if (options.lag) {
@@ -268,7 +273,7 @@ Result<std::vector<SelftestPoint>> run_selftest(const SelftestOptions& options) 
       // quarter of the ceiling.
       p.paced_tokens_per_s =
           std::min(options.paced_tok_s_per_stream * static_cast<double>(streams), p.tokens_per_s / 4);
-      auto paced = run_phase(options.self_exe, streams, options.seconds, p.paced_tokens_per_s);
+      auto paced = run_phase(options, streams, options.seconds, p.paced_tokens_per_s);
       if (!paced) return std::unexpected(paced.error());
       p.lag_p50_us = paced->lag_p50_us;
       p.lag_p99_us = paced->lag_p99_us;
@@ -282,7 +287,9 @@ Result<std::vector<SelftestPoint>> run_selftest(const SelftestOptions& options) 
 
 Result<double> quick_client_ceiling(const std::string& self_exe) {
   raise_fd_limit();
-  auto r = run_phase(self_exe, 64, 0.5, 0);
+  SelftestOptions options;
+  options.self_exe = self_exe;
+  auto r = run_phase(options, 64, 0.5, 0);
   if (!r) return std::unexpected(r.error());
   return r->tokens_per_s;
 }

@@ -106,6 +106,7 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
   const double interval_ns = paced ? 1e9 / config.total_tokens_per_s : 0;
   double next_due_ns = static_cast<double>(start_ns);
   size_t rr = 0;  ///< round-robin position among streaming connections (paced mode)
+  bool have_pwait2 = true;
 
   auto append_chunks = [&](Conn& c, int n, int64_t stamp_ns) {
     for (int i = 0; i < n; ++i) {
@@ -149,8 +150,17 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
   while (true) {
     const int64_t now_ns = clock.now_ns();
     if (now_ns >= end_ns) break;
-    int timeout_ms = paced ? (released ? 0 : 1) : 100;  // paced: spin (sleeping is too coarse)
-    int n = epoll_wait(ep, events, 512, timeout_ms);
+    int n = 0;
+    if (paced && released && config.tick_ns > 0 && have_pwait2) {
+      // Sleep to the tick after the next chunk's due time (ns resolution: epoll_pwait2).
+      const int64_t sleep_ns = std::max<int64_t>(0, static_cast<int64_t>(next_due_ns) + config.tick_ns - now_ns);
+      timespec timeout{sleep_ns / 1'000'000'000, sleep_ns % 1'000'000'000};
+      n = epoll_pwait2(ep, events, 512, &timeout, nullptr);
+      if (n < 0 && errno == ENOSYS) have_pwait2 = false;  // kernel before 5.11: poll instead
+    } else {
+      const int timeout_ms = paced ? (released ? 0 : 1) : 100;  // paced without a tick: poll
+      n = epoll_wait(ep, events, 512, timeout_ms);
+    }
     for (int i = 0; i < n; ++i) {
       int fd = events[i].data.fd;
       if (fd == listen_fd) {

@@ -13,6 +13,10 @@ struct StreamerConfig {
   double run_s = 10;              ///< the streamer exits after this long
   int chunks_per_write = 32;      ///< unpaced: chunks written per socket write
   int64_t hold_streams = 0;       ///< send nothing until this many requests are in (0: start at once)
+  /// Paced: 0 = poll without sleeping and send each chunk when it falls due (the streamer takes
+  /// a whole core). Else sleep between sends and wake every tick to send the chunks that fell
+  /// due together, each stamped at its own write (bursts, like a server's decode steps).
+  int64_t tick_ns = 0;
 };
 
 /// Binds 127.0.0.1:0, writes the port as a decimal line to `port_fd`, and serves until run_s.
