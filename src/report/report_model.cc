@@ -1,6 +1,7 @@
 #include "report/report_model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -37,8 +38,19 @@ std::string trim(std::string s) {
 }
 
 // "NVIDIA GeForce RTX 3090" -> "RTX 3090".
+// "NVIDIA GeForce RTX 3090" -> "RTX 3090"; "NVIDIA H100 SXM 80 GB" -> "H100 SXM 80GB", so catalog
+// names (calc, sim) and the "24GB" the report appends read alike on the site.
 std::string short_gpu_name(const std::string& name) {
-  return strip_prefix(strip_prefix(name, "NVIDIA "), "GeForce ");
+  std::string s = strip_prefix(strip_prefix(name, "NVIDIA "), "GeForce ");
+  for (size_t at = s.find(" GB"); at != std::string::npos; at = s.find(" GB", at)) {
+    const bool after_digit = at > 0 && std::isdigit(static_cast<unsigned char>(s[at - 1]));
+    const bool word_ends = at + 3 == s.size() || !std::isalnum(static_cast<unsigned char>(s[at + 3]));
+    if (after_digit && word_ends)
+      s.erase(at, 1);
+    else
+      ++at;
+  }
+  return s;
 }
 
 // "AMD Ryzen 9 7900X 12-Core Processor" -> "AMD Ryzen 9 7900X";
