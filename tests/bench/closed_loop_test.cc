@@ -28,8 +28,9 @@ struct CellRun {
   DecodeCell server;
 };
 
-CellRun run_cell(ScriptedServer& server, int64_t n, int64_t max_tokens, double duration_s, bool continuous = true) {
-  ClosedLoop loop(SteadyClock::instance(), StreamClientOptions{});
+CellRun run_cell(ScriptedServer& server, int64_t n, int64_t max_tokens, double duration_s, bool continuous = true,
+                 StreamClientOptions options = {}) {
+  ClosedLoop loop(SteadyClock::instance(), options);
   LoopSpec spec;
   spec.request = completion_request(server, max_tokens, continuous);
   spec.concurrency = n;
@@ -74,6 +75,20 @@ TEST_P(ClosedLoopRates, MatchesServerRecordWithinOnePercent) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Concurrency, ClosedLoopRates, ::testing::Values(1, 4, 16, 64));
+
+// 64 streams at ~200 tok/s are ~13,000 chunks/s, close enough together that the loop busy-polls
+// by default (the case above); with busy polling off it sleeps between reads, and the numbers
+// must still be the server's.
+TEST(ClosedLoop, SleepingLoopMatchesServerRecordToo) {
+  ScriptedServer server;
+  StreamClientOptions options;
+  options.busy_poll_ns = 0;
+  CellRun run = run_cell(server, 64, 20000, 1.5, true, options);
+  ASSERT_TRUE(run.outcome.window_opened);
+  EXPECT_TRUE(test::within_relative(*run.client.total_tok_s, *run.server.total_tok_s, 0.01))
+      << *run.client.total_tok_s << " vs " << *run.server.total_tok_s;
+  EXPECT_TRUE(test::within_relative(*run.client.tbt_ms, *run.server.tbt_ms, 0.01));
+}
 
 StreamScript three_per_chunk(const test::RequestInfo&) {
   StreamScript s;
