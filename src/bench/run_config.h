@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bench/plan.h"
+#include "net/stream_client.h"
 
 namespace sm {
 
@@ -22,7 +23,7 @@ struct TargetConfig {
   std::string model;           ///< model id to request; empty = the server's first model
   double connect_timeout_s = 10;  ///< TCP/TLS connect limit per request
   double read_timeout_s = 600;    ///< a stream silent this long fails (prefill of long prompts is slow)
-  int64_t busy_poll_ns = 100'000; ///< client loop: poll, not sleep, this long after a read when reads are dense
+  int64_t busy_poll_ns = kDefaultBusyPollNs;  ///< StreamClientOptions::busy_poll_ns
 };
 
 /// The validated configuration of one run.

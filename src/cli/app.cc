@@ -4,8 +4,20 @@
 
 #include "cli/commands.h"
 #include "core/build_info.h"
+#include "net/stream_client.h"
 
 namespace sm::cli {
+
+CLI::Option* add_busy_poll_option(CLI::App* cmd, double& busy_poll_us) {
+  busy_poll_us = static_cast<double>(kDefaultBusyPollNs) / 1e3;
+  return cmd
+      ->add_option("--busy-poll-us", busy_poll_us,
+                   "While chunks arrive closer together than this, the client polls for up to this long after "
+                   "each read instead of sleeping (a wake-up adds tens of µs to a stamp); sparse streams never "
+                   "poll. 0: always sleep")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+}
 
 int main(int argc, char** argv) {
   CLI::App app{"speedmatrix: measures how fast an LLM inference server really is.\n"

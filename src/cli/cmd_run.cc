@@ -39,7 +39,7 @@ struct RunFlags {
   std::string format = "term";
   double timeout_s = 600;
   double connect_timeout_s = 10;
-  double busy_poll_us = 100;
+  double busy_poll_us = 0;  ///< set with its default by add_busy_poll_option
   double ramp_timeout_s = 120;
   double temperature = 0;
   uint64_t seed = 0;
@@ -230,12 +230,7 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("--timeout", flags->timeout_s, "Seconds a stream may stay silent before it fails")
       ->capture_default_str();
   run->add_option("--connect-timeout", flags->connect_timeout_s, "Seconds to connect")->capture_default_str();
-  run->add_option("--busy-poll-us", flags->busy_poll_us,
-                  "While chunks arrive closer together than this, the client polls for up to this long after "
-                  "each read instead of sleeping (a wake-up adds tens of µs to a stamp); sparse streams never "
-                  "poll. 0: always sleep")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+  add_busy_poll_option(run, flags->busy_poll_us);
   run->add_option("--ramp-timeout", flags->ramp_timeout_s,
                   "Longest wait, in seconds, for every stream of a decode cell to produce a first token; "
                   "then the window opens anyway and the cell reports its effective concurrency")

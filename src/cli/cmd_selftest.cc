@@ -19,7 +19,7 @@ struct SelftestFlags {
   bool no_python = false;
   bool no_lag = false;
   double paced_rate = 25;
-  double busy_poll_us = 100;
+  double busy_poll_us = 0;  ///< set with its default by add_busy_poll_option
   double streamer_tick_us = 0;
 };
 
@@ -57,11 +57,7 @@ void add_selftest_command(CLI::App& app, Action& action) {
                   "Lag phase: tokens/s per stream, one token per chunk (at most a quarter of the ceiling in all)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--busy-poll-us", flags->busy_poll_us,
-                  "Client: poll without sleeping for up to this long after a read while reads come closer "
-                  "together (as in run; 0: always sleep)")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+  add_busy_poll_option(cmd, flags->busy_poll_us);
   cmd->add_option("--streamer-tick-us", flags->streamer_tick_us,
                   "Lag phase: the streamer sleeps and wakes this often to send the chunks that fell due "
                   "together, in bursts like a server's decode steps (0: each chunk when due)")

@@ -45,6 +45,9 @@ class StreamHandler {
   virtual void on_end(uint64_t id, int64_t t_ns, const TransferEnd& end) = 0;
 };
 
+/// The client loop's default busy-poll window (StreamClientOptions::busy_poll_ns).
+constexpr int64_t kDefaultBusyPollNs = 100'000;
+
 struct StreamClientOptions {
   double connect_timeout_s = 10;     ///< TCP (and TLS) connect limit
   double read_timeout_s = 600;       ///< a stream that receives nothing for this long fails
@@ -53,7 +56,7 @@ struct StreamClientOptions {
   bool verbose = false;              ///< libcurl debug output on stderr
   /// Poll without sleeping for up to this long after a read while reads come closer together
   /// than that (net/busy_poll.h): keeps wake-up delays out of the stamps. 0 = always sleep.
-  int64_t busy_poll_ns = 100'000;
+  int64_t busy_poll_ns = kDefaultBusyPollNs;
 };
 
 class StreamClient {

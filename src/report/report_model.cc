@@ -37,7 +37,6 @@ std::string trim(std::string s) {
   return s;
 }
 
-// "NVIDIA GeForce RTX 3090" -> "RTX 3090".
 // "NVIDIA GeForce RTX 3090" -> "RTX 3090"; "NVIDIA H100 SXM 80 GB" -> "H100 SXM 80GB", so catalog
 // names (calc, sim) and the "24GB" the report appends read alike on the site.
 std::string short_gpu_name(const std::string& name) {

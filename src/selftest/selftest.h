@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "net/stream_client.h"
 
 namespace sm {
 
@@ -25,7 +26,7 @@ struct SelftestOptions {
   std::vector<int64_t> streams = {1, 64, 1024, 4096};
   double seconds = 3;             ///< measured time per phase
   double paced_tok_s_per_stream = 25;   ///< the lag phase's rate per stream (capped at ceiling/4 in all)
-  int64_t busy_poll_ns = 100'000;       ///< the client's StreamClientOptions::busy_poll_ns
+  int64_t busy_poll_ns = kDefaultBusyPollNs;  ///< the client's StreamClientOptions::busy_poll_ns
   int64_t streamer_tick_ns = 0;         ///< the paced streamer's StreamerConfig::tick_ns (0: each chunk when due)
   bool lag = true;                ///< also run the paced phase (lag below the ceiling)
   bool python = true;             ///< also run the Python comparison (when python3 + aiohttp exist)
