@@ -34,6 +34,9 @@ struct RunConfig {
   std::string launch_command;      ///< --launch: a server command line speedmatrix starts and stops
   double launch_timeout_s = 900;   ///< how long a launched server may take to become healthy
   double ramp_timeout_s = 120;     ///< longest wait for all streams of a cell to produce a token
+  /// Longest a request outside a decode window (calibration, warm-up, prefill) may run; 0 =
+  /// default_request_timeout_s(prompt tokens).
+  double request_timeout_s = 0;
   double temperature = 0.0;        ///< sampling temperature sent with every request
   uint64_t seed = 0;               ///< prompt text seed (0 = derive from the run id)
   std::string out_dir;             ///< run folder; empty = runs/<timestamp>-<model>
@@ -45,5 +48,13 @@ struct RunConfig {
   bool embedded_sim = false;       ///< no target: measure the built-in simulated engine in-process
   std::string resume_dir;          ///< --resume: continue the run in this folder (settings come from it)
 };
+
+/// The default --request-timeout: a generous floor plus time for a slow prefill (50 prompt
+/// tokens/s, a CPU-only server's pace), so only a server that never ends its answer hits it.
+constexpr double kRequestTimeoutFloorS = 300;
+constexpr double kRequestTimeoutPerPromptTokenS = 0.02;
+inline double default_request_timeout_s(int64_t prompt_tokens) {
+  return kRequestTimeoutFloorS + kRequestTimeoutPerPromptTokenS * static_cast<double>(prompt_tokens);
+}
 
 }  // namespace sm

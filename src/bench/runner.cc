@@ -39,6 +39,18 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitInterrupted = 130;
+constexpr std::string_view kIgnoresMaxTokens = "server ignores max_tokens";  // ClosedLoop's reason
+
+// "2 of 37 requests failed; first: ..." when any request of a cell failed.
+std::optional<std::string> failed_requests_reason(const std::vector<RequestRecord>& records) {
+  int64_t failed = 0;
+  const RequestRecord* first = nullptr;
+  for (const auto& r : records)
+    if (r.end == RequestEnd::Failed && ++failed == 1) first = &r;
+  if (failed == 0) return std::nullopt;
+  return fmt::format("{} of {} request{} failed; first: {}", failed, records.size(), records.size() == 1 ? "" : "s",
+                     first->error.empty() ? "no reason recorded" : first->error);
+}
 
 bool use_color(std::FILE* f) { return isatty(fileno(f)) && std::getenv("NO_COLOR") == nullptr; }
 
@@ -70,10 +82,13 @@ class MatrixRun {
   Result<void> prepare_resume();
   Result<void> calibrate_counter();
   Result<BuiltPrompt> build_prompt(int64_t context, const std::string& head);
-  RequestRecord single_request(const std::string& prompt, int64_t max_tokens, std::string& error);
+  RequestRecord single_request(const std::string& prompt, int64_t prompt_tokens, int64_t max_tokens,
+                               std::string& error);
   void measure_prefill(PrefillRow& row, const BuiltPrompt& prompt);
   void measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool needs_warmup);
   HttpRequest completion_request(const std::string& prompt, int64_t max_tokens) const;
+  static bool ignores_max_tokens(const RequestRecord& r);
+  void note_once_ignores_max_tokens(const RequestRecord& r);
   void save();
   void note(const std::string& message);
   int finish(bool interrupted);
@@ -293,12 +308,18 @@ Result<void> MatrixRun::prepare() {
   return {};
 }
 
-RequestRecord MatrixRun::single_request(const std::string& prompt, int64_t max_tokens, std::string& error) {
+// One request outside a decode window, bounded by --request-timeout (scaled from the prompt's
+// length by default) and by max_tokens: a server that never ends its answer cannot hang the run.
+RequestRecord MatrixRun::single_request(const std::string& prompt, int64_t prompt_tokens, int64_t max_tokens,
+                                        std::string& error) {
   LoopSpec spec;
   spec.request = completion_request(prompt, max_tokens);
   spec.concurrency = 1;
   spec.max_tokens = max_tokens;
   spec.duration_ns = 0;
+  const double timeout_s =
+      config_.request_timeout_s > 0 ? config_.request_timeout_s : default_request_timeout_s(prompt_tokens);
+  spec.request_timeout_ns = static_cast<int64_t>(timeout_s * 1e9);
   spec.on_tick = [this] { progress_.tick(); };
   LoopOutcome out = loop_.run(spec);
   if (out.interrupted) error = "interrupted";
@@ -308,7 +329,21 @@ RequestRecord MatrixRun::single_request(const std::string& prompt, int64_t max_t
   }
   RequestRecord r = std::move(out.records.front());
   if (r.end == RequestEnd::Failed) error = r.error;
+  if (ignores_max_tokens(r)) note_once_ignores_max_tokens(r);
   return r;
+}
+
+bool MatrixRun::ignores_max_tokens(const RequestRecord& r) {
+  return r.end == RequestEnd::Failed && r.error.starts_with(kIgnoresMaxTokens);
+}
+
+void MatrixRun::note_once_ignores_max_tokens(const RequestRecord& r) {
+  const std::string text = r.error + "; its requests were cut there";
+  if (std::find(result_.warnings.begin(), result_.warnings.end(), text) != result_.warnings.end()) return;
+  for (const auto& w : result_.warnings)
+    if (w.starts_with(kIgnoresMaxTokens)) return;
+  result_.warnings.push_back(text);
+  note(text);
 }
 
 Result<void> MatrixRun::calibrate_counter() {
@@ -321,8 +356,10 @@ Result<void> MatrixRun::calibrate_counter() {
                                               default_transport());
     auto counted = endpoint_counter_->count(sample);
     if (counted) {
-      RequestRecord r = single_request(sample, 1, error);
-      if (!error.empty()) return fail(ErrorCode::Http, "calibration request failed: " + error);
+      RequestRecord r = single_request(sample, *counted, 1, error);
+      // A server that ignores max_tokens still said how long the prompt was: calibration holds.
+      if (!error.empty() && !(ignores_max_tokens(r) && r.usage_prompt_tokens >= 0))
+        return fail(ErrorCode::Http, "calibration request failed: " + error);
       int64_t overhead = r.usage_prompt_tokens >= 0 ? r.usage_prompt_tokens - *counted : 0;
       if (r.usage_prompt_tokens < 0)
         result_.warnings.push_back("the server reports no usage.prompt_tokens: prompt lengths are not verified");
@@ -333,11 +370,15 @@ Result<void> MatrixRun::calibrate_counter() {
     result_.engine.tokenize_endpoint = false;
   }
   // No tokenizer: fit tokens = a + b x words on two requests that read usage.prompt_tokens.
-  RequestRecord small = single_request(sample, 1, error);
+  RequestRecord small = single_request(sample, count_words(sample) * 2, 1, error);
+  if (!error.empty() && !(ignores_max_tokens(small) && small.usage_prompt_tokens >= 0))
+    return fail(ErrorCode::Http, "calibration request failed: " + error);
+  error.clear();
   std::string long_sample = sample;
   for (int i = 0; i < 512; ++i) long_sample += " the market";
-  RequestRecord large = single_request(long_sample, 1, error);
-  if (!error.empty()) return fail(ErrorCode::Http, "calibration request failed: " + error);
+  RequestRecord large = single_request(long_sample, count_words(long_sample) * 2, 1, error);
+  if (!error.empty() && !(ignores_max_tokens(large) && large.usage_prompt_tokens >= 0))
+    return fail(ErrorCode::Http, "calibration request failed: " + error);
   if (small.usage_prompt_tokens < 0 || large.usage_prompt_tokens <= small.usage_prompt_tokens) {
     result_.warnings.push_back("no tokenizer and no usage.prompt_tokens: prompt lengths are estimates");
     counter_ = std::make_unique<LinearTokenCounter>(0.0, 1.3);
@@ -360,7 +401,7 @@ Result<BuiltPrompt> MatrixRun::build_prompt(int64_t context, const std::string& 
 void MatrixRun::measure_prefill(PrefillRow& row, const BuiltPrompt& prompt) {
   progress_.begin(fmt::format("prefill {}", format_tokens(row.context)), false);
   std::string error;
-  RequestRecord r = single_request(prompt.text, 1, error);
+  RequestRecord r = single_request(prompt.text, prompt.target_tokens, 1, error);
   progress_.end();
   if (error == "interrupted") {
     row.status = CellStatus::Interrupted;
@@ -379,7 +420,7 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
   progress_.begin(fmt::format("decode {} x {}", format_tokens(cell.context), cell.concurrency), true);
   if (needs_warmup) {
     std::string error;
-    single_request(prompt.text, 1, error);
+    single_request(prompt.text, prompt.target_tokens, 1, error);
     if (error == "interrupted") {
       cell.status = CellStatus::Interrupted;
       progress_.end();
@@ -435,6 +476,11 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
     for (const auto& r : out.records)
       if (!r.error.empty()) last = r.error;
     cell.error = last.empty() ? "no stream produced a token" : last;
+  } else if (auto failed = failed_requests_reason(out.records)) {
+    // A failed stream (an error or a reset, not a cut at the window's end) leaves its slot empty
+    // for a while: the cell measured less than it says. Its numbers stay as diagnostics.
+    cell.status = CellStatus::Error;
+    cell.error = *failed;
   } else {
     cell.status = CellStatus::Valid;
   }

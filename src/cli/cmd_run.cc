@@ -41,6 +41,7 @@ struct RunFlags {
   double connect_timeout_s = 10;
   double busy_poll_us = 0;  ///< set with its default by add_busy_poll_option
   double ramp_timeout_s = 120;
+  double request_timeout_s = 0;
   double temperature = 0;
   uint64_t seed = 0;
   bool dry_run = false;
@@ -133,6 +134,7 @@ Result<RunConfig> to_config(const RunFlags& f) {
   if (auto ok = validate(c.matrix); !ok) return std::unexpected(ok.error());
   if (f.format != "term" && f.format != "json") return fail(ErrorCode::InvalidArgument, "--format must be 'term' or 'json'");
   c.ramp_timeout_s = f.ramp_timeout_s;
+  c.request_timeout_s = f.request_timeout_s;
   c.temperature = f.temperature;
   c.seed = f.seed;
   c.out_dir = f.out;
@@ -159,6 +161,7 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   c.target.connect_timeout_s = from_flags.target.connect_timeout_s;
   c.target.busy_poll_ns = from_flags.target.busy_poll_ns;
   c.ramp_timeout_s = from_flags.ramp_timeout_s;
+  c.request_timeout_s = from_flags.request_timeout_s;
   c.launch_timeout_s = from_flags.launch_timeout_s;
   c.quiet = from_flags.quiet;
   c.client_selftest = from_flags.client_selftest;
@@ -235,6 +238,12 @@ void add_run_command(CLI::App& app, Action& action) {
                   "Longest wait, in seconds, for every stream of a decode cell to produce a first token; "
                   "then the window opens anyway and the cell reports its effective concurrency")
       ->capture_default_str();
+  run->add_option("--request-timeout", flags->request_timeout_s,
+                  fmt::format("Longest, in seconds, a request outside a decode window (calibration, warm-up, prefill) "
+                              "may take before it is cut and its row or cell marked error (default: {:.0f} s + {:.0f} ms "
+                              "per prompt token). Streams that send clearly more than max_tokens are cut too",
+                              kRequestTimeoutFloorS, kRequestTimeoutPerPromptTokenS * 1e3))
+      ->check(CLI::NonNegativeNumber);
   run->add_option("--temperature", flags->temperature, "Sampling temperature sent with every request")
       ->capture_default_str();
   run->add_option("--seed", flags->seed, "Seed of the prompt text (0: derived from the run id)");

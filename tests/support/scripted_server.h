@@ -45,6 +45,11 @@ struct StreamScript {
   size_t huge_line_bytes = 0;                 ///< first send one SSE line this long
   bool ping_comments = false;                 ///< ": ping" comment lines between chunks
   bool crlf = false;                          ///< CRLF line ends instead of LF
+  // Stream shapes and servers that do not stop (token accounting, hang-proofing).
+  bool usage_on_last_content_chunk = false;   ///< the final usage (the total) rides on the last chunk
+                                              ///< with text, and no separate usage chunk follows
+  int64_t stall_ping_interval_ns = 0;         ///< while stalled (stall_after_chunks), send ": ping"
+                                              ///< this often: bytes flow, no token ever comes
 };
 
 /// What the server knows of a request when it picks a script.
