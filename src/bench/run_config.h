@@ -44,6 +44,7 @@ struct RunConfig {
   bool quiet = false;              ///< no live progress line
   bool client_selftest = true;     ///< measure the client's ceiling (~1 s) before the run
   bool json_output = false;        ///< print the result as JSON instead of tables
+  bool redact_host = false;        ///< --redact-host: what is written drops hostnames and local paths too
   bool contexts_given = false;     ///< --contexts was set (else defaults follow the server's max length)
   bool embedded_sim = false;       ///< no target: measure the built-in simulated engine in-process
   std::string resume_dir;          ///< --resume: continue the run in this folder (settings come from it)

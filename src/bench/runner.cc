@@ -22,6 +22,8 @@
 #include "metrics/cell_metrics.h"
 #include "metrics/stats.h"
 #include "report/report.h"
+#include "net/url.h"
+#include "result/redact_result.h"
 #include "result/result_json.h"
 #include "selftest/selftest.h"
 #include "calc/catalog.h"
@@ -90,6 +92,7 @@ class MatrixRun {
   static bool ignores_max_tokens(const RequestRecord& r);
   void note_once_ignores_max_tokens(const RequestRecord& r);
   void save();
+  RedactOptions redact_options() const;
   void note(const std::string& message);
   int finish(bool interrupted);
 
@@ -133,14 +136,28 @@ Result<void> MatrixRun::launch() {
   std::error_code ec;
   std::filesystem::create_directories("runs", ec);
   launch_log_path_ = fmt::format("runs/.server-{}.log", ::getpid());
-  std::fprintf(stderr, "speedmatrix: starting the server: %s\n", config_.launch_command.c_str());
+  std::fprintf(stderr, "speedmatrix: starting the server: %s\n",
+               redact_command(config_.launch_command, redact_options()).c_str());
   if (auto ok = server_.start(config_.launch_command, launch_log_path_); !ok) return ok;
-  return server_.wait_healthy(base_url_ + "/health", config_.launch_timeout_s);
+  return server_.wait_healthy(join_url(base_url_, "/health"), config_.launch_timeout_s);
+}
+
+// Secrets never leave the machine: everything written or printed from result_ goes through
+// redact_result (docs/ARCHITECTURE.md, "Secrets"); result_ itself keeps what was measured.
+RedactOptions MatrixRun::redact_options() const {
+  RedactOptions options;
+  options.drop_host = config_.redact_host;
+  if (options.drop_host) {
+    options.hosts.push_back(url_host(base_url_));
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0) options.hosts.emplace_back(host);
+  }
+  return options;
 }
 
 void MatrixRun::note(const std::string& message) {
   progress_.clear();
-  std::fprintf(stderr, "speedmatrix: %s\n", message.c_str());
+  std::fprintf(stderr, "speedmatrix: %s\n", redact_text(message, redact_options()).c_str());
 }
 
 HttpRequest MatrixRun::completion_request(const std::string& prompt, int64_t max_tokens) const {
@@ -149,7 +166,7 @@ HttpRequest MatrixRun::completion_request(const std::string& prompt, int64_t max
   spec.prompt = prompt;
   spec.max_tokens = max_tokens;
   spec.temperature = config_.temperature;
-  return HttpRequest{base_url_ + std::string(completion_path(config_.target.api)),
+  return HttpRequest{join_url(base_url_, completion_path(config_.target.api)),
                      build_completion_body(probe_.kind, config_.target.api, spec), headers_};
 }
 
@@ -191,7 +208,8 @@ Result<void> MatrixRun::prepare_resume() {
   const std::string path = (std::filesystem::path(config_.resume_dir) / kResultFile).string();
   auto stored = read_result_file(path);
   if (!stored) return std::unexpected(stored.error());
-  if (!stored->engine.model.empty() && stored->engine.model != probe_.engine.model)
+  if (!stored->engine.model.empty() && stored->engine.model != probe_.engine.model &&
+      stored->engine.model != redact_text(probe_.engine.model, redact_options()))
     return fail(ErrorCode::InvalidArgument,
                 fmt::format("--resume: the server now serves '{}', the interrupted run measured '{}'",
                             probe_.engine.model, stored->engine.model));
@@ -217,7 +235,7 @@ Result<void> MatrixRun::prepare_resume() {
     std::string log = (std::filesystem::path(run_dir_) / fmt::format("server-resume{}.log", result_.resumes)).string();
     if (std::rename(launch_log_path_.c_str(), log.c_str()) == 0) launch_log_path_ = log;
   }
-  return write_result_file(path, result_);
+  return write_result_file(path, redacted(result_, redact_options()));
 }
 
 Result<void> MatrixRun::prepare() {
@@ -303,7 +321,8 @@ Result<void> MatrixRun::prepare() {
     std::string log = (std::filesystem::path(run_dir_) / "server.log").string();
     if (std::rename(launch_log_path_.c_str(), log.c_str()) == 0) launch_log_path_ = log;
   }
-  auto written = write_result_file((std::filesystem::path(run_dir_) / kResultFile).string(), result_);
+  auto written = write_result_file((std::filesystem::path(run_dir_) / kResultFile).string(),
+                                   redacted(result_, redact_options()));
   if (!written) return written;
   return {};
 }
@@ -487,7 +506,8 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
 }
 
 void MatrixRun::save() {
-  auto ok = write_result_file((std::filesystem::path(run_dir_) / kResultFile).string(), result_);
+  auto ok = write_result_file((std::filesystem::path(run_dir_) / kResultFile).string(),
+                              redacted(result_, redact_options()));
   if (!ok && !save_failed_) {
     save_failed_ = true;
     note(fmt::format("cannot save the result: {} (the run goes on; results stay in memory)", ok.error().message));
@@ -500,6 +520,7 @@ void MatrixRun::save() {
 int MatrixRun::finish(bool interrupted) {
   char buf[32];
   result_.finished_at = std::string(format_iso8601_utc(wall_clock_unix_ms(), buf));
+  redact_result(result_, redact_options());  // the reports and what is printed below, too
   save();
   progress_.clear();
   if (auto ok = write_run_reports(result_, run_dir_); !ok) note("cannot write reports: " + ok.error().message);

@@ -70,6 +70,8 @@ bool write_chunk(int fd, std::string_view payload) {
 struct ParsedRequest {
   std::string method;
   std::string path;
+  std::string query;
+  std::string authorization;
   std::string body;
 };
 
@@ -102,6 +104,10 @@ struct ScriptedServer::Impl {
     std::getline(head, line);
     std::istringstream request_line(line);
     request_line >> out.method >> out.path;
+    if (size_t q = out.path.find('?'); q != std::string::npos) {
+      out.query = out.path.substr(q + 1);
+      out.path.resize(q);
+    }
     size_t content_length = 0;
     while (std::getline(head, line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -110,6 +116,8 @@ struct ScriptedServer::Impl {
       std::string name = line.substr(0, colon);
       for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       if (name == "content-length") content_length = std::stoul(line.substr(colon + 1));
+      if (name == "authorization")
+        if (size_t v = line.find_first_not_of(' ', colon + 1); v != std::string::npos) out.authorization = line.substr(v);
     }
     size_t body_start = header_end + 4;
     while (buffer.size() < body_start + content_length) {
@@ -277,6 +285,8 @@ struct ScriptedServer::Impl {
       info.index = next_index++;
     }
     info.path = req.path;
+    info.query = req.query;
+    info.authorization = req.authorization;
     info.body = req.body;
     if (body.is_object()) {
       info.prompt_tokens = count_prompt_tokens(body);

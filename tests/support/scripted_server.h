@@ -56,6 +56,8 @@ struct StreamScript {
 struct RequestInfo {
   uint64_t index = 0;         ///< 0, 1, 2, ... in arrival order (all routes)
   std::string path;           ///< e.g. "/v1/completions"
+  std::string query;          ///< after the '?' of the request target, e.g. "api_key=k"
+  std::string authorization;  ///< the Authorization header's value, e.g. "Bearer k"
   std::string body;           ///< raw JSON body
   int64_t prompt_tokens = 0;  ///< counted by the server's tokenizer
   int64_t max_tokens = 0;     ///< from max_tokens / max_completion_tokens
