@@ -97,6 +97,7 @@ bool ClosedLoop::on_event(uint64_t id, int64_t t_ns, std::string_view data) {
     case ChunkInfo::Kind::Data:
       break;
   }
+  if (r.server_id.empty() && !chunk_.id.empty()) r.server_id.assign(chunk_.id);  // once per request
   if (chunk_.usage_prompt_tokens >= 0) r.usage_prompt_tokens = chunk_.usage_prompt_tokens;
   // Usage is cumulative wherever it appears: the latest value is the total so far.
   if (chunk_.usage_completion_tokens >= 0) r.usage_completion_tokens = chunk_.usage_completion_tokens;

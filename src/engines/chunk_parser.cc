@@ -98,6 +98,8 @@ void parse_root(object root, ChunkInfo& out) {
           if (tvalue.get_double().get(d) == simdjson::SUCCESS) out.timings_predicted_per_second = d;
         }
       }
+    } else if (key == "id" && t == element_type::STRING) {
+      out.id = value.get_string().value_unsafe();
     } else if (key == "error" && t != element_type::NULL_VALUE) {
       out.kind = ChunkInfo::Kind::Error;
       if (t == element_type::STRING) {

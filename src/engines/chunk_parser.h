@@ -40,6 +40,8 @@ struct ChunkInfo {
   int64_t timings_prompt_n = -1;         ///< llama.cpp timings.prompt_n (prompt tokens processed)
   int64_t timings_cache_n = -1;          ///< llama.cpp timings.cache_n (prompt tokens reused)
   FinishReason finish = FinishReason::None;
+  std::string_view id;        ///< the chunk's "id" (the server's request id); points into the
+                              ///< parser, valid until its next parse(); empty when absent
   std::string error_message;  ///< for Kind::Error / Kind::Invalid: what went wrong
 };
 

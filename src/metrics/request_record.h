@@ -59,6 +59,7 @@ struct RequestRecord {
   ErrorCode error_code = ErrorCode::Internal;  ///< when end == Failed
   std::string error;           ///< when end == Failed
   bool saw_done = false;       ///< the stream sent "[DONE]"
+  std::string server_id;       ///< the server's id for the request (its first chunk's "id"); empty = none sent
 };
 
 /// Replaces a request's per-chunk counts by `total` tokens spread evenly over the chunks it

@@ -77,6 +77,20 @@ TEST(ChunkParser, InvalidUtf8IsInvalid) {
   EXPECT_EQ(parse("{\"choices\":[{\"text\":\"\xff\xfe\"}]}").kind, ChunkInfo::Kind::Invalid);
 }
 
+// The server's request id (SGLang aborts by it), without copying it out of the parser.
+TEST(ChunkParser, RequestIdIsReadFromEveryChunk) {
+  ChunkParser p;
+  ChunkInfo info;
+  p.parse(R"({"id":"a1b2c3","object":"text_completion","choices":[{"index":0,"text":"Hi"}]})", info);
+  EXPECT_EQ(info.id, "a1b2c3");
+  p.parse(R"({"object":"text_completion","choices":[{"index":0,"text":"Hi"}]})", info);
+  EXPECT_TRUE(info.id.empty());
+  p.parse(R"({"id":17,"choices":[]})", info);  // not a string: not an id
+  EXPECT_TRUE(info.id.empty());
+  p.parse(R"({"choices":[],"usage":{"completion_tokens":3},"id":"chatcmpl-9"})", info);
+  EXPECT_EQ(info.id, "chatcmpl-9");
+}
+
 TEST(ChunkParser, LargeChunkGrowsBuffer) {
   std::string big = R"({"choices":[{"text":")" + std::string(100000, 'a') + R"("}]})";
   EXPECT_TRUE(parse(big).has_token);

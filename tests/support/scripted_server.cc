@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <fmt/format.h>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -146,9 +147,8 @@ struct ScriptedServer::Impl {
         "# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig\n"
         "# TYPE vllm:cache_config_info gauge\n"
         "vllm:cache_config_info{{block_size=\"16\",cache_dtype=\"auto\",enable_prefix_caching=\"True\","
-        "engine=\"0\",gpu_memory_utilization=\"0.9\",num_gpu_blocks=\"{}\"}} 1.0\n"
-        "vllm:num_requests_running{{engine=\"0\",model_name=\"{}\"}} 0.0\n",
-        blocks, options.model);
+        "engine=\"0\",gpu_memory_utilization=\"0.9\",num_gpu_blocks=\"{}\"}} 1.0\n",
+        blocks);
   }
 
   // Streams one completion according to its script. Returns false when the connection must close.
@@ -189,7 +189,8 @@ struct ScriptedServer::Impl {
       return fmt::format(R"("usage":{{"prompt_tokens":{},"completion_tokens":{},"total_tokens":{}}})", prompt_tokens,
                          completion, std::stoll(prompt_tokens) + completion);
     };
-    auto event = [&](std::string_view data) { return "data: " + std::string(data) + eol + eol; };
+    const std::string rid = ScriptedServer::request_id(info.index);
+    auto event = [&](std::string_view data) { return "data: " + with_request_id(data, rid) + eol + eol; };
     auto went_away = [&]() {
       mark([](ServedRequest& r) { r.client_went_away = true; });
       return false;
@@ -296,6 +297,7 @@ struct ScriptedServer::Impl {
       std::lock_guard lock(mu);
       all.push_back(info);
     }
+    if (auto answered = handle_load_route(fd, req, body)) return *answered;
     if (req.path == "/health") return respond(fd, 200, "text/plain", "");
     if (req.path == "/version") return respond(fd, 200, "application/json", R"({"version":"0.0.0-scripted"})");
     if (req.path == "/v1/models") {
@@ -320,9 +322,114 @@ struct ScriptedServer::Impl {
       if (info.prompt_tokens + info.max_tokens > options.max_model_len)
         return respond(fd, 400, "application/json",
                        R"({"error":{"message":"This model's maximum context length is exceeded","code":400}})");
-      return stream_completion(fd, body, info, received_ns);
+      return stream_tracked(fd, body, info, received_ns);
     }
     return respond(fd, 404, "application/json", R"({"detail":"Not Found"})");
+  }
+
+  // --- Server load and request control --------------------------------------------------------
+  // Request id -> -1 while it streams, or the /metrics polls it is still reported for after the
+  // client cancelled it. Guarded by mu.
+  std::map<std::string, int64_t> load;
+  std::set<std::string> aborted;
+  std::vector<std::string> aborted_in_order;
+
+  static std::string with_request_id(std::string_view data, const std::string& rid) {
+    constexpr std::string_view kPlaceholder = R"({"id":"c")";
+    if (!data.starts_with(kPlaceholder)) return std::string(data);
+    return R"({"id":")" + rid + "\"" + std::string(data.substr(kPlaceholder.size()));
+  }
+
+  bool stream_tracked(int fd, const json& body, const RequestInfo& info, int64_t received_ns) {
+    const std::string rid = ScriptedServer::request_id(info.index);
+    {
+      std::lock_guard lock(mu);
+      load[rid] = -1;
+    }
+    const bool keep_open = stream_completion(fd, body, info, received_ns);
+    std::lock_guard lock(mu);
+    bool cancelled = false;
+    for (auto it = served.rbegin(); it != served.rend(); ++it)
+      if (it->info.index == info.index) {
+        cancelled = it->client_went_away;
+        break;
+      }
+    if (cancelled && options.cancelled_linger_polls > 0 && !aborted.contains(rid))
+      load[rid] = options.cancelled_linger_polls;
+    else
+      load.erase(rid);
+    return keep_open;
+  }
+
+  // Running and waiting as the flavour's engine names them; each poll ages lingering requests.
+  std::string load_metrics_text() {
+    int64_t in_flight;
+    {
+      std::lock_guard lock(mu);
+      in_flight = static_cast<int64_t>(load.size());
+      for (auto it = load.begin(); it != load.end();) {
+        if (it->second > 0 && --it->second == 0)
+          it = load.erase(it);
+        else
+          ++it;
+      }
+    }
+    const int64_t cap = options.metrics_running_cap;
+    const int64_t running = cap >= 0 ? std::min(in_flight, cap) : in_flight;
+    const int64_t waiting = in_flight - running;
+    if (options.flavour == ScriptedFlavour::Sglang)
+      return fmt::format(
+          "# TYPE sglang:num_running_reqs gauge\n"
+          "sglang:num_running_reqs{{engine_type=\"unified\",model_name=\"{0}\",tp_rank=\"0\"}} {1}.0\n"
+          "# TYPE sglang:num_queue_reqs gauge\n"
+          "sglang:num_queue_reqs{{engine_type=\"unified\",model_name=\"{0}\",tp_rank=\"0\"}} {2}.0\n",
+          options.model, running, waiting);
+    return fmt::format(
+        "# TYPE vllm:num_requests_running gauge\n"
+        "vllm:num_requests_running{{engine=\"0\",model_name=\"{0}\"}} {1}.0\n"
+        "# TYPE vllm:num_requests_waiting gauge\n"
+        "vllm:num_requests_waiting{{engine=\"0\",model_name=\"{0}\"}} {2}.0\n",
+        options.model, running, waiting);
+  }
+
+  // Answers /metrics and the SGLang flavour's routes; nullopt: not one of these.
+  std::optional<bool> handle_load_route(int fd, const ParsedRequest& req, const json& body) {
+    const bool sglang = options.flavour == ScriptedFlavour::Sglang;
+    if (req.path == "/metrics") {
+      const bool cache_info = options.kv_capacity_tokens && !sglang;
+      if (!options.load_metrics && !cache_info) return respond(fd, 404, "application/json", R"({"detail":"Not Found"})");
+      std::string text = cache_info ? metrics_text() : "";
+      if (options.load_metrics) text += load_metrics_text();
+      return respond(fd, 200, "text/plain; version=0.0.4", text);
+    }
+    if (!sglang) return std::nullopt;
+    if (req.path == "/get_server_info") {
+      json info = {{"version", "0.0.0-scripted"}, {"context_length", options.max_model_len},
+                   {"max_running_requests", 256}, {"disable_radix_cache", false}};
+      if (options.kv_capacity_tokens) info["max_total_num_tokens"] = *options.kv_capacity_tokens;
+      return respond(fd, 200, "application/json", info.dump());
+    }
+    if (req.path == "/v1/tokenize" && req.method == "POST" && body.is_object()) {
+      const int64_t n = count_prompt_tokens(body);
+      json tokens = json::array();
+      for (int64_t i = 0; i < n; ++i) tokens.push_back(1000 + i % 100);
+      return respond(fd, 200, "application/json",
+                     json{{"count", n}, {"max_model_len", options.max_model_len}, {"tokens", tokens}}.dump());
+    }
+    if (req.path == "/abort_request" && req.method == "POST") {
+      const std::string rid = body.is_object() && body.contains("rid") && body["rid"].is_string()
+                                  ? body["rid"].get<std::string>()
+                                  : "";
+      if (rid.empty()) return respond(fd, 400, "application/json", R"({"error":"rid is required"})");
+      {
+        std::lock_guard lock(mu);
+        aborted.insert(rid);
+        aborted_in_order.push_back(rid);
+        load.erase(rid);  // the engine drops it at once
+      }
+      return respond(fd, 200, "application/json", "");
+    }
+    return std::nullopt;
   }
 
   void serve_connection(int fd) {
@@ -385,6 +492,13 @@ std::vector<ServedRequest> ScriptedServer::records() const {
 std::vector<RequestInfo> ScriptedServer::all_requests() const {
   std::lock_guard lock(impl_->mu);
   return impl_->all;
+}
+
+std::string ScriptedServer::request_id(uint64_t index) { return fmt::format("scripted-{}", index); }
+
+std::vector<std::string> ScriptedServer::aborted_ids() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->aborted_in_order;
 }
 
 void ScriptedServer::stop() {

@@ -74,6 +74,13 @@ struct ServedRequest {
   bool client_went_away = false;       ///< a write failed: the client closed the stream
 };
 
+/// Which engine the scripted server's load metrics and control routes imitate.
+enum class ScriptedFlavour : uint8_t {
+  Vllm,    ///< /metrics vllm:num_requests_running / waiting (and cache_config_info)
+  Sglang,  ///< /get_server_info, /v1/tokenize, /metrics sglang:num_running_reqs / num_queue_reqs,
+           ///< POST /abort_request {"rid": ...}
+};
+
 struct ScriptedServerOptions {
   /// Picks the script of each completion request (default: StreamScript{}).
   std::function<StreamScript(const RequestInfo&)> script;
@@ -82,6 +89,18 @@ struct ScriptedServerOptions {
   std::optional<int64_t> kv_capacity_tokens = 1 << 20;  ///< served as vLLM cache_config_info; nullopt = no /metrics
   bool tokenize_endpoint = true;
   const Clock* clock = &SteadyClock::instance();
+
+  // --- Server load and request control (idle barrier, server-side concurrency, SGLang aborts) ---
+  ScriptedFlavour flavour = ScriptedFlavour::Vllm;
+  /// /metrics reports the streams really in flight as running (and 0 waiting). Off, and with no
+  /// kv_capacity_tokens, the server has no /metrics at all (an engine without load metrics).
+  bool load_metrics = true;
+  /// Report at most this many as running and the rest as waiting, as an engine that queues
+  /// would (-1: no cap). Only the report changes; every stream still streams.
+  int64_t metrics_running_cap = -1;
+  /// A stream the client cancelled is still reported running for this many more /metrics polls
+  /// (an engine that keeps generating after the client left), unless /abort_request names it.
+  int64_t cancelled_linger_polls = 0;
 };
 
 class ScriptedServer {
@@ -100,6 +119,12 @@ class ScriptedServer {
   std::vector<RequestInfo> all_requests() const;
   /// Stops accepting, closes every connection, joins all threads. Idempotent.
   void stop();
+
+  // --- Server load and request control ---
+  /// The id every chunk of completion request `index` (RequestInfo::index) carries.
+  static std::string request_id(uint64_t index);
+  /// Ids named by POST /abort_request (SGLang flavour), in arrival order (thread-safe).
+  std::vector<std::string> aborted_ids() const;
 
   struct Impl;
 
