@@ -37,6 +37,7 @@ struct RunConfig {
   /// Longest a request outside a decode window (calibration, warm-up, prefill) may run; 0 =
   /// default_request_timeout_s(prompt tokens).
   double request_timeout_s = 0;
+  double drain_timeout_s = 60;     ///< longest wait for the server to be idle before a row or cell (0 = no check)
   double temperature = 0.0;        ///< sampling temperature sent with every request
   uint64_t seed = 0;               ///< prompt text seed (0 = derive from the run id)
   std::string out_dir;             ///< run folder; empty = runs/<timestamp>-<model>

@@ -8,12 +8,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <memory>
 #include <set>
+#include <thread>
 
 #include "bench/closed_loop.h"
 #include "bench/progress.h"
 #include "bench/resume.h"
 #include "bench/run_folder.h"
+#include "bench/server_watch.h"
 #include "core/build_info.h"
 #include "core/interrupt.h"
 #include "core/units.h"
@@ -88,6 +91,8 @@ class MatrixRun {
                                std::string& error);
   void measure_prefill(PrefillRow& row, const BuiltPrompt& prompt);
   void measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool needs_warmup);
+  ServerWatch& watch();
+  bool server_ready(CellStatus& status, std::string& error);
   HttpRequest completion_request(const std::string& prompt, int64_t max_tokens) const;
   static bool ignores_max_tokens(const RequestRecord& r);
   void note_once_ignores_max_tokens(const RequestRecord& r);
@@ -114,6 +119,7 @@ class MatrixRun {
   std::unique_ptr<sim::SimServer> sim_;  ///< the embedded simulated engine, when no target was given
   std::string base_url_;          ///< where the server is (the flag, or the embedded engine)
   std::string launch_log_path_;   ///< where its log goes until the run folder exists
+  std::unique_ptr<ServerWatch> watch_;  ///< idle barrier, window sampler, SGLang aborts (made at first use)
 };
 
 // No target given: the simulated engine (the seed's RTX 3090 + Qwen3.5-4B AWQ + vLLM) serves
@@ -417,7 +423,37 @@ Result<BuiltPrompt> MatrixRun::build_prompt(int64_t context, const std::string& 
   return builder_->build(context, head);
 }
 
+ServerWatch& MatrixRun::watch() {
+  if (!watch_) {
+    ServerWatchOptions o{probe_.kind, base_url_, headers_, load_transport(), config_.drain_timeout_s};
+    watch_ = std::make_unique<ServerWatch>(
+        o, clock_, [](int64_t ns) { std::this_thread::sleep_for(std::chrono::nanoseconds(ns)); },
+        [this](const std::string& n) {
+          note(n);
+          if (std::find(result_.warnings.begin(), result_.warnings.end(), n) == result_.warnings.end())
+            result_.warnings.push_back(n);
+        });
+  }
+  return *watch_;
+}
+
+// The idle barrier before a row or cell: false (and the status set) when it must not run.
+bool MatrixRun::server_ready(CellStatus& status, std::string& error) {
+  Readiness ready = watch().before_measurement([] { return interrupt_requested(); });
+  if (ready.interrupted) {
+    status = CellStatus::Interrupted;
+    return false;
+  }
+  if (!ready.busy.empty()) {
+    status = CellStatus::Error;
+    error = ready.busy;
+    return false;
+  }
+  return true;
+}
+
 void MatrixRun::measure_prefill(PrefillRow& row, const BuiltPrompt& prompt) {
+  if (!server_ready(row.status, row.error)) return;
   progress_.begin(fmt::format("prefill {}", format_tokens(row.context)), false);
   std::string error;
   RequestRecord r = single_request(prompt.text, prompt.target_tokens, 1, error);
@@ -436,6 +472,7 @@ void MatrixRun::measure_prefill(PrefillRow& row, const BuiltPrompt& prompt) {
 }
 
 void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool needs_warmup) {
+  if (!server_ready(cell.status, cell.error)) return;
   progress_.begin(fmt::format("decode {} x {}", format_tokens(cell.context), cell.concurrency), true);
   if (needs_warmup) {
     std::string error;
@@ -459,7 +496,9 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
   spec.duration_ns = static_cast<int64_t>(matrix_.duration_s * 1e9);
   spec.ramp_timeout_ns = static_cast<int64_t>(config_.ramp_timeout_s * 1e9);
   spec.on_tick = [this] { progress_.tick(); };
+  watch().window_opening(matrix_.duration_s);
   LoopOutcome out = loop_.run(spec);
+  watch().window_closed(out, cell);  // server_running_mean; SGLang's cut requests aborted
   progress_.end();
   // Context 0 is the shortest prompt: its target is whatever the head measured.
   const int64_t target = cell.context == 0 ? prompt.counted_tokens : prompt.target_tokens;

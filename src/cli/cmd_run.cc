@@ -44,6 +44,7 @@ struct RunFlags {
   double busy_poll_us = 0;  ///< set with its default by add_busy_poll_option
   double ramp_timeout_s = 120;
   double request_timeout_s = 0;
+  double drain_timeout_s = 60;
   double temperature = 0;
   uint64_t seed = 0;
   bool dry_run = false;
@@ -137,6 +138,8 @@ Result<RunConfig> to_config(const RunFlags& f) {
   if (f.format != "term" && f.format != "json") return fail(ErrorCode::InvalidArgument, "--format must be 'term' or 'json'");
   c.ramp_timeout_s = f.ramp_timeout_s;
   c.request_timeout_s = f.request_timeout_s;
+  if (f.drain_timeout_s < 0) return fail(ErrorCode::InvalidArgument, "--drain-timeout must be 0 or more seconds");
+  c.drain_timeout_s = f.drain_timeout_s;
   c.temperature = f.temperature;
   c.seed = f.seed;
   c.out_dir = f.out;
@@ -175,6 +178,7 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   c.target.busy_poll_ns = from_flags.target.busy_poll_ns;
   c.ramp_timeout_s = from_flags.ramp_timeout_s;
   c.request_timeout_s = from_flags.request_timeout_s;
+  c.drain_timeout_s = from_flags.drain_timeout_s;
   c.launch_timeout_s = from_flags.launch_timeout_s;
   c.quiet = from_flags.quiet;
   c.client_selftest = from_flags.client_selftest;
@@ -257,6 +261,12 @@ void add_run_command(CLI::App& app, Action& action) {
                               "per prompt token). Streams that send clearly more than max_tokens are cut too",
                               kRequestTimeoutFloorS, kRequestTimeoutPerPromptTokenS * 1e3))
       ->check(CLI::NonNegativeNumber);
+  run->add_option("--drain-timeout", flags->drain_timeout_s,
+                  "Longest wait, in seconds, before each prefill row and decode cell for the server to report "
+                  "no running and no queued requests (the previous cell's cancelled streams may still run); "
+                  "still busy then: that row or cell is an error and the run goes on. 0 turns the check off. "
+                  "Servers without load metrics get a 1 s pause after cancelled streams instead")
+      ->capture_default_str();
   run->add_option("--temperature", flags->temperature, "Sampling temperature sent with every request")
       ->capture_default_str();
   run->add_option("--seed", flags->seed, "Seed of the prompt text (0: derived from the run id)");

@@ -134,10 +134,26 @@ void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow
   // the report from these fields (one rule, one wording); `warnings` holds what the fields cannot say.
 }
 
+namespace {
+bool below_requested(std::optional<double> seen, int64_t concurrency) {
+  if (!seen || concurrency <= 0) return false;
+  const double requested = static_cast<double>(concurrency);
+  return requested - *seen >= 0.75 && *seen < 0.9 * requested;
+}
+}  // namespace
+
 bool effective_concurrency_below_requested(const DecodeCell& cell) {
-  if (!cell.effective_concurrency || cell.concurrency <= 0) return false;
+  return below_requested(cell.effective_concurrency, cell.concurrency);
+}
+
+bool server_concurrency_below_requested(const DecodeCell& cell) {
+  return below_requested(cell.server_running_mean, cell.concurrency);
+}
+
+bool server_concurrency_above_requested(const DecodeCell& cell) {
+  if (!cell.server_running_mean || cell.concurrency <= 0) return false;
   const double requested = static_cast<double>(cell.concurrency);
-  return requested - *cell.effective_concurrency >= 0.75 && *cell.effective_concurrency < 0.9 * requested;
+  return *cell.server_running_mean - requested >= 0.75 && *cell.server_running_mean > 1.1 * requested;
 }
 
 void compute_prefill_metrics(const RequestRecord& r, int64_t target_prompt_tokens, PrefillRow& row) {

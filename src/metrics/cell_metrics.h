@@ -28,6 +28,14 @@ void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow
 /// figure a little, so smaller shortfalls are not flagged). The report warns on these cells.
 bool effective_concurrency_below_requested(const DecodeCell& cell);
 
+/// The same rule applied to the server's own count (server_running_mean): it ran fewer requests
+/// at once than the cell sent (the rest queued). The report shows such cells as (X/Y)*.
+bool server_concurrency_below_requested(const DecodeCell& cell);
+
+/// The server ran at least most of a request more than the cell sent, on average, and over 110%
+/// of them: another client, or earlier requests still running. The report warns on these cells.
+bool server_concurrency_above_requested(const DecodeCell& cell);
+
 /// Fills the measured fields of a prefill row from its one cold request.
 void compute_prefill_metrics(const RequestRecord& record, int64_t target_prompt_tokens, PrefillRow& row);
 

@@ -459,6 +459,16 @@ std::vector<Finding> findings(const RunResult& r) {
       warn(fmt::format("{}: effective concurrency below requested: {:.1f} of {} requests were generating on "
                        "average.",
                        name, *c.effective_concurrency, c.concurrency));
+    if (server_concurrency_below_requested(c))
+      warn(fmt::format("{}: the server ran fewer requests than were sent, by its own count: ({:.1f}/{})*, {:.1f} of "
+                       "{} running on average{}.",
+                       name, *c.server_running_mean, c.concurrency, *c.server_running_mean, c.concurrency,
+                       c.server_waiting_mean ? fmt::format(" and {:.1f} waiting", *c.server_waiting_mean) : ""));
+    if (server_concurrency_above_requested(c))
+      warn(fmt::format("{}: the server ran more requests than this cell sent, by its own count: {:.1f} of {} on "
+                       "average (another client, or earlier requests still running), so its numbers are for a "
+                       "higher real concurrency.",
+                       name, *c.server_running_mean, c.concurrency));
     if (c.requests_failed && *c.requests_failed > 0)
       error(fmt::format("{}: {} of {} requests failed.", name, format_thousands(*c.requests_failed),
                         c.requests_started ? format_thousands(*c.requests_started) : "?"));

@@ -106,6 +106,8 @@ struct DecodeCell {
   std::optional<double> tokens_per_chunk;   ///< output tokens / token-bearing chunks, in window
   std::optional<double> avg_active;         ///< time-weighted mean of requests in flight, in window
   std::optional<double> effective_concurrency;  ///< time-weighted mean of streams generating, in window
+  std::optional<double> server_running_mean;  ///< the server's own running-request count, mean of samples in window
+  std::optional<double> server_waiting_mean;  ///< the server's own queued-request count, same samples
   std::optional<int64_t> completed;         ///< requests that finished inside the window
   std::optional<int64_t> output_tokens;     ///< output tokens that arrived inside the window
   std::optional<double> measured_s;         ///< window length

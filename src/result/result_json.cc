@@ -184,6 +184,8 @@ json decode_to_json(const DecodeCell& c) {
           {"tokens_per_chunk", opt(c.tokens_per_chunk)},
           {"avg_active", opt(c.avg_active)},
           {"effective_concurrency", opt(c.effective_concurrency)},
+          {"server_running_mean", opt(c.server_running_mean)},
+          {"server_waiting_mean", opt(c.server_waiting_mean)},
           {"completed", opt(c.completed)},
           {"output_tokens", opt(c.output_tokens)},
           {"measured_s", opt(c.measured_s)},
@@ -219,6 +221,8 @@ Result<DecodeCell> decode_from_json(const json& j) {
   read_opt(j, "tokens_per_chunk", c.tokens_per_chunk);
   read_opt(j, "avg_active", c.avg_active);
   read_opt(j, "effective_concurrency", c.effective_concurrency);
+  read_opt(j, "server_running_mean", c.server_running_mean);
+  read_opt(j, "server_waiting_mean", c.server_waiting_mean);
   read_opt(j, "completed", c.completed);
   read_opt(j, "output_tokens", c.output_tokens);
   read_opt(j, "measured_s", c.measured_s);
