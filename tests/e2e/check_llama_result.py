@@ -2,7 +2,8 @@
 
 Asserts what issue 3 asks of the end-to-end run: engine and build detected, KV capacity read and
 over-capacity cells marked, effective concurrency 4 at concurrency 8 with 4 slots, decode speed at
-concurrency 1 within 3% of the server's own timings, exact prompt lengths and exact output lengths.
+concurrency 1 within 3% of the server's own timings, exact prompt lengths and exact output lengths;
+and (issue 11) the server's own running / queued counts sampled over each window.
 """
 import json
 import sys
@@ -49,6 +50,20 @@ c8 = cells[(0, 8)]
 check(3.6 <= c8["effective_concurrency"] <= 4.2,
       f"concurrency 8 on 4 slots: effective concurrency {c8['effective_concurrency']:.2f} ~ 4")
 check(c8["avg_active"] > 7.0, f"concurrency 8: 8 requests in flight ({c8['avg_active']:.2f})")
+
+# Issue 11, point 4: llama-server was started with --metrics, so the idle barrier and the window
+# sampler read llamacpp:requests_processing / requests_deferred: the server's own count says 4
+# running and 4 queued at concurrency 8 on 4 slots, 1 running at concurrency 1.
+check(not any(w.startswith("No idle check was possible") for w in r["warnings"]),
+      "the idle check read llama-server's /metrics")
+for (ctx, n), c in sorted(cells.items()):
+    if c["status"] == "valid":
+        check(c.get("server_running_mean") is not None, f"cell {ctx}x{n}: server_running_mean sampled")
+run8, wait8 = c8.get("server_running_mean"), c8.get("server_waiting_mean")
+check(run8 is not None and 3.0 <= run8 <= 4.0, f"concurrency 8 on 4 slots: the server ran {run8} ~ 4")
+check(wait8 is not None and 2.5 <= wait8 <= 4.5, f"concurrency 8 on 4 slots: the server queued {wait8} ~ 4")
+run1 = cells[(0, 1)].get("server_running_mean")
+check(run1 is not None and 0.5 <= run1 <= 1.0, f"concurrency 1: the server ran {run1} ~ 1")
 
 # Decode speed at concurrency 1 against the server's own timings.predicted_per_second, request by
 # request (the same finished requests on both sides; server_rate_ratio = ours / theirs).
