@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engines/prometheus.h"
+#include "net/url.h"
 
 namespace sm {
 
@@ -153,7 +154,7 @@ std::optional<ServerLoadReader> ServerLoadReader::detect(EngineKind kind, const 
     const std::string_view path = load_path(source);
     auto [it, fresh] = bodies.try_emplace(path);
     if (fresh) {
-      auto r = transport(HttpRequest{base_url + std::string(path), "", headers});
+      auto r = transport(HttpRequest{join_url(base_url, path), "", headers});
       if (r && r->status >= 200 && r->status < 300) it->second = std::move(r->body);
     }
     if (it->second && read_load(source, *it->second)) return ServerLoadReader(source, base_url, headers, transport);
@@ -162,7 +163,7 @@ std::optional<ServerLoadReader> ServerLoadReader::detect(EngineKind kind, const 
 }
 
 Result<ServerLoad> ServerLoadReader::read() const {
-  const std::string url = base_url_ + std::string(load_path(source_));
+  const std::string url = join_url(base_url_, load_path(source_));
   auto r = transport_(HttpRequest{url, "", headers_});
   if (!r) return std::unexpected(r.error());
   if (r->status < 200 || r->status >= 300) return fail(ErrorCode::Http, fmt::format("{}: HTTP {}", url, r->status));

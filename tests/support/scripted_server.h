@@ -86,7 +86,7 @@ struct ScriptedServerOptions {
   std::function<StreamScript(const RequestInfo&)> script;
   std::string model = "scripted-model";
   int64_t max_model_len = 32768;
-  std::optional<int64_t> kv_capacity_tokens = 1 << 20;  ///< served as vLLM cache_config_info; nullopt = no /metrics
+  std::optional<int64_t> kv_capacity_tokens = 1 << 20;  ///< served as vLLM cache_config_info; nullopt = none
   bool tokenize_endpoint = true;
   const Clock* clock = &SteadyClock::instance();
 
