@@ -9,7 +9,7 @@ WindowLoad mean_in_window(std::span<const LoadSample> samples, int64_t begin_ns,
   double running = 0, waiting = 0;
   int64_t with_waiting = 0;
   for (const auto& s : samples) {
-    if (s.t_ns < begin_ns || s.t_ns > end_ns) continue;
+    if (s.sent_ns < begin_ns || s.received_ns > end_ns) continue;
     ++out.samples;
     running += static_cast<double>(s.load.running);
     if (s.load.waiting) {
@@ -48,7 +48,7 @@ void ServerSampler::sample() {
   const int64_t t1 = clock_.now_ns();
   if (!load) return;  // a missed sample; the mean is over the ones that came back
   std::lock_guard lock(mu_);
-  samples_.push_back({t0 + (t1 - t0) / 2, *load});
+  samples_.push_back({t0, t1, *load});
 }
 
 }  // namespace sm

@@ -17,9 +17,11 @@
 
 namespace sm {
 
-/// One reading of the server's load, stamped halfway through its request.
+/// One reading of the server's load and when its request was sent and answered: the server read
+/// its gauges somewhere in between.
 struct LoadSample {
-  int64_t t_ns = 0;
+  int64_t sent_ns = 0;
+  int64_t received_ns = 0;
   ServerLoad load;
 };
 
@@ -30,7 +32,9 @@ struct WindowLoad {
   int64_t samples = 0;                 ///< samples inside the window
 };
 
-/// Mean of the samples stamped inside [begin_ns, end_ns]; no samples there: no means.
+/// Mean of the samples taken wholly inside [begin_ns, end_ns] (sent at or after its start,
+/// answered at or before its end), so none can be a reading of the ramp or of the cancelled
+/// streams after the window; no samples there: no means.
 WindowLoad mean_in_window(std::span<const LoadSample> samples, int64_t begin_ns, int64_t end_ns);
 
 /// How often to sample a window of this length: every second, or five times per window when

@@ -9,14 +9,16 @@
 namespace sm {
 namespace {
 
-TEST(ServerSampler, MeanCountsOnlySamplesInsideTheWindow) {
+TEST(ServerSampler, MeanCountsOnlySamplesTakenWhollyInsideTheWindow) {
   std::vector<LoadSample> samples = {
-      {500, {9, 0}},   // ramp: before the window
-      {1000, {4, 2}},  // the window's first instant counts
-      {2000, {2, std::nullopt}},
-      {3000, {3, 1}},
-      {4000, {5, 0}},  // the window's last instant counts
-      {4001, {0, 0}},  // after it: cancelled streams draining
+      {500, 700, {9, 0}},    // ramp: before the window
+      {900, 1100, {1, 0}},   // sent before the window opened: may be a reading of the ramp
+      {1000, 1200, {4, 2}},  // sent at the window's first instant: counts
+      {2000, 2100, {2, std::nullopt}},
+      {3000, 3100, {3, 1}},
+      {3900, 4000, {5, 0}},  // answered at the window's last instant: counts
+      {3950, 4050, {1, 0}},  // answered after it: may be a reading of the cancelled streams
+      {4001, 4100, {0, 0}},  // after it: cancelled streams draining
   };
   WindowLoad w = mean_in_window(samples, 1000, 4000);
   EXPECT_EQ(w.samples, 4);
@@ -25,7 +27,7 @@ TEST(ServerSampler, MeanCountsOnlySamplesInsideTheWindow) {
 }
 
 TEST(ServerSampler, NoSampleInTheWindowGivesNoMean) {
-  std::vector<LoadSample> samples = {{10, {3, 0}}};
+  std::vector<LoadSample> samples = {{10, 20, {3, 0}}};
   WindowLoad w = mean_in_window(samples, 100, 200);
   EXPECT_EQ(w.samples, 0);
   EXPECT_FALSE(w.running_mean.has_value());
@@ -39,10 +41,9 @@ TEST(ServerSampler, IntervalIsASecondOrAFifthOfAShortWindow) {
   EXPECT_EQ(sampling_interval_ns(0.1), 100 * kNsPerMs);
 }
 
-// The thread with an injected read: read n takes the hand-driven clock from n-1 to n seconds and
-// is stamped halfway, at n - 0.5 s. The first six fall inside the window [0.5 s, 5.5 s]; later
-// reads move the clock far past it, so whatever the thread reads before it stops is outside,
-// and the mean is exact.
+// The thread with an injected read: read n takes the hand-driven clock from n-1 to n seconds.
+// The first six fall inside the window [0 s, 6 s]; later reads move the clock far past it, so
+// whatever the thread reads before it stops is outside, and the mean is exact.
 TEST(ServerSampler, ThreadSamplesUntilStoppedAndStampsEachRead) {
   ManualClock clock(0);
   std::atomic<int> reads{0};
@@ -63,8 +64,9 @@ TEST(ServerSampler, ThreadSamplesUntilStoppedAndStampsEachRead) {
   six.get_future().wait();
   std::vector<LoadSample> samples = sampler.stop();
   ASSERT_GE(samples.size(), 5u);
-  EXPECT_EQ(samples[0].t_ns, kNsPerS / 2);
-  WindowLoad w = mean_in_window(samples, kNsPerS / 2, 11 * kNsPerS / 2);
+  EXPECT_EQ(samples[0].sent_ns, 0);
+  EXPECT_EQ(samples[0].received_ns, kNsPerS);
+  WindowLoad w = mean_in_window(samples, 0, 6 * kNsPerS);
   EXPECT_EQ(w.samples, 5);
   EXPECT_DOUBLE_EQ(*w.running_mean, (1 + 2 + 4 + 5 + 6) / 5.0);
   EXPECT_DOUBLE_EQ(*w.waiting_mean, 0.0);
