@@ -306,8 +306,6 @@ struct ScriptedServer::Impl {
                                             {"root", options.model}, {"max_model_len", options.max_model_len}}})}};
       return respond(fd, 200, "application/json", models.dump());
     }
-    if (req.path == "/metrics" && options.kv_capacity_tokens)
-      return respond(fd, 200, "text/plain; version=0.0.4", metrics_text());
     if (req.path == "/tokenize" && options.tokenize_endpoint && req.method == "POST") {
       if (!body.is_object()) return respond(fd, 400, "application/json", R"({"error":"bad json"})");
       int64_t n = count_prompt_tokens(body);
