@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <set>
 
+#include "bench/attribution.h"
 #include "bench/closed_loop.h"
 #include "bench/progress.h"
 #include "bench/resume.h"
@@ -222,7 +223,7 @@ Result<void> MatrixRun::prepare() {
   result_.target_url = base_url_;
   result_.launch_command = config_.launch_command;
   result_.engine = probe_.engine;
-  result_.hardware = probe_hardware();
+  attribute_hardware(result_, config_, base_url_);
   if (sim_) {
     // The machine being "measured" is the simulated one: its GPU comes from the calculator.
     auto catalog = calc::Catalog::builtin();
@@ -237,7 +238,7 @@ Result<void> MatrixRun::prepare() {
           hw.gpus.push_back(g);
         }
         hw.cpu_model = result_.hardware.cpu_model;
-        hw.is_server_host = true;  // the simulated GPU is the (simulated) server's
+        hw.source = HardwareSource::Simulated;  // the simulated GPU is the (simulated) server's
         result_.hardware = hw;
         result_.engine.quantization = setup->quant.name;
         result_.engine.backend = "simulated";
