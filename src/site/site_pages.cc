@@ -446,6 +446,9 @@ SiteResponse Site::page_getting_started(const SiteRequest& request) {
           "<code>$SPEEDMATRIX_UPLOAD_TOKEN</code>):"
           "<pre>speedmatrix run --url http://127.0.0.1:8000 --upload " + url +
           " --upload-token smt_…</pre>"
+          "<p>A server on another machine? Save its hardware there with <code>speedmatrix hardware --out "
+          "gpu-box.json</code> and add <code>--server-hardware gpu-box.json</code> (or <code>--gpu \"RTX 3090\" "
+          "--gpu-count 2</code>); otherwise the run is listed under unknown hardware and not ranked.</p>"
           "<p>No GPU at hand? Measure the built-in simulated engine:</p>"
           "<pre>speedmatrix sim --listen 127.0.0.1:8000 &amp;\nspeedmatrix run --url http://127.0.0.1:8000 --contexts 0 "
           "--concurrency 1,2 --prefill-contexts none --duration 2 --max-output 256 --upload " + url +

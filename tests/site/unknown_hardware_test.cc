@@ -186,6 +186,7 @@ TEST_F(UnknownHardwareSiteTest, ApiAndPagesListThemUnderUnknownHardwareOutOfTheR
   EXPECT_NE(get("/runs").body.find("data-run-id=\"far\""), std::string::npos);  // every run is listed
   SiteResponse report = get("/runs/far");
   EXPECT_NE(report.body.find("on unknown hardware"), std::string::npos);
+  EXPECT_NE(get("/getting-started").body.find("--server-hardware gpu-box.json"), std::string::npos);
 }
 
 TEST_F(UnknownHardwareSiteTest, WithoutSuchRunsThePagesSayNothingAboutThem) {
