@@ -321,5 +321,34 @@ TEST(RunAttribution, ResumeKeepsTheStoredAttribution) {
   EXPECT_EQ(to_json(*after).at("client_hardware"), to_json(*stored).at("client_hardware"));
 }
 
+// A result.json from before hardware.source, interrupted: resuming it reads `is_server_host` and
+// writes the attribution it meant.
+TEST(RunAttribution, ResumeReadsAnOlderFilesIsServerHost) {
+  ScriptedServer server;
+  test::TempDir dir;
+  ASSERT_EQ(run_matrix(tiny_config(server, dir.file("run"))), 0);
+  nlohmann::json old = nlohmann::json::parse(test::read_file(dir.file("run/result.json")));
+  old["hardware"].erase("source");
+  old["hardware"].erase("source_detail");
+  old["hardware"]["is_server_host"] = false;
+  old.erase("client_hardware");
+  old["decode"][0]["status"] = "interrupted";
+  ASSERT_TRUE(write_file_atomic(dir.file("run/result.json"), old.dump(2)));
+
+  auto stored = read_result_file(dir.file("run/result.json"));
+  ASSERT_TRUE(stored.has_value()) << stored.error().message;
+  RunConfig resume = config_to_resume(*stored, dir.file("run"));
+  resume.quiet = true;
+  resume.client_selftest = false;
+  resume.json_output = true;
+  ASSERT_EQ(run_matrix(resume), 0);
+  nlohmann::json after = nlohmann::json::parse(test::read_file(dir.file("run/result.json")));
+  EXPECT_EQ(after["decode"][0]["status"], "valid");
+  EXPECT_EQ(after["hardware"]["source"], "unknown");
+  EXPECT_FALSE(after["hardware"].contains("is_server_host"));
+  EXPECT_EQ(after["client_hardware"]["source"], "probed");
+  EXPECT_EQ(after["client_hardware"]["cpu_model"], old["hardware"]["cpu_model"]);
+}
+
 }  // namespace
 }  // namespace sm

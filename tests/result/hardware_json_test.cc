@@ -93,15 +93,18 @@ TEST(HardwareJson, TheSchemaAcceptsLocalAndRemoteRunsAndRefusesABadClient) {
 
 // Files from before hardware.source: what `is_server_host` and the kind meant.
 TEST(HardwareJson, OldFilesAreReadByTheirIsServerHost) {
-  RunResult seed = test::seed_fixture();  // written with "is_server_host": true and no "source"
-  EXPECT_EQ(seed.hardware.source, HardwareSource::Probed);
-  EXPECT_EQ(seed.hardware.gpus.size(), 1u);
-  EXPECT_FALSE(seed.client_hardware.has_value());
-
+  // The seed run as an older speedmatrix wrote it: "is_server_host": true and no "source".
   json old = to_json(test::seed_fixture());
   old["hardware"].erase("source");
   old["hardware"].erase("source_detail");
   old.erase("client_hardware");
+  old["hardware"]["is_server_host"] = true;
+  auto seed = result_from_json(old);
+  ASSERT_TRUE(seed.has_value()) << seed.error().message;
+  EXPECT_EQ(seed->hardware.source, HardwareSource::Probed);
+  EXPECT_EQ(seed->hardware.gpus.size(), 1u);
+  EXPECT_FALSE(seed->client_hardware.has_value());
+
   old["hardware"]["is_server_host"] = false;  // the facts were the client's
   auto remote = result_from_json(old);
   ASSERT_TRUE(remote.has_value()) << remote.error().message;
