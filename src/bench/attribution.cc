@@ -12,6 +12,8 @@ namespace sm {
 namespace {
 
 constexpr std::string_view kClientDetail = "the machine that ran speedmatrix (the client)";
+// The most GPUs a declaration may name: what the results site accepts (data/site/upload-rules.json).
+constexpr int64_t kMaxDeclaredGpus = 256;
 
 Result<HardwareInfo> hardware_from_file(const std::string& path) {
   auto file = read_hardware_file(path);
@@ -58,8 +60,9 @@ Result<std::optional<HardwareInfo>> declared_hardware(const HardwareDeclaration&
     return fail(ErrorCode::InvalidArgument, "--gpu-count needs --gpu NAME (the GPU model the server has N of)");
   if (d.gpu_count && *d.gpu_count < 1)
     return fail(ErrorCode::InvalidArgument, fmt::format("--gpu-count must be at least 1, got {}", *d.gpu_count));
-  if (d.gpu_count && *d.gpu_count > 1024)
-    return fail(ErrorCode::InvalidArgument, fmt::format("--gpu-count {} is more GPUs than one server has", *d.gpu_count));
+  if (d.gpu_count && *d.gpu_count > kMaxDeclaredGpus)
+    return fail(ErrorCode::InvalidArgument,
+                fmt::format("--gpu-count {} is more GPUs than one server has (at most {})", *d.gpu_count, kMaxDeclaredGpus));
   if (file) {
     auto hw = hardware_from_file(d.server_hardware_path);
     if (!hw) return std::unexpected(hw.error());

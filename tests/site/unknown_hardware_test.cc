@@ -135,15 +135,17 @@ class UnknownHardwareSiteTest : public ::testing::Test {
     return site_->handle(r);
   }
 
-  int upload(const RunResult& result) {
+  SiteResponse upload_json(const json& result) {
     SiteRequest r;
     r.method = HttpMethod::Post;
     r.path = "/api/v1/runs";
-    r.body = to_json(result).dump();
+    r.body = result.dump();
     r.client = "127.0.0.1";
     r.authorization = "Bearer " + token_;
-    return site_->handle(r).status;
+    return site_->handle(r);
   }
+
+  int upload(const RunResult& result) { return upload_json(to_json(result)).status; }
 
   test::TempDir dir_;
   ManualClock clock_{1'000'000'000};
@@ -187,6 +189,22 @@ TEST_F(UnknownHardwareSiteTest, ApiAndPagesListThemUnderUnknownHardwareOutOfTheR
   SiteResponse report = get("/runs/far");
   EXPECT_NE(report.body.find("on unknown hardware"), std::string::npos);
   EXPECT_NE(get("/getting-started").body.find("--server-hardware gpu-box.json"), std::string::npos);
+}
+
+TEST_F(UnknownHardwareSiteTest, UploadRulesBoundTheClientsFactsLikeTheServers) {
+  json j = to_json(remote_run("big"));
+  j["client_hardware"]["gpus"] = json::array();
+  for (int i = 0; i < 257; ++i) j["client_hardware"]["gpus"].push_back({{"name", "x"}});
+  SiteResponse refused = upload_json(j);
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_NE(refused.body.find("$.client_hardware.gpus: more than 256 items"), std::string::npos) << refused.body;
+  j = to_json(remote_run("long"));
+  j["hardware"]["source_detail"] = std::string(1001, 'x');
+  SiteResponse too_long = upload_json(j);
+  EXPECT_EQ(too_long.status, 400);
+  EXPECT_NE(too_long.body.find("$.hardware.source_detail: longer than 1000 characters"), std::string::npos)
+      << too_long.body;
+  EXPECT_EQ(upload(remote_run("fine")), 201);
 }
 
 TEST_F(UnknownHardwareSiteTest, WithoutSuchRunsThePagesSayNothingAboutThem) {
