@@ -1,6 +1,7 @@
 #include "bench/closed_loop.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <fmt/format.h>
 
@@ -10,6 +11,16 @@ namespace sm {
 
 namespace {
 void wake_client(void* client) { static_cast<StreamClient*>(client)->wake(); }
+
+// Tokens past which a request has clearly not honoured max_tokens (a little slack for servers
+// that count a final token or two differently).
+int64_t overrun_limit(int64_t max_tokens) { return max_tokens + std::max<int64_t>(16, max_tokens / 10); }
+
+// Sources that count every token of every chunk (the rest count chunks and estimate).
+bool counted_exactly(TokenSource s) {
+  return s == TokenSource::UsageContinuous || s == TokenSource::Timings || s == TokenSource::TokenIds ||
+         s == TokenSource::UsageFinal;
+}
 }  // namespace
 
 ClosedLoop::ClosedLoop(const Clock& clock, StreamClientOptions options)
@@ -33,16 +44,18 @@ void ClosedLoop::start_request(int32_t slot) {
 }
 
 // Tokens carried by one chunk. Cumulative counts (continuous usage, llama.cpp timings) are
-// exact; a request switches to one of them at its first chunk that carries output and a count
-// (llama.cpp also puts the final usage on its finishing chunk, which has no output: that must
-// not be mistaken for a running count). Otherwise each chunk with output counts one and the
-// final usage reconciles later.
-int32_t ClosedLoop::tokens_in(const ChunkInfo& c, Accounting& acc) {
+// exact; a request reads them only when its first chunk with output carries one. A count that
+// first appears later is a total, not a running count: some servers put the final usage on their
+// last content chunk, and llama.cpp puts it on its finishing chunk, which has no output. Such a
+// request counts one token per chunk with output, and finalize() reconciles it with that total.
+int32_t ClosedLoop::tokens_in(const ChunkInfo& c, Accounting& acc, int64_t tokens_so_far) {
   auto cumulative = [&](TokenSource mode, int64_t value) -> std::optional<int32_t> {
     if (!c.has_choices || value < 0) return std::nullopt;
-    if (acc.mode != mode && !(acc.mode == TokenSource::Chunks && c.has_token && value > acc.last_cumulative))
-      return std::nullopt;
-    acc.mode = mode;
+    if (acc.mode != mode) {
+      const bool first_output = acc.mode == TokenSource::Chunks && tokens_so_far == 0 && c.has_token;
+      if (!first_output || value <= 0) return std::nullopt;
+      acc.mode = mode;
+    }
     const int64_t d = value - acc.last_cumulative;
     acc.last_cumulative = std::max(acc.last_cumulative, value);
     return static_cast<int32_t>(std::max<int64_t>(0, d));
@@ -95,10 +108,19 @@ bool ClosedLoop::on_event(uint64_t id, int64_t t_ns, std::string_view data) {
     r.usage_prompt_tokens = chunk_.timings_prompt_n + chunk_.timings_cache_n;
   if (chunk_.timings_predicted_per_second > 0) r.server_tok_s = chunk_.timings_predicted_per_second;
   if (chunk_.finish != FinishReason::None) r.finish = chunk_.finish;
-  const int32_t tokens = tokens_in(chunk_, accounting_[it->second]);
+  Accounting& acc = accounting_[it->second];
+  const int32_t tokens = tokens_in(chunk_, acc, r.tokens);
   if (tokens <= 0) return true;
   r.chunks.push_back({t_ns, tokens});
   r.tokens += tokens;
+  ++acc.counted_chunks;
+  if (r.tokens > overrun_limit(r.max_tokens)) {
+    // A server that ignores max_tokens would keep a single request (calibration, warm-up,
+    // prefill) streaming for ever: cut it and say why.
+    r.error = fmt::format("server ignores max_tokens: it sent {} tokens, {} were asked for", r.tokens, r.max_tokens);
+    r.error_code = ErrorCode::Protocol;
+    return false;
+  }
   if (r.first_token_ns < 0) {
     r.first_token_ns = t_ns;
     int64_t& slot_first = slot_first_token_ns_[static_cast<size_t>(r.slot)];
@@ -112,22 +134,37 @@ bool ClosedLoop::on_event(uint64_t id, int64_t t_ns, std::string_view data) {
 
 void ClosedLoop::finalize(RequestRecord& r, Accounting& acc) {
   r.source = acc.mode;
-  if (r.source == TokenSource::Chunks && r.usage_completion_tokens >= 0) {
+  if (r.source != TokenSource::Chunks || r.chunks.empty()) return;
+  if (r.usage_completion_tokens >= 0) {
     // Reconcile: spread the server's total over the chunks we saw (design.md, point 5).
-    const int64_t total = r.usage_completion_tokens;
-    const int64_t k = static_cast<int64_t>(r.chunks.size());
-    if (k > 0 && total != r.tokens) {
-      std::vector<ChunkStamp> spread;
-      spread.reserve(r.chunks.size());
-      for (int64_t i = 0; i < k; ++i) {
-        const int64_t n = (i + 1) * total / k - i * total / k;
-        if (n > 0) spread.push_back({r.chunks[static_cast<size_t>(i)].t_ns, static_cast<int32_t>(n)});
-      }
-      r.chunks = std::move(spread);
-      r.tokens = total;
-      if (!r.chunks.empty()) r.first_token_ns = r.chunks.front().t_ns;
-    }
+    spread_tokens(r, r.usage_completion_tokens);
     r.source = TokenSource::UsageFinal;
+  } else if (r.finish == FinishReason::Length && r.max_tokens > 0 && r.tokens <= r.max_tokens) {
+    // No count at all, but "length" means exactly max_tokens were generated.
+    spread_tokens(r, r.max_tokens);
+    r.source = TokenSource::FinishLength;
+  }
+}
+
+// Streams that never got a count (cut at the window's end before their final usage) count one
+// token per chunk; when other requests of the same cell were reconciled, their tokens per
+// chunk scale the estimate (a server that sends k tokens per chunk does so for every stream).
+void ClosedLoop::scale_uncounted_streams() {
+  int64_t reconciled_tokens = 0, reconciled_chunks = 0;
+  for (size_t i = 0; i < outcome_.records.size(); ++i) {
+    const RequestRecord& r = outcome_.records[i];
+    if (r.source != TokenSource::UsageFinal && r.source != TokenSource::FinishLength) continue;
+    reconciled_tokens += r.tokens;
+    reconciled_chunks += accounting_[i].counted_chunks;
+  }
+  if (reconciled_chunks == 0 || reconciled_tokens == 0) return;
+  const double tokens_per_chunk = static_cast<double>(reconciled_tokens) / static_cast<double>(reconciled_chunks);
+  for (size_t i = 0; i < outcome_.records.size(); ++i) {
+    RequestRecord& r = outcome_.records[i];
+    if (r.source != TokenSource::Chunks || r.chunks.empty()) continue;
+    const auto estimate = std::llround(static_cast<double>(accounting_[i].counted_chunks) * tokens_per_chunk);
+    spread_tokens(r, std::max<int64_t>(1, estimate));
+    r.source = TokenSource::ChunksScaled;
   }
 }
 
@@ -137,7 +174,11 @@ void ClosedLoop::on_end(uint64_t id, int64_t t_ns, const TransferEnd& end) {
   RequestRecord& r = outcome_.records[it->second];
   r.end_ns = t_ns;
   finalize(r, accounting_[it->second]);
-  if (end.cancelled) {
+  if (end.cancelled && !cut_error_.empty() && r.error.empty()) {
+    r.end = RequestEnd::Failed;
+    r.error_code = ErrorCode::Timeout;
+    r.error = cut_error_;
+  } else if (end.cancelled) {
     r.end = RequestEnd::Cut;
   } else if (!end.ok) {
     r.end = RequestEnd::Failed;
@@ -146,6 +187,8 @@ void ClosedLoop::on_end(uint64_t id, int64_t t_ns, const TransferEnd& end) {
       r.error = end.error;
       if (!end.error_body.empty()) r.error += ": " + end.error_body.substr(0, 500);
     }
+  } else if (r.finish == FinishReason::Length && !counted_exactly(r.source)) {
+    r.end = RequestEnd::Finished;  // counted one per chunk: "length" is the better witness
   } else if (r.finish == FinishReason::Stop || r.tokens < r.max_tokens) {
     r.end = r.tokens == 0 && r.finish == FinishReason::None ? RequestEnd::Failed : RequestEnd::EndedEarly;
     if (r.end == RequestEnd::Failed) {
@@ -177,6 +220,7 @@ LoopOutcome ClosedLoop::run(const LoopSpec& spec) {
   slots_with_token_ = 0;
   failures_ = 0;
   closing_ = false;
+  cut_error_.clear();
   outcome_.records.reserve(static_cast<size_t>(spec.concurrency) * 4);
 
   const int64_t start_ns = clock_.now_ns();
@@ -193,7 +237,9 @@ LoopOutcome ClosedLoop::run(const LoopSpec& spec) {
     if (outcome_.error) break;
     int64_t deadline_ns;
     if (spec.duration_ns == 0) {
-      deadline_ns = INT64_MAX;  // single shot: until the request ends (read timeout bounds stalls)
+      // Single shot: until the request ends; the read timeout bounds silence, the request
+      // timeout a server that keeps sending (pings, or tokens past max_tokens unseen).
+      deadline_ns = spec.request_timeout_ns > 0 ? start_ns + spec.request_timeout_ns : INT64_MAX;
     } else if (outcome_.window_opened) {
       deadline_ns = outcome_.window.end_ns;
     } else {
@@ -205,6 +251,11 @@ LoopOutcome ClosedLoop::run(const LoopSpec& spec) {
         outcome_.ramp_timed_out = true;
         maybe_open_window(now_ns);
         continue;
+      }
+      if (spec.duration_ns == 0) {
+        outcome_.request_timed_out = true;
+        cut_error_ = fmt::format("no end within {:.0f} s (--request-timeout)",
+                                 static_cast<double>(spec.request_timeout_ns) / 1e9);
       }
       break;  // window over
     }
@@ -219,6 +270,7 @@ LoopOutcome ClosedLoop::run(const LoopSpec& spec) {
   }
   closing_ = true;
   client_.cancel_all();
+  scale_uncounted_streams();
   if (outcome_.window_opened && outcome_.window.end_ns > clock_.now_ns()) outcome_.window.end_ns = clock_.now_ns();
   if (outcome_.interrupted || outcome_.error) {
     // The window closes where the cell stopped; its numbers are partial and labelled so.

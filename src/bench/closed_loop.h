@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -26,6 +27,8 @@ struct LoopSpec {
   int64_t duration_ns = 0;         ///< window length; 0 = single shot: each slot runs one request
   int64_t ramp_timeout_ns = 0;     ///< window opens at the latest this long after the start
   int64_t max_failures = 0;        ///< the cell fails after this many failed requests (0 = 4N + 16)
+  int64_t request_timeout_ns = 0;  ///< single shot: requests still running this long after the
+                                   ///< start are cut and failed (0 = no limit but the read timeout)
   std::function<void()> on_tick;   ///< called about every 250 ms while the loop runs (progress line)
 };
 
@@ -35,6 +38,7 @@ struct LoopOutcome {
   bool window_opened = false;          ///< every slot produced a token (or the ramp timeout hit)
   bool ramp_timed_out = false;         ///< opened by the ramp timeout, not by the last first token
   bool interrupted = false;            ///< Ctrl-C arrived
+  bool request_timed_out = false;      ///< single shot: request_timeout_ns passed (its record says so)
   std::optional<Error> error;          ///< the cell as a whole failed (too many failed requests)
 };
 
@@ -54,10 +58,12 @@ class ClosedLoop final : public StreamHandler {
   struct Accounting {
     TokenSource mode = TokenSource::Chunks;
     int64_t last_cumulative = 0;  ///< last cumulative count seen (continuous usage or timings)
+    int64_t counted_chunks = 0;   ///< token-bearing chunks, before any reconciliation
   };
   void start_request(int32_t slot);
-  int32_t tokens_in(const ChunkInfo& chunk, Accounting& acc);
+  int32_t tokens_in(const ChunkInfo& chunk, Accounting& acc, int64_t tokens_so_far);
   void finalize(RequestRecord& r, Accounting& acc);
+  void scale_uncounted_streams();
   void maybe_open_window(int64_t t_ns);
 
   const Clock& clock_;
@@ -72,6 +78,7 @@ class ClosedLoop final : public StreamHandler {
   int64_t slots_with_token_ = 0;
   int64_t failures_ = 0;
   bool closing_ = false;                           ///< no more replacements
+  std::string cut_error_;                          ///< non-empty: streams cancelled now have failed
   uint64_t next_id_ = 1;
 };
 

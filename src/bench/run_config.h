@@ -36,6 +36,9 @@ struct RunConfig {
   std::string launch_command;      ///< --launch: a server command line speedmatrix starts and stops
   double launch_timeout_s = 900;   ///< how long a launched server may take to become healthy
   double ramp_timeout_s = 120;     ///< longest wait for all streams of a cell to produce a token
+  /// Longest a request outside a decode window (calibration, warm-up, prefill) may run; 0 =
+  /// default_request_timeout_s(prompt tokens).
+  double request_timeout_s = 0;
   double temperature = 0.0;        ///< sampling temperature sent with every request
   uint64_t seed = 0;               ///< prompt text seed (0 = derive from the run id)
   std::string out_dir;             ///< run folder; empty = runs/<timestamp>-<model>
@@ -43,6 +46,7 @@ struct RunConfig {
   bool quiet = false;              ///< no live progress line
   bool client_selftest = true;     ///< measure the client's ceiling (~1 s) before the run
   bool json_output = false;        ///< print the result as JSON instead of tables
+  bool redact_host = false;        ///< --redact-host: what is written drops hostnames and local paths too
   bool contexts_given = false;     ///< --contexts was set (else defaults follow the server's max length)
   bool embedded_sim = false;       ///< no target: measure the built-in simulated engine in-process
   std::string resume_dir;          ///< --resume: continue the run in this folder (settings come from it)
@@ -50,5 +54,13 @@ struct RunConfig {
   std::optional<TargetLocality> target_locality;  ///< where the server runs; unset: decided when the run starts
                                                   ///< (bench/attribution.h); tests set it
 };
+
+/// The default --request-timeout: a generous floor plus time for a slow prefill (50 prompt
+/// tokens/s, a CPU-only server's pace), so only a server that never ends its answer hits it.
+constexpr double kRequestTimeoutFloorS = 300;
+constexpr double kRequestTimeoutPerPromptTokenS = 0.02;
+inline double default_request_timeout_s(int64_t prompt_tokens) {
+  return kRequestTimeoutFloorS + kRequestTimeoutPerPromptTokenS * static_cast<double>(prompt_tokens);
+}
 
 }  // namespace sm

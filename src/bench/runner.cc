@@ -23,6 +23,8 @@
 #include "metrics/cell_metrics.h"
 #include "metrics/stats.h"
 #include "report/report.h"
+#include "net/url.h"
+#include "result/redact_result.h"
 #include "result/result_json.h"
 #include "selftest/selftest.h"
 #include "calc/catalog.h"
@@ -40,6 +42,18 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitInterrupted = 130;
+constexpr std::string_view kIgnoresMaxTokens = "server ignores max_tokens";  // ClosedLoop's reason
+
+// "2 of 37 requests failed; first: ..." when any request of a cell failed.
+std::optional<std::string> failed_requests_reason(const std::vector<RequestRecord>& records) {
+  int64_t failed = 0;
+  const RequestRecord* first = nullptr;
+  for (const auto& r : records)
+    if (r.end == RequestEnd::Failed && ++failed == 1) first = &r;
+  if (failed == 0) return std::nullopt;
+  return fmt::format("{} of {} request{} failed; first: {}", failed, records.size(), records.size() == 1 ? "" : "s",
+                     first->error.empty() ? "no reason recorded" : first->error);
+}
 
 bool use_color(std::FILE* f) { return isatty(fileno(f)) && std::getenv("NO_COLOR") == nullptr; }
 
@@ -71,11 +85,15 @@ class MatrixRun {
   Result<void> prepare_resume();
   Result<void> calibrate_counter();
   Result<BuiltPrompt> build_prompt(int64_t context, const std::string& head);
-  RequestRecord single_request(const std::string& prompt, int64_t max_tokens, std::string& error);
+  RequestRecord single_request(const std::string& prompt, int64_t prompt_tokens, int64_t max_tokens,
+                               std::string& error);
   void measure_prefill(PrefillRow& row, const BuiltPrompt& prompt);
   void measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool needs_warmup);
   HttpRequest completion_request(const std::string& prompt, int64_t max_tokens) const;
+  static bool ignores_max_tokens(const RequestRecord& r);
+  void note_once_ignores_max_tokens(const RequestRecord& r);
   void save();
+  RedactOptions redact_options() const;
   void note(const std::string& message);
   int finish(bool interrupted);
 
@@ -119,14 +137,28 @@ Result<void> MatrixRun::launch() {
   std::error_code ec;
   std::filesystem::create_directories("runs", ec);
   launch_log_path_ = fmt::format("runs/.server-{}.log", ::getpid());
-  std::fprintf(stderr, "speedmatrix: starting the server: %s\n", config_.launch_command.c_str());
+  std::fprintf(stderr, "speedmatrix: starting the server: %s\n",
+               redact_command(config_.launch_command, redact_options()).c_str());
   if (auto ok = server_.start(config_.launch_command, launch_log_path_); !ok) return ok;
-  return server_.wait_healthy(base_url_ + "/health", config_.launch_timeout_s);
+  return server_.wait_healthy(join_url(base_url_, "/health"), config_.launch_timeout_s);
+}
+
+// Secrets never leave the machine: everything written or printed from result_ goes through
+// redact_result (docs/ARCHITECTURE.md, "Secrets"); result_ itself keeps what was measured.
+RedactOptions MatrixRun::redact_options() const {
+  RedactOptions options;
+  options.drop_host = config_.redact_host;
+  if (options.drop_host) {
+    options.hosts.push_back(url_host(base_url_));
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0) options.hosts.emplace_back(host);
+  }
+  return options;
 }
 
 void MatrixRun::note(const std::string& message) {
   progress_.clear();
-  std::fprintf(stderr, "speedmatrix: %s\n", message.c_str());
+  std::fprintf(stderr, "speedmatrix: %s\n", redact_text(message, redact_options()).c_str());
 }
 
 HttpRequest MatrixRun::completion_request(const std::string& prompt, int64_t max_tokens) const {
@@ -135,7 +167,7 @@ HttpRequest MatrixRun::completion_request(const std::string& prompt, int64_t max
   spec.prompt = prompt;
   spec.max_tokens = max_tokens;
   spec.temperature = config_.temperature;
-  return HttpRequest{base_url_ + std::string(completion_path(config_.target.api)),
+  return HttpRequest{join_url(base_url_, completion_path(config_.target.api)),
                      build_completion_body(probe_.kind, config_.target.api, spec), headers_};
 }
 
@@ -177,7 +209,8 @@ Result<void> MatrixRun::prepare_resume() {
   const std::string path = (std::filesystem::path(config_.resume_dir) / kResultFile).string();
   auto stored = read_result_file(path);
   if (!stored) return std::unexpected(stored.error());
-  if (!stored->engine.model.empty() && stored->engine.model != probe_.engine.model)
+  if (!stored->engine.model.empty() && stored->engine.model != probe_.engine.model &&
+      stored->engine.model != redact_text(probe_.engine.model, redact_options()))
     return fail(ErrorCode::InvalidArgument,
                 fmt::format("--resume: the server now serves '{}', the interrupted run measured '{}'",
                             probe_.engine.model, stored->engine.model));
@@ -203,7 +236,7 @@ Result<void> MatrixRun::prepare_resume() {
     std::string log = (std::filesystem::path(run_dir_) / fmt::format("server-resume{}.log", result_.resumes)).string();
     if (std::rename(launch_log_path_.c_str(), log.c_str()) == 0) launch_log_path_ = log;
   }
-  return write_result_file(path, result_);
+  return write_result_file(path, redacted(result_, redact_options()));
 }
 
 Result<void> MatrixRun::prepare() {
@@ -289,17 +322,24 @@ Result<void> MatrixRun::prepare() {
     std::string log = (std::filesystem::path(run_dir_) / "server.log").string();
     if (std::rename(launch_log_path_.c_str(), log.c_str()) == 0) launch_log_path_ = log;
   }
-  auto written = write_result_file((std::filesystem::path(run_dir_) / kResultFile).string(), result_);
+  auto written = write_result_file((std::filesystem::path(run_dir_) / kResultFile).string(),
+                                   redacted(result_, redact_options()));
   if (!written) return written;
   return {};
 }
 
-RequestRecord MatrixRun::single_request(const std::string& prompt, int64_t max_tokens, std::string& error) {
+// One request outside a decode window, bounded by --request-timeout (scaled from the prompt's
+// length by default) and by max_tokens: a server that never ends its answer cannot hang the run.
+RequestRecord MatrixRun::single_request(const std::string& prompt, int64_t prompt_tokens, int64_t max_tokens,
+                                        std::string& error) {
   LoopSpec spec;
   spec.request = completion_request(prompt, max_tokens);
   spec.concurrency = 1;
   spec.max_tokens = max_tokens;
   spec.duration_ns = 0;
+  const double timeout_s =
+      config_.request_timeout_s > 0 ? config_.request_timeout_s : default_request_timeout_s(prompt_tokens);
+  spec.request_timeout_ns = static_cast<int64_t>(timeout_s * 1e9);
   spec.on_tick = [this] { progress_.tick(); };
   LoopOutcome out = loop_.run(spec);
   if (out.interrupted) error = "interrupted";
@@ -309,7 +349,21 @@ RequestRecord MatrixRun::single_request(const std::string& prompt, int64_t max_t
   }
   RequestRecord r = std::move(out.records.front());
   if (r.end == RequestEnd::Failed) error = r.error;
+  if (ignores_max_tokens(r)) note_once_ignores_max_tokens(r);
   return r;
+}
+
+bool MatrixRun::ignores_max_tokens(const RequestRecord& r) {
+  return r.end == RequestEnd::Failed && r.error.starts_with(kIgnoresMaxTokens);
+}
+
+void MatrixRun::note_once_ignores_max_tokens(const RequestRecord& r) {
+  const std::string text = r.error + "; its requests were cut there";
+  if (std::find(result_.warnings.begin(), result_.warnings.end(), text) != result_.warnings.end()) return;
+  for (const auto& w : result_.warnings)
+    if (w.starts_with(kIgnoresMaxTokens)) return;
+  result_.warnings.push_back(text);
+  note(text);
 }
 
 Result<void> MatrixRun::calibrate_counter() {
@@ -322,8 +376,10 @@ Result<void> MatrixRun::calibrate_counter() {
                                               default_transport());
     auto counted = endpoint_counter_->count(sample);
     if (counted) {
-      RequestRecord r = single_request(sample, 1, error);
-      if (!error.empty()) return fail(ErrorCode::Http, "calibration request failed: " + error);
+      RequestRecord r = single_request(sample, *counted, 1, error);
+      // A server that ignores max_tokens still said how long the prompt was: calibration holds.
+      if (!error.empty() && !(ignores_max_tokens(r) && r.usage_prompt_tokens >= 0))
+        return fail(ErrorCode::Http, "calibration request failed: " + error);
       int64_t overhead = r.usage_prompt_tokens >= 0 ? r.usage_prompt_tokens - *counted : 0;
       if (r.usage_prompt_tokens < 0)
         result_.warnings.push_back("the server reports no usage.prompt_tokens: prompt lengths are not verified");
@@ -334,11 +390,15 @@ Result<void> MatrixRun::calibrate_counter() {
     result_.engine.tokenize_endpoint = false;
   }
   // No tokenizer: fit tokens = a + b x words on two requests that read usage.prompt_tokens.
-  RequestRecord small = single_request(sample, 1, error);
+  RequestRecord small = single_request(sample, count_words(sample) * 2, 1, error);
+  if (!error.empty() && !(ignores_max_tokens(small) && small.usage_prompt_tokens >= 0))
+    return fail(ErrorCode::Http, "calibration request failed: " + error);
+  error.clear();
   std::string long_sample = sample;
   for (int i = 0; i < 512; ++i) long_sample += " the market";
-  RequestRecord large = single_request(long_sample, 1, error);
-  if (!error.empty()) return fail(ErrorCode::Http, "calibration request failed: " + error);
+  RequestRecord large = single_request(long_sample, count_words(long_sample) * 2, 1, error);
+  if (!error.empty() && !(ignores_max_tokens(large) && large.usage_prompt_tokens >= 0))
+    return fail(ErrorCode::Http, "calibration request failed: " + error);
   if (small.usage_prompt_tokens < 0 || large.usage_prompt_tokens <= small.usage_prompt_tokens) {
     result_.warnings.push_back("no tokenizer and no usage.prompt_tokens: prompt lengths are estimates");
     counter_ = std::make_unique<LinearTokenCounter>(0.0, 1.3);
@@ -361,7 +421,7 @@ Result<BuiltPrompt> MatrixRun::build_prompt(int64_t context, const std::string& 
 void MatrixRun::measure_prefill(PrefillRow& row, const BuiltPrompt& prompt) {
   progress_.begin(fmt::format("prefill {}", format_tokens(row.context)), false);
   std::string error;
-  RequestRecord r = single_request(prompt.text, 1, error);
+  RequestRecord r = single_request(prompt.text, prompt.target_tokens, 1, error);
   progress_.end();
   if (error == "interrupted") {
     row.status = CellStatus::Interrupted;
@@ -380,7 +440,7 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
   progress_.begin(fmt::format("decode {} x {}", format_tokens(cell.context), cell.concurrency), true);
   if (needs_warmup) {
     std::string error;
-    single_request(prompt.text, 1, error);
+    single_request(prompt.text, prompt.target_tokens, 1, error);
     if (error == "interrupted") {
       cell.status = CellStatus::Interrupted;
       progress_.end();
@@ -436,13 +496,19 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
     for (const auto& r : out.records)
       if (!r.error.empty()) last = r.error;
     cell.error = last.empty() ? "no stream produced a token" : last;
+  } else if (auto failed = failed_requests_reason(out.records)) {
+    // A failed stream (an error or a reset, not a cut at the window's end) leaves its slot empty
+    // for a while: the cell measured less than it says. Its numbers stay as diagnostics.
+    cell.status = CellStatus::Error;
+    cell.error = *failed;
   } else {
     cell.status = CellStatus::Valid;
   }
 }
 
 void MatrixRun::save() {
-  auto ok = write_result_file((std::filesystem::path(run_dir_) / kResultFile).string(), result_);
+  auto ok = write_result_file((std::filesystem::path(run_dir_) / kResultFile).string(),
+                              redacted(result_, redact_options()));
   if (!ok && !save_failed_) {
     save_failed_ = true;
     note(fmt::format("cannot save the result: {} (the run goes on; results stay in memory)", ok.error().message));
@@ -455,6 +521,7 @@ void MatrixRun::save() {
 int MatrixRun::finish(bool interrupted) {
   char buf[32];
   result_.finished_at = std::string(format_iso8601_utc(wall_clock_unix_ms(), buf));
+  redact_result(result_, redact_options());  // the reports and what is printed below, too
   save();
   progress_.clear();
   if (auto ok = write_run_reports(result_, run_dir_); !ok) note("cannot write reports: " + ok.error().message);

@@ -11,8 +11,10 @@
 #include "bench/runner.h"
 #include "cli/commands.h"
 #include "core/units.h"
+#include "net/url.h"
 #include "report/plan_text.h"
 #include "result/plan_json.h"
+#include "result/redact.h"
 #include "result/result_json.h"
 #include "system/server_process.h"
 #include "core/clock.h"
@@ -43,6 +45,7 @@ struct RunFlags {
   double connect_timeout_s = 10;
   double busy_poll_us = 0;  ///< set with its default by add_busy_poll_option
   double ramp_timeout_s = 120;
+  double request_timeout_s = 0;
   double temperature = 0;
   uint64_t seed = 0;
   bool dry_run = false;
@@ -50,6 +53,7 @@ struct RunFlags {
   std::string upload_token;  // --upload-token (default $SPEEDMATRIX_UPLOAD_TOKEN)
   bool quiet = false;
   bool no_selftest = false;
+  bool redact_host = false;  // --redact-host
   bool quick = false;
   std::string resume;
   bool duration_given = false;    ///< --duration was on the command line
@@ -68,8 +72,7 @@ Result<RunConfig> to_config(const RunFlags& f) {
       return fail(ErrorCode::InvalidArgument, "--launch: the command names no --port N; give --url too");
     c.target.base_url = fmt::format("http://127.0.0.1:{}", port);
   }
-  while (!c.target.base_url.empty() && c.target.base_url.back() == '/') c.target.base_url.pop_back();
-  if (c.target.base_url.ends_with("/v1")) c.target.base_url.resize(c.target.base_url.size() - 3);
+  c.target.base_url = trim_base_url(c.target.base_url);
   if (f.api == "completions") c.target.api = ApiKind::Completions;
   else if (f.api == "chat") c.target.api = ApiKind::Chat;
   else return fail(ErrorCode::InvalidArgument, "--api must be 'completions' or 'chat'");
@@ -135,6 +138,7 @@ Result<RunConfig> to_config(const RunFlags& f) {
   if (auto ok = validate(c.matrix); !ok) return std::unexpected(ok.error());
   if (f.format != "term" && f.format != "json") return fail(ErrorCode::InvalidArgument, "--format must be 'term' or 'json'");
   c.ramp_timeout_s = f.ramp_timeout_s;
+  c.request_timeout_s = f.request_timeout_s;
   c.temperature = f.temperature;
   c.seed = f.seed;
   c.out_dir = f.out;
@@ -142,6 +146,7 @@ Result<RunConfig> to_config(const RunFlags& f) {
   c.quiet = f.quiet;
   c.client_selftest = !f.no_selftest;
   c.json_output = f.format == "json";
+  c.redact_host = f.redact_host;
   // No target at all: the built-in simulated engine, so `speedmatrix run` works anywhere.
   if (!c.dry_run && c.target.base_url.empty() && f.resume.empty()) c.embedded_sim = true;
   return c;
@@ -156,11 +161,22 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   RunConfig c = config_to_resume(*stored, f.resume);
   if (!f.url.empty()) c.target.base_url = from_flags.target.base_url;
   if (!f.launch.empty()) c.launch_command = f.launch;
+  // What was redacted in the stored run cannot be used again as it is: ask for the original.
+  if (f.launch.empty() && is_redacted(c.launch_command))
+    return fail(ErrorCode::InvalidArgument,
+                "--resume: the stored launch command was redacted; give it again with --launch \"CMD\"");
+  if (f.url.empty() && is_redacted(c.target.base_url))
+    return fail(ErrorCode::InvalidArgument, "--resume: the stored target URL was redacted; give it again with --url");
+  // A model id that was a local path: ask the server (the runner checks it is the same model).
+  if (f.model.empty() && is_redacted(c.target.model)) c.target.model.clear();
+  // A run that dropped its hostname keeps doing so when resumed.
+  c.redact_host = from_flags.redact_host || stored->hardware.hostname == kRedactedHost;
   c.target.api_key = from_flags.target.api_key;
   c.target.read_timeout_s = from_flags.target.read_timeout_s;
   c.target.connect_timeout_s = from_flags.target.connect_timeout_s;
   c.target.busy_poll_ns = from_flags.target.busy_poll_ns;
   c.ramp_timeout_s = from_flags.ramp_timeout_s;
+  c.request_timeout_s = from_flags.request_timeout_s;
   c.launch_timeout_s = from_flags.launch_timeout_s;
   c.quiet = from_flags.quiet;
   c.client_selftest = from_flags.client_selftest;
@@ -246,6 +262,12 @@ void add_run_command(CLI::App& app, Action& action) {
                   "Longest wait, in seconds, for every stream of a decode cell to produce a first token; "
                   "then the window opens anyway and the cell reports its effective concurrency")
       ->capture_default_str();
+  run->add_option("--request-timeout", flags->request_timeout_s,
+                  fmt::format("Longest, in seconds, a request outside a decode window (calibration, warm-up, prefill) "
+                              "may take before it is cut and its row or cell marked error (default: {:.0f} s + {:.0f} ms "
+                              "per prompt token). Streams that send clearly more than max_tokens are cut too",
+                              kRequestTimeoutFloorS, kRequestTimeoutPerPromptTokenS * 1e3))
+      ->check(CLI::NonNegativeNumber);
   run->add_option("--temperature", flags->temperature, "Sampling temperature sent with every request")
       ->capture_default_str();
   run->add_option("--seed", flags->seed, "Seed of the prompt text (0: derived from the run id)");
@@ -263,6 +285,11 @@ void add_run_command(CLI::App& app, Action& action) {
                   "When the run finishes, send result.json to this results site, e.g. http://host:8080 "
                   "(retried; if it fails the run stays marked for `speedmatrix upload --pending`)");
   run->add_option("--upload-token", flags->upload_token, "Token for --upload; default $SPEEDMATRIX_UPLOAD_TOKEN");
+  run->add_flag("--redact-host", flags->redact_host,
+                "Also drop this machine's and the server's hostnames and local paths from everything written, "
+                "printed or uploaded: the host becomes <redacted-host> (the port stays) and a path like "
+                "/home/alice/models/qwen.gguf becomes <dir>/qwen.gguf. Secrets (API keys, tokens, passwords, "
+                "Authorization headers, URL credentials and key-like query parameters) are always redacted");
   run->callback([flags, run, &action]() {
     std::vector<std::string> given;
     for (const CLI::Option* o : run->get_options())
@@ -293,7 +320,8 @@ void add_run_command(CLI::App& app, Action& action) {
       const int64_t started_ms = wall_clock_unix_ms();
       const int code = run_matrix(*config);
       if (flags->upload_url.empty()) return code;
-      return upload::upload_after_run(config->out_dir, started_ms, flags->upload_url, upload_token, code);
+      return upload::upload_after_run(config->out_dir, started_ms, flags->upload_url, upload_token, code,
+                                      config->redact_host);
     };
   });
 }

@@ -20,6 +20,7 @@ struct UploadFlags {
   std::string pending_dir;
   int retries = 5;
   double timeout_s = 60;
+  bool redact_host = false;
 };
 
 int send(const std::string& path, upload::UploadOptions options) {
@@ -40,6 +41,7 @@ int run_upload(const UploadFlags& f) {
   options.token = upload::upload_token_from(f.token);
   options.max_attempts = f.retries + 1;
   options.timeout_s = f.timeout_s;
+  options.redact.drop_host = f.redact_host;
   if (options.token.empty()) {
     std::fprintf(stderr, "speedmatrix upload: no token: give --token T or set SPEEDMATRIX_UPLOAD_TOKEN\n");
     return kExitUsage;
@@ -81,6 +83,8 @@ void add_upload_command(CLI::App& app, Action& action) {
   auto flags = std::make_shared<UploadFlags>();
   CLI::App* cmd = app.add_subcommand("upload", "Send results to a results site (speedmatrix serve)");
   cmd->footer(
+      "What is sent is redacted first: API keys, tokens, passwords, Authorization headers and URL\n"
+      "credentials are removed, even from result files written by older versions.\n"
       "A result that could not be sent (site down, bad token, ...) keeps upload-pending.json in its\n"
       "run folder, naming the site and the error; --pending DIR sends every such run again.\n"
       "Examples:\n"
@@ -93,6 +97,9 @@ void add_upload_command(CLI::App& app, Action& action) {
   cmd->add_option("--retries", flags->retries, "Tries after the first, with exponential backoff (network errors, 429, 5xx)")
       ->capture_default_str();
   cmd->add_option("--timeout", flags->timeout_s, "Seconds one try may take")->capture_default_str();
+  cmd->add_flag("--redact-host", flags->redact_host,
+                "Also drop hostnames and local paths before sending (API keys, tokens, passwords and URL "
+                "credentials are always removed; see `speedmatrix run --help`)");
   cmd->callback([flags, &action] { action = [flags] { return run_upload(*flags); }; });
 }
 

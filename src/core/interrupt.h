@@ -17,7 +17,10 @@ void request_interrupt();
 /// Clears the flag (tests).
 void reset_interrupt();
 
-/// The waker called from the signal handler; nullptr to clear. fn must be async-signal-safe.
+/// The waker called from the signal handler (and request_interrupt); nullptr to clear. fn must be
+/// async-signal-safe. The pair is published at once (a handler never sees fn with another arg),
+/// and once this returns no call of the previous waker is still running, so its argument may
+/// be destroyed. Not callable from the waker itself.
 void set_interrupt_waker(void (*fn)(void*), void* arg);
 
 }  // namespace sm

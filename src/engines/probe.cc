@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engines/prometheus.h"
+#include "net/url.h"
 
 namespace sm {
 
@@ -61,7 +62,7 @@ struct Getter {
 
   // GET a path; the body when 2xx, nullopt otherwise (404 is the normal "not this engine").
   std::optional<HttpResponse> get(const std::string& path) const {
-    HttpRequest req{options.base_url + path, "", options.headers};
+    HttpRequest req{join_url(options.base_url, path), "", options.headers};
     auto r = transport(req);
     if (!r || r->status < 200 || r->status >= 300) return std::nullopt;
     return *r;
@@ -195,7 +196,7 @@ Result<ProbeResult> probe_server(const ProbeOptions& options, const HttpTranspor
   ProbeResult out;
 
   // /v1/models first: it proves the URL is an OpenAI-compatible server at all.
-  HttpRequest models_req{options.base_url + "/v1/models", "", options.headers};
+  HttpRequest models_req{join_url(options.base_url, "/v1/models"), "", options.headers};
   auto models_resp = transport(models_req);
   if (!models_resp) return fail(models_resp.error().code, fmt::format("cannot reach {}: {}", options.base_url, models_resp.error().message));
   if (models_resp->status == 401 || models_resp->status == 403)

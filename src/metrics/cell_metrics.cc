@@ -51,9 +51,9 @@ void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow
   std::vector<Interval> active, generating;
   int64_t prompt_min = -1, prompt_max = -1;
   bool prompt_ok = true;
-  // The best source any request had: streams cut at the window edge never see the final usage,
-  // but the requests that finished show how the server's counts compare.
-  TokenSource best_source = TokenSource::Chunks;
+  // The weakest source among the requests whose tokens the window counted: a cell is only as
+  // exact as its least exact stream (a stream cut before its final usage is an estimate).
+  TokenSource weakest_source = TokenSource::UsageContinuous;
   bool any_source = false;
 
   for (const auto& r : records) {
@@ -66,10 +66,6 @@ void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow
       prompt_max = std::max(prompt_max, r.usage_prompt_tokens);
       if (target_prompt_tokens >= 0 && !prompt_length_ok(r.usage_prompt_tokens, target_prompt_tokens)) prompt_ok = false;
     }
-    if (!r.chunks.empty()) {
-      best_source = std::min(best_source, r.source);
-      any_source = true;
-    }
     const int64_t end_ns = r.end_ns >= 0 ? r.end_ns : window.end_ns;
     active.push_back({r.send_ns, end_ns});
     if (r.first_token_ns >= 0) {
@@ -81,6 +77,8 @@ void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow
     int64_t prev_chunk_ns = -1;
     for (const auto& c : r.chunks) {
       if (in_window(c.t_ns, window)) {
+        weakest_source = std::max(weakest_source, r.source);
+        any_source = true;
         window_tokens += c.tokens;
         ++window_chunks;
         if (prev_chunk_ns >= 0 && in_window(prev_chunk_ns, window))
@@ -125,7 +123,7 @@ void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow
   cell.requests_started = static_cast<int64_t>(records.size());
   cell.requests_failed = failed;
   cell.ended_early = ended_early;
-  cell.token_count_source = any_source ? std::string(to_string(best_source)) : "";
+  cell.token_count_source = any_source ? std::string(to_string(weakest_source)) : "";
   if (prompt_min >= 0) {
     cell.prompt_tokens_min = prompt_min;
     cell.prompt_tokens_max = prompt_max;

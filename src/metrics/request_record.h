@@ -17,13 +17,17 @@ struct ChunkStamp {
   int32_t tokens = 0;  ///< output tokens it carried (>= 1)
 };
 
-/// Where a request's per-chunk token counts came from, best first.
+/// Where a request's per-chunk token counts came from, best first: a cell reports the weakest
+/// source among the requests it counted (cell_metrics).
 enum class TokenSource : uint8_t {
   UsageContinuous,  ///< cumulative usage.completion_tokens on every chunk (vLLM/SGLang continuous_usage_stats)
   Timings,          ///< cumulative timings.predicted_n on every chunk (llama.cpp timings_per_token)
   TokenIds,         ///< length of each chunk's token_ids (vLLM return_token_ids)
   UsageFinal,       ///< one token per content chunk, reconciled to the final usage.completion_tokens
-  Chunks,           ///< one token per content chunk, no usage to check against (fallback)
+  FinishLength,     ///< no usage, but finish_reason "length": reconciled to max_tokens
+  ChunksScaled,     ///< no count (a stream cut at the window's end): one per chunk, scaled by the
+                    ///< tokens per chunk the cell's reconciled requests showed
+  Chunks,           ///< one token per content chunk, no count to check against (fallback)
 };
 std::string_view to_string(TokenSource source);
 
@@ -56,5 +60,11 @@ struct RequestRecord {
   std::string error;           ///< when end == Failed
   bool saw_done = false;       ///< the stream sent "[DONE]"
 };
+
+/// Replaces a request's per-chunk counts by `total` tokens spread evenly over the chunks it
+/// counted (the i-th of k chunks gets ⌈(i+1)·total/k⌉ − ⌈i·total/k⌉, so the first chunk keeps at
+/// least one and the first-token time stands; later chunks left with none are dropped). Used
+/// when a count arrives only at the end, or is estimated.
+void spread_tokens(RequestRecord& r, int64_t total);
 
 }  // namespace sm

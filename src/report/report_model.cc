@@ -487,6 +487,11 @@ std::vector<Finding> findings(const RunResult& r) {
     if (c.token_count_source == "chunks")
       warn(name + ": the server reported no token counts; one chunk was counted as one token, which undercounts "
                   "when chunks carry several tokens.");
+    // Scaled by 1.0 changes nothing; several tokens per chunk makes the cut streams an estimate.
+    if (c.token_count_source == "chunks_scaled" && c.tokens_per_chunk && *c.tokens_per_chunk > 1.01)
+      warn(fmt::format("{}: streams cut before the server counted their tokens were estimated at the {:.2f} tokens "
+                       "per chunk of the cell's finished requests.",
+                       name, *c.tokens_per_chunk));
     for (const auto& w : c.warnings) warn(name + ": " + w);
   }
   if (r.client_ceiling && r.client_ceiling->tokens_per_s > 0) {
@@ -524,6 +529,10 @@ std::string token_count_text(const RunResult& r) {
       {"timings", "llama.cpp's per-chunk timings (exact)"},
       {"token_ids", "the token ids carried in each chunk (exact)"},
       {"usage_final", "the final usage count of each request, with per-chunk tokens reconciled to it"},
+      {"finish_length", "one token per chunk, reconciled to max output where the server said it stopped at the "
+                        "length limit (no usage count)"},
+      {"chunks_scaled", "one count per chunk, scaled by the tokens per chunk of the cell's finished requests, for "
+                        "streams cut before their final count (an estimate)"},
       {"chunks", "one token per chunk, because the server gave no count (may undercount)"},
       {"predicted", "the decode calculator's model (nothing was streamed)"},
   };

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <map>
 
+#include "result/redact_result.h"
 #include "result/result_json.h"
 
 namespace sm::report {
@@ -20,7 +21,9 @@ std::string result_file_path(const std::string& path_or_folder) {
 }
 
 Result<RunResult> load_result(const std::string& path_or_folder) {
-  return read_result_file(result_file_path(path_or_folder));
+  auto result = read_result_file(result_file_path(path_or_folder));
+  if (result) redact_result(*result, {});
+  return result;
 }
 
 std::vector<std::string> run_labels(const std::vector<std::string>& paths) {

@@ -12,7 +12,8 @@ namespace sm::report {
 /// The result file a path names: the path itself, or <folder>/result.json for a folder.
 std::string result_file_path(const std::string& path_or_folder);
 
-/// Reads and validates the result a path names (see result_file_path).
+/// Reads and validates the result a path names (see result_file_path), with its secrets redacted
+/// (result/redact.h): a file written before redaction existed prints and renders clean.
 Result<RunResult> load_result(const std::string& path_or_folder);
 
 /// Short names for runs, one per path: the file's stem, or the folder's name for "…/result.json"

@@ -1,8 +1,5 @@
 #include "result/result_json.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -372,35 +369,6 @@ Result<RunResult> read_result_file(const std::string& path) {
   auto r = result_from_json(j);
   if (!r) return fail(r.error().code, fmt::format("{}: {}", path, r.error().message));
   return r;
-}
-
-Result<void> write_file_atomic(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return fail(ErrorCode::Io, fmt::format("cannot create {}: {}", tmp, std::strerror(errno)));
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return fail(ErrorCode::Io, fmt::format("cannot write {}: {}", tmp, std::strerror(err)));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return fail(ErrorCode::Io, fmt::format("cannot flush {}: {}", tmp, std::strerror(err)));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return fail(ErrorCode::Io, fmt::format("cannot rename {} to {}: {}", tmp, path, std::strerror(err)));
-  }
-  return {};
 }
 
 Result<void> write_result_file(const std::string& path, const RunResult& result) {

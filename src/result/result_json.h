@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "result/atomic_file.h"
 #include "result/result.h"
 
 namespace sm {
@@ -18,10 +19,6 @@ Result<RunResult> result_from_json(const nlohmann::json& json);
 
 /// Reads and validates a result file.
 Result<RunResult> read_result_file(const std::string& path);
-
-/// Writes `text` to `path` through a temporary file in the same folder, fsync and rename:
-/// readers see the old file or the new one, never a partial one.
-Result<void> write_file_atomic(const std::string& path, const std::string& text);
 
 /// to_json + write_file_atomic.
 Result<void> write_result_file(const std::string& path, const RunResult& result);

@@ -43,7 +43,7 @@ std::string upload_token_from(const std::string& flag) {
 }
 
 int upload_after_run(const std::string& out_dir, int64_t started_unix_ms, const std::string& site_url,
-                     const std::string& token, int run_exit_code) {
+                     const std::string& token, int run_exit_code, bool redact_host) {
   if (run_exit_code != 0) {
     std::fprintf(stderr, "speedmatrix run: not uploaded: the run did not finish\n");
     return run_exit_code;
@@ -56,6 +56,7 @@ int upload_after_run(const std::string& out_dir, int64_t started_unix_ms, const 
   UploadOptions options;
   options.site_url = site_url;
   options.token = token;
+  options.redact.drop_host = redact_host;
   auto sent = upload_result_file(folder, options);
   if (!sent) {
     std::fprintf(stderr, "speedmatrix run: %s\n  send it again with: speedmatrix upload --pending %s\n",

@@ -15,8 +15,9 @@ std::string upload_token_from(const std::string& flag);
 /// Uploads the run's result.json to `site_url` and prints where it went (stderr). Returns
 /// `run_exit_code` when that was not 0 (nothing uploaded: a failed or interrupted run is not
 /// complete) or when the upload succeeded, and 1 when the upload failed; the run stays on disk
-/// with upload-pending.json beside it for `speedmatrix upload --pending`.
+/// with upload-pending.json beside it for `speedmatrix upload --pending`. `redact_host`: the
+/// run's --redact-host (secrets are always redacted).
 int upload_after_run(const std::string& out_dir, int64_t started_unix_ms, const std::string& site_url,
-                     const std::string& token, int run_exit_code);
+                     const std::string& token, int run_exit_code, bool redact_host = false);
 
 }  // namespace sm::upload

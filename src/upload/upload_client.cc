@@ -16,6 +16,7 @@
 #include "bench/run_folder.h"
 #include "core/rng.h"
 #include "net/http_fetch.h"
+#include "result/redact_result.h"
 #include "result/result_json.h"
 
 namespace sm::upload {
@@ -133,17 +134,24 @@ Result<UploadOutcome> upload_result_text(const std::string& json_text, const Upl
   return fail(last.code, fmt::format("upload to {} failed: {}", request.url, last.message));
 }
 
+Result<std::string> upload_body(const std::string& result_text, const RedactOptions& redact) {
+  json j = json::parse(result_text, nullptr, false);
+  if (j.is_discarded()) return fail(ErrorCode::InvalidArgument, "not valid JSON");
+  auto result = result_from_json(j);
+  if (!result) return std::unexpected(result.error());
+  redact_result(*result, redact);
+  return to_json(*result).dump(2) + "\n";
+}
+
 Result<UploadOutcome> upload_result_file(const std::string& path, const UploadOptions& o) {
   const std::string result_path = result_path_of(path);
   const fs::path marker = fs::path(result_path).parent_path() / kPendingFile;
   auto text = read_text(result_path);
   if (!text) return std::unexpected(text.error());
   // Check it locally first: a file that is not a result is not worth a pending marker.
-  json j = json::parse(*text, nullptr, false);
-  if (j.is_discarded()) return fail(ErrorCode::InvalidArgument, fmt::format("{} is not valid JSON", result_path));
-  auto result = result_from_json(j);
-  if (!result) return fail(result.error().code, fmt::format("{}: {}", result_path, result.error().message));
-  auto sent = upload_result_text(*text, o);
+  auto body = upload_body(*text, o.redact);
+  if (!body) return fail(body.error().code, fmt::format("{}: {}", result_path, body.error().message));
+  auto sent = upload_result_text(*body, o);
   std::error_code ec;
   if (sent) {
     fs::remove(marker, ec);
@@ -151,7 +159,7 @@ Result<UploadOutcome> upload_result_file(const std::string& path, const UploadOp
   }
   json pending = {{"url", site_root(o.site_url)},
                   {"result_file", fs::path(result_path).filename().string()},
-                  {"run_id", result->run_id},
+                  {"run_id", json::parse(*body).value("run_id", "")},
                   {"last_error", sent.error().message},
                   {"last_attempt_at", now_iso()}};
   if (auto ok = write_file_atomic(marker.string(), pending.dump(2) + "\n"); !ok)

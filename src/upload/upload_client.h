@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "result/redact.h"
 
 namespace sm::upload {
 
@@ -26,6 +27,8 @@ struct UploadOptions {
   uint64_t jitter_seed = 0;        ///< 0: from the clock; tests set it
   /// Sleeps between tries; tests replace it. Default: std::this_thread::sleep_for.
   std::function<void(double seconds)> sleep;
+  /// What upload_result_file blanks before sending (secrets always; drop_host: --redact-host).
+  RedactOptions redact;
 };
 
 /// What a successful upload got back.
@@ -51,9 +54,14 @@ double backoff_s(int attempt, const UploadOptions& options, double unit_random);
 /// Sends one result (its JSON text) with retries. Errors say what the site answered last.
 Result<UploadOutcome> upload_result_text(const std::string& json_text, const UploadOptions& options);
 
-/// Reads `path` (a result.json, or a run folder holding one), sends it, and keeps the folder's
-/// `upload-pending.json` in step: removed on success, written (site URL, run id, attempts, last
-/// error — never the token) on failure.
+/// The body upload_result_file sends for a result file's text: the result read, redacted with
+/// `redact` (so files written before redaction existed, or without --redact-host, are cleaned
+/// too) and written back as JSON. Fails when the text is not a valid result.
+Result<std::string> upload_body(const std::string& result_text, const RedactOptions& redact);
+
+/// Reads `path` (a result.json, or a run folder holding one), sends it redacted (upload_body),
+/// and keeps the folder's `upload-pending.json` in step: removed on success, written (site URL,
+/// run id, attempts, last error — never the token) on failure.
 Result<UploadOutcome> upload_result_file(const std::string& path, const UploadOptions& options);
 
 /// A pending upload found on disk.

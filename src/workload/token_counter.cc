@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "net/url.h"
+
 namespace sm {
 
 using nlohmann::json;
@@ -57,7 +59,7 @@ class EndpointCounter final : public TokenCounter {
         body = {{"model", model_}, {"prompt", text}};
         break;
     }
-    HttpRequest req{base_url_ + path, body.dump(), headers_};
+    HttpRequest req{join_url(base_url_, path), body.dump(), headers_};
     auto resp = transport_(req);
     if (!resp) return std::unexpected(resp.error());
     if (resp->status != 200)

@@ -118,7 +118,8 @@ TEST(ClosedLoop, FinalUsageReconcilesChunkCounts) {
   opts.script = three_per_chunk;
   ScriptedServer server(opts);
   CellRun run = run_cell(server, 2, 30, 1.0, /*continuous=*/false);
-  EXPECT_EQ(run.client.token_count_source, "usage_final");
+  // Finished requests are reconciled; the streams cut at the window's end are scaled by them.
+  EXPECT_EQ(run.client.token_count_source, "chunks_scaled");
   for (const auto& r : run.outcome.records) {
     if (r.end != RequestEnd::Finished) continue;
     EXPECT_EQ(r.tokens, 30);

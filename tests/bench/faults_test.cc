@@ -109,6 +109,7 @@ TEST(Faults, MissingDoneIsFine) {
   EXPECT_EQ(r.tokens, 20);
 }
 
+// No usage: the chunks are counted, and finish_reason "length" vouches for max_tokens.
 TEST(Faults, MissingUsageFallsBackToChunkCounting) {
   ScriptedServer server(with_script([](StreamScript& s) {
     s.honour_include_usage = false;
@@ -116,9 +117,22 @@ TEST(Faults, MissingUsageFallsBackToChunkCounting) {
   }));
   RequestRecord r = one_request(server.url());
   EXPECT_EQ(r.end, RequestEnd::Finished);
-  EXPECT_EQ(r.source, TokenSource::Chunks);
+  EXPECT_EQ(r.source, TokenSource::FinishLength);
   EXPECT_EQ(r.usage_completion_tokens, -1);
   EXPECT_EQ(r.tokens, 20);
+}
+
+// No usage and finish reason "stop": nothing to check against, one token per chunk.
+TEST(Faults, NoUsageAndStopCountsChunks) {
+  ScriptedServer server(with_script([](StreamScript& s) {
+    s.honour_include_usage = false;
+    s.honour_continuous_usage = false;
+    s.output_tokens = 12;  // ends early, without "length"
+  }));
+  RequestRecord r = one_request(server.url());
+  EXPECT_EQ(r.source, TokenSource::Chunks);
+  EXPECT_EQ(r.end, RequestEnd::EndedEarly);
+  EXPECT_EQ(r.tokens, 12);
 }
 
 TEST(Faults, ZeroTokenChunkIsNotAToken) {

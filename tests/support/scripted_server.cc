@@ -70,6 +70,8 @@ bool write_chunk(int fd, std::string_view payload) {
 struct ParsedRequest {
   std::string method;
   std::string path;
+  std::string query;
+  std::string authorization;
   std::string body;
 };
 
@@ -102,6 +104,10 @@ struct ScriptedServer::Impl {
     std::getline(head, line);
     std::istringstream request_line(line);
     request_line >> out.method >> out.path;
+    if (size_t q = out.path.find('?'); q != std::string::npos) {
+      out.query = out.path.substr(q + 1);
+      out.path.resize(q);
+    }
     size_t content_length = 0;
     while (std::getline(head, line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -110,6 +116,8 @@ struct ScriptedServer::Impl {
       std::string name = line.substr(0, colon);
       for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       if (name == "content-length") content_length = std::stoul(line.substr(colon + 1));
+      if (name == "authorization")
+        if (size_t v = line.find_first_not_of(' ', colon + 1); v != std::string::npos) out.authorization = line.substr(v);
     }
     size_t body_start = header_end + 4;
     while (buffer.size() < body_start + content_length) {
@@ -201,6 +209,14 @@ struct ScriptedServer::Impl {
     while (sent < total) {
       if (script.close_after_chunks >= 0 && chunk_index >= script.close_after_chunks) return false;
       if (script.stall_after_chunks >= 0 && chunk_index >= script.stall_after_chunks) {
+        if (script.stall_ping_interval_ns > 0) {
+          // Keep the connection busy with comments until the client goes away.
+          while (!stopping.load()) {
+            std::this_thread::sleep_for(std::chrono::nanoseconds(script.stall_ping_interval_ns));
+            if (!write_chunk(fd, ": ping" + eol)) return went_away();
+          }
+          return false;
+        }
         while (!stopping.load()) {
           char tmp[256];
           if (::recv(fd, tmp, sizeof tmp, 0) <= 0) break;  // wait until the client gives up
@@ -219,7 +235,9 @@ struct ScriptedServer::Impl {
       for (int i = 0; i < k; ++i) text += " tok";
       if (script.invalid_utf8_at_chunk == chunk_index) text = "\xff\xfe";
       const bool last = sent + k == total && !script.llamacpp_style;
-      const std::string finish = last ? R"("length")" : "null";
+      // Like a real server: "length" when max_tokens was reached, "stop" when the script ends sooner.
+      const std::string finish = !last ? "null" : total >= info.max_tokens ? R"("length")" : R"("stop")";
+      const bool usage_here = continuous || (last && script.usage_on_last_content_chunk);
       const std::string timing_json =
           timings ? fmt::format(R"(,"timings":{{"predicted_n":{},"predicted_per_second":200.0}})", sent + k) : "";
       std::string data;
@@ -227,10 +245,10 @@ struct ScriptedServer::Impl {
         data = R"({"choices":[{"index":0,"text":"broken)";
       } else if (chat) {
         data = fmt::format(R"({{"id":"c","object":"chat.completion.chunk","choices":[{{"index":0,"delta":{{"content":"{}"}},"finish_reason":{}}}]{}}})",
-                           text, finish, continuous ? "," + usage_json(sent + k) : "");
+                           text, finish, usage_here ? "," + usage_json(sent + k) : "");
       } else {
         data = fmt::format(R"({{"id":"c","object":"text_completion","choices":[{{"index":0,"text":"{}","finish_reason":{}}}]{}{}}})",
-                           text, finish, continuous ? "," + usage_json(sent + k) : "", timing_json);
+                           text, finish, usage_here ? "," + usage_json(sent + k) : "", timing_json);
       }
       if (!write_chunk(fd, event(data))) return went_away();
       const int64_t t_ns = options.clock->now_ns();
@@ -245,10 +263,10 @@ struct ScriptedServer::Impl {
     if (script.llamacpp_style) {
       // llama-server: the finishing chunk has empty text, the usage and the final timings.
       std::string data = fmt::format(
-          R"({{"choices":[{{"text":"","index":0,"finish_reason":"length"}}],"object":"text_completion",{},"timings":{{"predicted_n":{},"predicted_per_second":200.0}}}})",
-          usage_json(sent), sent);
+          R"({{"choices":[{{"text":"","index":0,"finish_reason":"{}"}}],"object":"text_completion",{},"timings":{{"predicted_n":{},"predicted_per_second":200.0}}}})",
+          total >= info.max_tokens ? "length" : "stop", usage_json(sent), sent);
       if (!write_chunk(fd, event(data))) return went_away();
-    } else if (include_usage) {
+    } else if (include_usage && !script.usage_on_last_content_chunk) {
       std::string data = fmt::format(R"({{"id":"c","choices":[],{}}})", usage_json(sent));
       if (!write_chunk(fd, event(data))) return went_away();
     }
@@ -267,6 +285,8 @@ struct ScriptedServer::Impl {
       info.index = next_index++;
     }
     info.path = req.path;
+    info.query = req.query;
+    info.authorization = req.authorization;
     info.body = req.body;
     if (body.is_object()) {
       info.prompt_tokens = count_prompt_tokens(body);

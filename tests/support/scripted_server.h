@@ -45,12 +45,19 @@ struct StreamScript {
   size_t huge_line_bytes = 0;                 ///< first send one SSE line this long
   bool ping_comments = false;                 ///< ": ping" comment lines between chunks
   bool crlf = false;                          ///< CRLF line ends instead of LF
+  // Stream shapes and servers that do not stop (token accounting, hang-proofing).
+  bool usage_on_last_content_chunk = false;   ///< the final usage (the total) rides on the last chunk
+                                              ///< with text, and no separate usage chunk follows
+  int64_t stall_ping_interval_ns = 0;         ///< while stalled (stall_after_chunks), send ": ping"
+                                              ///< this often: bytes flow, no token ever comes
 };
 
 /// What the server knows of a request when it picks a script.
 struct RequestInfo {
   uint64_t index = 0;         ///< 0, 1, 2, ... in arrival order (all routes)
   std::string path;           ///< e.g. "/v1/completions"
+  std::string query;          ///< after the '?' of the request target, e.g. "api_key=k"
+  std::string authorization;  ///< the Authorization header's value, e.g. "Bearer k"
   std::string body;           ///< raw JSON body
   int64_t prompt_tokens = 0;  ///< counted by the server's tokenizer
   int64_t max_tokens = 0;     ///< from max_tokens / max_completion_tokens

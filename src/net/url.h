@@ -1,0 +1,16 @@
+#pragma once
+// Base URLs that carry a query (a gateway's ?key=... or ?api-version=...): routes go before it.
+#include <string>
+#include <string_view>
+
+namespace sm {
+
+/// `base` + `path`, the path inserted before any query or fragment of `base`:
+/// join_url("http://h:8000?key=k", "/v1/models") == "http://h:8000/v1/models?key=k".
+std::string join_url(std::string_view base, std::string_view path);
+
+/// A server's base URL as `run --url` takes it: trailing '/' and a final "/v1" removed from the
+/// part before any query ("http://h:8000/v1/?key=k" -> "http://h:8000?key=k").
+std::string trim_base_url(std::string_view url);
+
+}  // namespace sm
