@@ -151,4 +151,14 @@ std::string attribution_note(const TargetLocality& where, const std::optional<Ha
       where.reason, report::kUnknownHardwareName);
 }
 
+RedactOptions attribution_redaction(const RunConfig& config) {
+  RedactOptions options;
+  options.drop_host = config.redact_host;
+  if (!options.drop_host) return options;
+  if (auto host = url_host(config.target.base_url); !host.empty()) options.hosts.push_back(host);
+  if (config.server_hardware && !config.server_hardware->hostname.empty())
+    options.hosts.push_back(config.server_hardware->hostname);
+  return options;
+}
+
 }  // namespace sm

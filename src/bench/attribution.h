@@ -11,6 +11,7 @@
 
 #include "bench/run_config.h"
 #include "core/error.h"
+#include "result/redact.h"
 #include "result/result.h"
 #include "system/target_locality.h"
 
@@ -58,5 +59,9 @@ void attribute_hardware(RunResult& result, const RunConfig& config, std::string_
 /// What `run` says on stderr before it starts about a server on another machine (or declared
 /// hardware); empty when the server is local and nothing was declared.
 std::string attribution_note(const TargetLocality& where, const std::optional<HardwareInfo>& declared);
+
+/// How that note is redacted before it is printed (redact_attribution): secrets always; with
+/// --redact-host also the target's host, the declared machine's hostname and every address.
+RedactOptions attribution_redaction(const RunConfig& config);
 
 }  // namespace sm

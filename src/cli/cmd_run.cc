@@ -15,6 +15,7 @@
 #include "report/plan_text.h"
 #include "result/plan_json.h"
 #include "result/redact.h"
+#include "result/redact_result.h"
 #include "result/result_json.h"
 #include "system/server_process.h"
 #include "core/clock.h"
@@ -315,7 +316,8 @@ void add_run_command(CLI::App& app, Action& action) {
       if (flags->resume.empty()) {
         config->target_locality = locate_target(*config, config->target.base_url, system_host_lookup());
         if (auto note = attribution_note(*config->target_locality, config->server_hardware); !note.empty())
-          std::fprintf(stderr, "speedmatrix run: %s\n", note.c_str());
+          std::fprintf(stderr, "speedmatrix run: %s\n",
+                       redact_attribution(note, attribution_redaction(*config)).c_str());
       }
       const int64_t started_ms = wall_clock_unix_ms();
       const int code = run_matrix(*config);

@@ -188,7 +188,7 @@ bool IpAddress::same_address(const IpAddress& other) const {
 
 HostLookup system_host_lookup() { return HostLookup{system_interfaces, system_resolve}; }
 
-std::string url_host(std::string_view url) {
+std::string target_host(std::string_view url) {
   std::string_view rest = url;
   if (size_t scheme = rest.find("://"); scheme != std::string_view::npos) rest.remove_prefix(scheme + 3);
   std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
@@ -230,7 +230,7 @@ TargetLocality classify_host(std::string_view host, const HostLookup& lookup) {
 }
 
 TargetLocality classify_url(std::string_view url, const HostLookup& lookup) {
-  return classify_host(url_host(url), lookup);
+  return classify_host(target_host(url), lookup);
 }
 
 }  // namespace sm

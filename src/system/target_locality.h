@@ -66,14 +66,15 @@ struct TargetLocality {
 };
 
 /// The host of a URL, without brackets, port or user info, with a percent-encoded IPv6 zone
-/// decoded: "http://[fe80::1%25eth0]:8000/v1" -> "fe80::1%eth0". The scheme may be absent.
-std::string url_host(std::string_view url);
+/// decoded (unlike redaction's url_host, which keeps the URL's text): "http://[fe80::1%25eth0]:8000/v1"
+/// -> "fe80::1%eth0". The scheme may be absent.
+std::string target_host(std::string_view url);
 
 /// Classifies a host: an IP literal by itself, "localhost" (and *.localhost) as this machine,
 /// other names by every address they resolve to (all local: local; any other: remote).
 TargetLocality classify_host(std::string_view host, const HostLookup& lookup);
 
-/// classify_host(url_host(url)).
+/// classify_host(target_host(url)).
 TargetLocality classify_url(std::string_view url, const HostLookup& lookup);
 
 }  // namespace sm

@@ -14,6 +14,7 @@
 #include "report/report.h"
 #include "report/report_model.h"
 #include "result/hardware_file.h"
+#include "result/redact_result.h"
 #include "result/result_json.h"
 #include "site/json_schema.h"
 #include "site/site_data.h"
@@ -213,6 +214,19 @@ TEST(AttributionNote, SaysWhatToDoAboutARemoteServer) {
   EXPECT_NE(remote.find("unknown hardware"), std::string::npos);
   EXPECT_NE(remote.find("--server-hardware"), std::string::npos);
   EXPECT_NE(remote.find("--gpu"), std::string::npos);
+}
+
+TEST(AttributionNote, RedactHostHidesTheServersNameAndAddresses) {
+  RunConfig c;
+  c.target.base_url = "http://gpu-box:8000";
+  const std::string note =
+      attribution_note({false, "gpu-box resolves to 10.0.0.7, which is not an address of this machine"}, std::nullopt);
+  EXPECT_EQ(redact_attribution(note, attribution_redaction(c)), note);
+  c.redact_host = true;
+  const std::string printed = redact_attribution(note, attribution_redaction(c));
+  EXPECT_EQ(printed.find("gpu-box"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("10.0.0.7"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("--server-hardware server-hardware.json"), std::string::npos) << printed;
 }
 
 // Runs against the scripted server.

@@ -3,6 +3,7 @@
 
 #include "report/golden.h"
 #include "result/hardware_file.h"
+#include "result/redact_result.h"
 #include "result/result_json.h"
 #include "site/json_schema.h"
 #include "site/site_data.h"
@@ -123,6 +124,29 @@ TEST(HardwareJson, OldFilesAreReadByTheirIsServerHost) {
   EXPECT_EQ(result_from_json(old)->hardware.source, HardwareSource::Simulated);  // the embedded engine
   // And the old files still pass the upload schema.
   EXPECT_TRUE(result_schema().validate(old).has_value());
+}
+
+// --redact-host: the client's hostname goes like the server's, and so do the addresses an
+// attribution names.
+TEST(HardwareJson, RedactHostDropsTheClientsHostnameAndTheAttributionsAddresses) {
+  RunResult r = remote_run();
+  r.target_url = "http://gpu-box:8000";
+  r.hardware.source_detail =
+      "gpu-box resolves to 10.0.0.7, fe80::1%eth0, which are not addresses of this machine; no hardware was declared";
+  r.client_hardware->hostname = "alice-laptop";
+  RunResult kept = r;
+  redact_result(kept, {});
+  EXPECT_EQ(kept.hardware.source_detail, r.hardware.source_detail);
+  EXPECT_EQ(kept.client_hardware->hostname, "alice-laptop");
+  redact_result(r, {.drop_host = true});
+  EXPECT_EQ(r.hardware.source_detail,
+            "<redacted-host> resolves to <redacted-host>, <redacted-host>, which are not addresses of this machine; "
+            "no hardware was declared");
+  EXPECT_EQ(r.client_hardware->hostname, "<redacted-host>");
+  EXPECT_EQ(r.client_hardware->source_detail, "the machine that ran speedmatrix (the client)");
+  RunResult again = r;
+  redact_result(again, {.drop_host = true});
+  EXPECT_EQ(to_json(again), to_json(r));
 }
 
 TEST(HardwareFile, WritesAndReadsBack) {

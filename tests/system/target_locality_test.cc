@@ -41,15 +41,15 @@ struct FakeMachine {
   }
 };
 
-TEST(UrlHost, StripsSchemePortPathUserInfoAndBrackets) {
-  EXPECT_EQ(url_host("http://127.0.0.1:8000"), "127.0.0.1");
-  EXPECT_EQ(url_host("https://gpu-box.lan/v1"), "gpu-box.lan");
-  EXPECT_EQ(url_host("http://user:secret@gpu-box:8000/v1?x=1"), "gpu-box");
-  EXPECT_EQ(url_host("gpu-box:8000"), "gpu-box");
-  EXPECT_EQ(url_host("http://[::1]:8000"), "::1");
-  EXPECT_EQ(url_host("http://[fe80::1234%25eth0]:8000/v1"), "fe80::1234%eth0");
-  EXPECT_EQ(url_host("http://[fe80::1234%eth0]:8000"), "fe80::1234%eth0");
-  EXPECT_EQ(url_host("http://"), "");
+TEST(TargetHost, StripsSchemePortPathUserInfoAndBrackets) {
+  EXPECT_EQ(target_host("http://127.0.0.1:8000"), "127.0.0.1");
+  EXPECT_EQ(target_host("https://gpu-box.lan/v1"), "gpu-box.lan");
+  EXPECT_EQ(target_host("http://user:secret@gpu-box:8000/v1?x=1"), "gpu-box");
+  EXPECT_EQ(target_host("gpu-box:8000"), "gpu-box");
+  EXPECT_EQ(target_host("http://[::1]:8000"), "::1");
+  EXPECT_EQ(target_host("http://[fe80::1234%25eth0]:8000/v1"), "fe80::1234%eth0");
+  EXPECT_EQ(target_host("http://[fe80::1234%eth0]:8000"), "fe80::1234%eth0");
+  EXPECT_EQ(target_host("http://"), "");
 }
 
 TEST(IpAddress, ParsesPrintsAndKnowsItsKind) {
