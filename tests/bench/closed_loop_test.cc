@@ -158,7 +158,9 @@ TEST(ClosedLoop, SingleShotRunsOneRequest) {
   const double server_ttft_ms = static_cast<double>(served[0].chunk_sent_ns[0] - served[0].received_ns) / 1e6;
   const double client_ttft_ms = static_cast<double>(r.first_token_ns - r.send_ns) / 1e6;
   EXPECT_GE(client_ttft_ms, server_ttft_ms);
-  EXPECT_LT(client_ttft_ms - server_ttft_ms, 5.0);
+  // Catches a client that polls or batches (a tick of 100 ms or more); not tighter, because on a
+  // loaded 2-core machine the scheduler alone can delay a wake-up by several milliseconds.
+  EXPECT_LT(client_ttft_ms - server_ttft_ms, 50.0);
 }
 
 }  // namespace
