@@ -6,6 +6,8 @@
 
 #include "bench/plan.h"
 #include "net/stream_client.h"
+#include "result/result.h"
+#include "system/target_locality.h"
 
 namespace sm {
 
@@ -49,6 +51,9 @@ struct RunConfig {
   bool contexts_given = false;     ///< --contexts was set (else defaults follow the server's max length)
   bool embedded_sim = false;       ///< no target: measure the built-in simulated engine in-process
   std::string resume_dir;          ///< --resume: continue the run in this folder (settings come from it)
+  std::optional<HardwareInfo> server_hardware;    ///< --server-hardware / --gpu: the server's machine, declared
+  std::optional<TargetLocality> target_locality;  ///< where the server runs; unset: decided when the run starts
+                                                  ///< (bench/attribution.h); tests set it
 };
 
 /// The default --request-timeout: a generous floor plus time for a slow prefill (50 prompt

@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "bench/attribution.h"
 #include "bench/closed_loop.h"
 #include "bench/progress.h"
 #include "bench/resume.h"
@@ -261,7 +262,7 @@ Result<void> MatrixRun::prepare() {
   result_.target_url = base_url_;
   result_.launch_command = config_.launch_command;
   result_.engine = probe_.engine;
-  result_.hardware = probe_hardware();
+  attribute_hardware(result_, config_, base_url_);
   if (sim_) {
     // The machine being "measured" is the simulated one: its GPU comes from the calculator.
     auto catalog = calc::Catalog::builtin();
@@ -276,7 +277,7 @@ Result<void> MatrixRun::prepare() {
           hw.gpus.push_back(g);
         }
         hw.cpu_model = result_.hardware.cpu_model;
-        hw.is_server_host = true;  // the simulated GPU is the (simulated) server's
+        hw.source = HardwareSource::Simulated;  // the simulated GPU is the (simulated) server's
         result_.hardware = hw;
         result_.engine.quantization = setup->quant.name;
         result_.engine.backend = "simulated";

@@ -232,7 +232,7 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
     g.vram_bytes = setup.gpu.memory_bytes;
     r.hardware.gpus.push_back(g);
   }
-  r.hardware.is_server_host = true;
+  r.hardware.source = HardwareSource::Catalog;  // the catalog's GPU, not a machine that ran anything
 
   r.settings.max_output_tokens = options.matrix.max_output_tokens;
   r.settings.duration_s = options.matrix.duration_s;

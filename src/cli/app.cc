@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   add_serve_command(app, action);
   add_upload_command(app, action);
   add_selftest_command(app, action);
+  add_hardware_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "bench/attribution.h"
 #include "bench/plan.h"
 #include "bench/run_config.h"
 #include "bench/resume.h"
@@ -14,6 +15,7 @@
 #include "report/plan_text.h"
 #include "result/plan_json.h"
 #include "result/redact.h"
+#include "result/redact_result.h"
 #include "result/result_json.h"
 #include "system/server_process.h"
 #include "core/clock.h"
@@ -27,6 +29,7 @@ struct RunFlags {
   std::string url;
   std::string launch;
   double launch_timeout_s = 900;
+  HardwareDeclaration hardware;  ///< --server-hardware, --gpu, --gpu-count
   std::string api = "completions";
   std::string api_key;
   std::string model;
@@ -214,6 +217,7 @@ void add_run_command(CLI::App& app, Action& action) {
       "  speedmatrix run --quick\n"
       "  speedmatrix run --url http://127.0.0.1:8000\n"
       "  speedmatrix run --url http://host:8080 --contexts 0,4K --concurrency 1,2,4 --duration 10\n"
+      "  speedmatrix run --url http://gpu-box:8000 --server-hardware gpu-box.json  (from `speedmatrix hardware --out`)\n"
       "  speedmatrix run --dry-run --kv-capacity 530000 --max-model-len 262144 --format json");
   run->add_option("--url", flags->url, "Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000");
   run->add_option("--launch", flags->launch,
@@ -222,6 +226,14 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("--launch-timeout", flags->launch_timeout_s,
                   "Seconds a launched server may take to become healthy")
       ->capture_default_str();
+  run->add_option("--server-hardware", flags->hardware.server_hardware_path,
+                  "For a server on another machine: its hardware, from a file written there by "
+                  "`speedmatrix hardware --out FILE`. Without it (or --gpu), a remote server's hardware is "
+                  "recorded as unknown and this machine as the client; a server on this machine is probed");
+  run->add_option("--gpu", flags->hardware.gpu,
+                  "For a server on another machine: its GPU model, e.g. \"RTX 3090\" (names the decode "
+                  "calculator knows get their full name and memory; others are kept as given)");
+  run->add_option("--gpu-count", flags->hardware.gpu_count, "With --gpu: how many of that GPU the server uses (default 1)");
   run->add_option("--api", flags->api,
                   "Route the streams use: 'completions' (/v1/completions) or 'chat' (/v1/chat/completions)")
       ->capture_default_str();
@@ -298,6 +310,9 @@ void add_run_command(CLI::App& app, Action& action) {
     action = [flags, given]() -> int {
       auto config = to_config(*flags);
       if (config && !flags->resume.empty()) config = resume_config(*flags, *config, given);
+      if (config)
+        if (auto ok = declare_server_hardware(*config, flags->hardware, !flags->resume.empty()); !ok)
+          config = std::unexpected(ok.error());
       if (!config) {
         std::fprintf(stderr, "speedmatrix run: %s\n", config.error().message.c_str());
         return kExitUsage;
@@ -307,6 +322,12 @@ void add_run_command(CLI::App& app, Action& action) {
       if (!flags->upload_url.empty() && upload_token.empty()) {
         std::fprintf(stderr, "speedmatrix run: --upload needs a token: --upload-token T or $SPEEDMATRIX_UPLOAD_TOKEN\n");
         return kExitUsage;
+      }
+      if (flags->resume.empty()) {
+        config->target_locality = locate_target(*config, config->target.base_url, system_host_lookup());
+        if (auto note = attribution_note(*config->target_locality, config->server_hardware); !note.empty())
+          std::fprintf(stderr, "speedmatrix run: %s\n",
+                       redact_attribution(note, attribution_redaction(*config)).c_str());
       }
       const int64_t started_ms = wall_clock_unix_ms();
       const int code = run_matrix(*config);

@@ -19,6 +19,7 @@ void add_synth_model_command(CLI::App& app, Action& action);  // cmd_synth_model
 void add_serve_command(CLI::App& app, Action& action);        // cmd_serve.cc
 void add_upload_command(CLI::App& app, Action& action);       // cmd_upload.cc
 void add_selftest_command(CLI::App& app, Action& action);     // cmd_selftest.cc
+void add_hardware_command(CLI::App& app, Action& action);     // cmd_hardware.cc
 
 /// --busy-poll-us, the client loop's busy-poll window in µs (run and selftest share it).
 CLI::Option* add_busy_poll_option(CLI::App* cmd, double& busy_poll_us);  // app.cc

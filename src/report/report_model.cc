@@ -88,7 +88,10 @@ std::string vram_tag(int64_t bytes) {
   return gb;
 }
 
+}  // namespace
+
 std::string hardware_display_name(const HardwareInfo& hw) {
+  if (hw.source == HardwareSource::Unknown) return std::string(kUnknownHardwareName);
   if (!hw.gpus.empty()) {
     const GpuInfo& first = hw.gpus.front();
     bool same = std::all_of(hw.gpus.begin(), hw.gpus.end(), [&](const GpuInfo& g) { return g.name == first.name; });
@@ -101,8 +104,10 @@ std::string hardware_display_name(const HardwareInfo& hw) {
   }
   if (!hw.cpu_model.empty()) return short_cpu_name(hw.cpu_model);
   if (!hw.type.empty()) return hw.type;
-  return "unknown hardware";
+  return std::string(kUnknownHardwareName);
 }
+
+namespace {
 
 std::string kind_display(const std::string& kind) {
   if (kind.empty()) return "Measured";
@@ -209,7 +214,17 @@ FactGroup hardware_facts(const HardwareInfo& hw) {
     add(g.facts, "PCIe", gpu.pcie);
   }
   add(g.facts, "Kernel", hw.kernel);
-  if (!hw.is_server_host) add(g.facts, "Measured on", "the client's machine (the server ran elsewhere)");
+  if (hw.source == HardwareSource::Declared) add(g.facts, "Source", "declared, not probed: " + hw.source_detail);
+  if (hw.source == HardwareSource::Unknown)
+    add(g.facts, "Source", "unknown: " + (hw.source_detail.empty() ? "the server ran on another machine" : hw.source_detail));
+  return g;
+}
+
+// The machine that measured, when it was not the server's.
+FactGroup client_facts(const HardwareInfo& hw) {
+  FactGroup g = hardware_facts(hw);
+  g.id = "client";
+  g.title = "Client";
   return g;
 }
 
@@ -415,8 +430,15 @@ std::vector<Finding> findings(const RunResult& r) {
     info("Predicted: these numbers come from the decode calculator's model, not from a measurement.");
   if (r.tool_build_type == "Debug")
     warn("speedmatrix was a Debug build: its own client may have held the numbers down.");
-  if (!r.hardware.is_server_host)
-    info("The hardware shown is the client's machine; the server ran elsewhere.");
+  if (r.hardware.source == HardwareSource::Unknown)
+    warn("Hardware unknown: the server ran on another machine (" +
+         (r.hardware.source_detail.empty() ? std::string("recorded without its hardware") : r.hardware.source_detail) +
+         "), so these numbers are credited to no hardware. Declare it next time: run `speedmatrix hardware --out "
+         "server-hardware.json` on the server and pass `--server-hardware server-hardware.json` to `speedmatrix run`, "
+         "or give `--gpu \"NAME\" --gpu-count N`.");
+  if (r.hardware.source == HardwareSource::Declared)
+    info("The hardware was declared by whoever ran the benchmark (" + r.hardware.source_detail +
+         "), not probed by speedmatrix on the server.");
   if (!r.engine.forces_output_length)
     warn("Output length not forced: this engine cannot ignore end of sequence, so requests may end before "
          "max output and cells measure a mix of prefill and decode.");
@@ -615,6 +637,7 @@ ReportModel build_report_model(const RunResult& r) {
   m.tool_line = r.tool_version.empty() ? "speedmatrix" : "speedmatrix v" + r.tool_version;
   m.kind_label = kind_display(r.kind);
   m.facts = {hardware_facts(r.hardware), engine_facts(r.engine), run_facts(r)};
+  if (r.client_hardware) m.facts.push_back(client_facts(*r.client_hardware));
   m.launch_command = r.launch_command;
   m.notes = r.notes;
   m.prefill = prefill_lines(r);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench/plan.h"
@@ -118,6 +119,13 @@ struct ReportModel {
 
 /// A cell's detail with its label, as the page shows it: "24 ms TTFT", "5.5 ms/token".
 std::string detail_text(const Matrix& matrix, const MatrixCell& cell);
+
+/// How reports, and the results site's hardware column, name a machine whose hardware is not
+/// known (hardware.source "unknown"); the site keeps such runs out of hardware rankings.
+inline constexpr std::string_view kUnknownHardwareName = "unknown hardware";
+
+/// "RTX 3090 24GB", "2× H100 80GB HBM3", a CPU, or kUnknownHardwareName.
+std::string hardware_display_name(const HardwareInfo& hardware);
 
 /// Works out the report of one run.
 ReportModel build_report_model(const RunResult& result);

@@ -1,6 +1,9 @@
 #include "result/redact_result.h"
 
+#include <cctype>
 #include <string>
+
+#include "system/target_locality.h"
 
 namespace sm {
 
@@ -15,13 +18,47 @@ void add_host(std::vector<std::string>& hosts, const std::string& host) {
   if (dot != std::string::npos && dot > 0 && !numeric) hosts.push_back(host.substr(0, dot));
 }
 
+// The addresses an attribution names ("gpu-box resolves to 10.0.0.7, which is not an address of
+// this machine"): with drop_host they go the way of hostnames.
+std::string drop_addresses(const std::string& text) {
+  std::string out;
+  size_t i = 0;
+  while (i < text.size()) {
+    const bool word_char = !std::isspace(static_cast<unsigned char>(text[i])) && text[i] != ',' && text[i] != '(' &&
+                           text[i] != ')' && text[i] != ';';
+    if (!word_char) {
+      out += text[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end])) && text[end] != ',' &&
+           text[end] != '(' && text[end] != ')' && text[end] != ';')
+      ++end;
+    const std::string word = text.substr(i, end - i);
+    out += IpAddress::parse(word) ? std::string(kRedactedHost) : word;
+    i = end;
+  }
+  return out;
+}
+
+void redact_machine(HardwareInfo& hw, const RedactOptions& options) {
+  hw.source_detail = redact_attribution(hw.source_detail, options);
+  if (options.drop_host && !hw.hostname.empty()) hw.hostname = std::string(kRedactedHost);
+}
+
 }  // namespace
+
+std::string redact_attribution(std::string_view text, const RedactOptions& options) {
+  std::string out = redact_text(text, options);
+  return options.drop_host ? drop_addresses(out) : out;
+}
 
 void redact_result(RunResult& r, const RedactOptions& given) {
   RedactOptions options = given;
   if (options.drop_host) {
     add_host(options.hosts, url_host(r.target_url));
     add_host(options.hosts, r.hardware.hostname);
+    if (r.client_hardware) add_host(options.hosts, r.client_hardware->hostname);
   }
   auto text = [&](std::string& s) { s = redact_text(s, options); };
 
@@ -39,7 +76,8 @@ void redact_result(RunResult& r, const RedactOptions& given) {
   text(r.engine.build);
   text(r.engine.kv_capacity_source);
 
-  if (options.drop_host && !r.hardware.hostname.empty()) r.hardware.hostname = std::string(kRedactedHost);
+  redact_machine(r.hardware, options);
+  if (r.client_hardware) redact_machine(*r.client_hardware, options);
 
   for (auto& row : r.prefill) text(row.error);
   for (auto& cell : r.decode) {

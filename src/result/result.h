@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench/plan.h"
@@ -23,6 +24,20 @@ struct GpuInfo {
   std::string pcie;                  ///< e.g. "Gen4 x16"
 };
 
+/// Where a HardwareInfo came from (docs/METRICS.md, Attribution).
+enum class HardwareSource : uint8_t {
+  Probed,     ///< read on the machine it describes: the server ran here (or it is the client)
+  Declared,   ///< given by the user for a server on another machine (--server-hardware, --gpu)
+  Unknown,    ///< the server ran on another machine and nothing was declared
+  Simulated,  ///< the built-in simulated engine's GPU (from the calculator's catalog)
+  Catalog,    ///< a `calc` prediction: the catalog's GPU the matrix was predicted for
+};
+
+/// "probed", "declared", "unknown", "simulated", "catalog".
+std::string_view to_string(HardwareSource source);
+/// The inverse of to_string; std::nullopt for anything else.
+std::optional<HardwareSource> parse_hardware_source(std::string_view text);
+
 /// The machine (the seed page's Hardware section).
 struct HardwareInfo {
   std::string type;                  ///< "Discrete GPU", "CPU only", "Apple silicon", ...
@@ -33,7 +48,8 @@ struct HardwareInfo {
   std::string os;                    ///< e.g. "Ubuntu 24.04.5 LTS"
   std::string kernel;                ///< e.g. "6.8.0-45-generic"
   std::string hostname;
-  bool is_server_host = true;        ///< false when the server ran elsewhere (probed the client's machine)
+  HardwareSource source = HardwareSource::Probed;  ///< how these facts were obtained
+  std::string source_detail;         ///< why, in words: "10.0.0.7 is not an address of this machine", "--gpu"
 };
 
 /// The engine and model being measured (the seed page's Engine section).
@@ -147,7 +163,8 @@ struct RunResult {
   std::string notes;           ///< free text (e.g. "untuned baseline")
   int64_t resumes = 0;         ///< how many times the run was continued with --resume
   EngineInfo engine;
-  HardwareInfo hardware;
+  HardwareInfo hardware;       ///< the machine that ran the server (see hardware.source)
+  std::optional<HardwareInfo> client_hardware;  ///< the machine that measured, when the server ran elsewhere
   RunSettings settings;
   std::optional<ClientCeiling> client_ceiling;
   std::vector<PrefillRow> prefill;

@@ -49,29 +49,23 @@ GpuInfo gpu_from_json(const json& j) {
   return g;
 }
 
-json hardware_to_json(const HardwareInfo& h) {
-  json gpus = json::array();
-  for (const auto& g : h.gpus) gpus.push_back(gpu_to_json(g));
-  return {{"type", h.type},         {"gpus", gpus},
-          {"cpu_model", h.cpu_model}, {"cpu_cores", opt(h.cpu_cores)},
-          {"ram_bytes", opt(h.ram_bytes)}, {"os", h.os},
-          {"kernel", h.kernel},     {"hostname", h.hostname},
-          {"is_server_host", h.is_server_host}};
-}
-
-HardwareInfo hardware_from_json(const json& j) {
-  HardwareInfo h;
-  read(j, "type", h.type);
-  if (auto it = j.find("gpus"); it != j.end() && it->is_array())
-    for (const auto& g : *it) h.gpus.push_back(gpu_from_json(g));
-  read(j, "cpu_model", h.cpu_model);
-  read_opt(j, "cpu_cores", h.cpu_cores);
-  read_opt(j, "ram_bytes", h.ram_bytes);
-  read(j, "os", h.os);
-  read(j, "kernel", h.kernel);
-  read(j, "hostname", h.hostname);
-  read(j, "is_server_host", h.is_server_host);
-  return h;
+// A result written before hardware.source existed: its hardware object says `is_server_host`
+// (true in every file speedmatrix wrote; false meant "these are the client's facts, the server
+// ran elsewhere"). The embedded simulated engine's hardware was typed "... (simulated)".
+void attribute_legacy_hardware(const json& hardware_json, RunResult& r) {
+  const bool server_host = hardware_json.value("is_server_host", true);
+  if (!server_host) {
+    r.client_hardware = r.hardware;
+    r.client_hardware->source = HardwareSource::Probed;
+    r.hardware = HardwareInfo{};
+    r.hardware.source = HardwareSource::Unknown;
+    r.hardware.source_detail = "an older speedmatrix recorded only the client's machine";
+    return;
+  }
+  if (r.kind == "predicted") r.hardware.source = HardwareSource::Catalog;
+  else if (r.kind == "simulated" && r.hardware.type.ends_with(" (simulated)"))
+    r.hardware.source = HardwareSource::Simulated;
+  else r.hardware.source = HardwareSource::Probed;
 }
 
 json engine_to_json(const EngineInfo& e) {
@@ -242,6 +236,44 @@ Result<DecodeCell> decode_from_json(const json& j) {
 
 }  // namespace
 
+json hardware_to_json(const HardwareInfo& h) {
+  json gpus = json::array();
+  for (const auto& g : h.gpus) gpus.push_back(gpu_to_json(g));
+  return {{"type", h.type},         {"gpus", gpus},
+          {"cpu_model", h.cpu_model}, {"cpu_cores", opt(h.cpu_cores)},
+          {"ram_bytes", opt(h.ram_bytes)}, {"os", h.os},
+          {"kernel", h.kernel},     {"hostname", h.hostname},
+          {"source", to_string(h.source)}, {"source_detail", h.source_detail}};
+}
+
+Result<HardwareInfo> hardware_from_json(const json& j) {
+  try {
+    if (!j.is_object()) return fail(ErrorCode::InvalidArgument, "hardware is not a JSON object");
+    HardwareInfo h;
+    read(j, "type", h.type);
+    if (auto it = j.find("gpus"); it != j.end() && it->is_array())
+      for (const auto& g : *it) h.gpus.push_back(gpu_from_json(g));
+    read(j, "cpu_model", h.cpu_model);
+    read_opt(j, "cpu_cores", h.cpu_cores);
+    read_opt(j, "ram_bytes", h.ram_bytes);
+    read(j, "os", h.os);
+    read(j, "kernel", h.kernel);
+    read(j, "hostname", h.hostname);
+    if (auto it = j.find("source"); it != j.end() && !it->is_null()) {
+      auto source = parse_hardware_source(it->get<std::string>());
+      if (!source)
+        return fail(ErrorCode::InvalidArgument,
+                    fmt::format("hardware source {} is not one of probed, declared, unknown, simulated, catalog",
+                                it->dump()));
+      h.source = *source;
+    }
+    read(j, "source_detail", h.source_detail);
+    return h;
+  } catch (const json::exception& e) {
+    return fail(ErrorCode::InvalidArgument, fmt::format("hardware has a field of the wrong type: {}", e.what()));
+  }
+}
+
 json to_json(const RunResult& r) {
   json prefill = json::array();
   for (const auto& row : r.prefill) prefill.push_back(prefill_to_json(row));
@@ -264,6 +296,7 @@ json to_json(const RunResult& r) {
           {"resumes", r.resumes},
           {"engine", engine_to_json(r.engine)},
           {"hardware", hardware_to_json(r.hardware)},
+          {"client_hardware", r.client_hardware ? hardware_to_json(*r.client_hardware) : json(nullptr)},
           {"settings", settings_to_json(r.settings)},
           {"client_ceiling", ceiling},
           {"prefill", prefill},
@@ -295,7 +328,17 @@ Result<RunResult> result_from_json(const json& j) {
     read(j, "notes", r.notes);
     read(j, "resumes", r.resumes);
     if (auto it = j.find("engine"); it != j.end() && it->is_object()) r.engine = engine_from_json(*it);
-    if (auto it = j.find("hardware"); it != j.end() && it->is_object()) r.hardware = hardware_from_json(*it);
+    if (auto it = j.find("hardware"); it != j.end() && it->is_object()) {
+      auto hw = hardware_from_json(*it);
+      if (!hw) return std::unexpected(hw.error());
+      r.hardware = std::move(*hw);
+      if (!it->contains("source")) attribute_legacy_hardware(*it, r);
+    }
+    if (auto it = j.find("client_hardware"); it != j.end() && it->is_object()) {
+      auto hw = hardware_from_json(*it);
+      if (!hw) return fail(hw.error().code, "client_hardware: " + hw.error().message);
+      r.client_hardware = std::move(*hw);
+    }
     if (auto it = j.find("settings"); it != j.end() && it->is_object()) r.settings = settings_from_json(*it);
     if (auto it = j.find("client_ceiling"); it != j.end() && it->is_object())
       r.client_ceiling = ClientCeiling{it->value("tokens_per_s", 0.0), it->value("streams", int64_t{0})};

@@ -11,6 +11,10 @@
 namespace sm {
 
 nlohmann::json to_json(const RunResult& result);
+/// The `hardware` (and `client_hardware`) object of result.json; also the body of a hardware
+/// file (result/hardware_file.h).
+nlohmann::json hardware_to_json(const HardwareInfo& hardware);
+Result<HardwareInfo> hardware_from_json(const nlohmann::json& json);
 Result<RunResult> result_from_json(const nlohmann::json& json);
 
 /// Reads and validates a result file.

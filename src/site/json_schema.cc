@@ -119,9 +119,15 @@ Result<void> JsonSchema::validate_node(const json& schema_in, const json& v, con
     if (schema_in.get<bool>()) return {};
     return fail(ErrorCode::InvalidArgument, fmt::format("{}: not allowed", path));
   }
-  const json* sp = resolve(schema_in);
-  if (!sp || !sp->is_object()) return {};
-  const json& s = *sp;
+  if (!schema_in.is_object()) return {};
+  if (schema_in.contains("$ref")) {
+    // The referenced schema applies, and so do the keywords beside "$ref" (JSON Schema 2020-12):
+    // {"type": ["object", "null"], "$ref": "#/$defs/hardware"} is that object, or null.
+    const json* target = resolve(schema_in);
+    if (!target) return {};
+    if (auto ok = validate_node(*target, v, path, depth + 1); !ok) return ok;
+  }
+  const json& s = schema_in;
   auto bad = [&](std::string message) { return fail(ErrorCode::InvalidArgument, path + ": " + message); };
 
   if (auto it = s.find("type"); it != s.end()) {

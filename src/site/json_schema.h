@@ -3,8 +3,8 @@
 // site's upload rules (data/site/upload-rules.json) use:
 // type (one or a list), properties, required, additionalProperties, items, enum, const,
 // minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength, pattern, minItems,
-// maxItems and local "$ref" ("#/$defs/name"). Other keywords (title, description, $schema, ...)
-// are ignored.
+// maxItems and local "$ref" ("#/$defs/name"; keywords beside it apply too, as in 2020-12).
+// Other keywords (title, description, $schema, ...) are ignored.
 //
 //   auto schema = sm::site::JsonSchema::parse(text);        // Result<JsonSchema>
 //   if (auto ok = schema->validate(document); !ok)

@@ -153,6 +153,7 @@ SiteResponse Site::api_get_run(const std::string& run_id) {
 SiteResponse Site::api_leaderboard(const SiteRequest& request) {
   auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::SingleStream);
   if (!q) return error_response(400, "bad_parameter", q.error().message);
+  q->filter.known_hardware_only = true;  // a run on unknown hardware is credited to nothing: no rank
   auto page = store_.list_runs(q->filter, q->order, q->page);
   if (!page) return store_error(page.error());
   return json_response(200, page_json(*page, *q, "/api/v1/leaderboard"));
@@ -163,7 +164,9 @@ SiteResponse Site::api_hardware() {
   if (!groups) return store_error(groups.error());
   json out = json::array();
   for (const auto& g : *groups) out.push_back(group_to_json(g, "models"));
-  return json_response(200, {{"hardware", out}});
+  auto unknown = store::count_unknown_hardware_runs(store_);
+  if (!unknown) return store_error(unknown.error());
+  return json_response(200, {{"hardware", out}, {"unknown_hardware_runs", *unknown}});
 }
 
 SiteResponse Site::api_models() {

@@ -142,6 +142,17 @@ std::string pager(std::string_view action, const ListingQuery& q, int64_t shown,
 
 std::string empty_box(std::string_view text) { return fmt::format("<div class=\"empty\">{}</div>\n", text); }
 
+// Runs of a server on another machine with no hardware declared: where they are, and why unranked.
+std::string unknown_hardware_note(int64_t runs) {
+  const std::string link = "/hardware" + build_query({{"gpu", std::string(store::kUnknownHardwareGroup)}});
+  return fmt::format("<section id=\"unknown-hardware\">\n<h2>Unknown hardware</h2>\n<p class=\"note\"><a href=\"{}\">{} "
+                     "run{}</a> measured a server on another machine without declaring its hardware, so {} credited to "
+                     "no hardware and not ranked. <code>speedmatrix hardware --out FILE</code> on the server, then "
+                     "<code>run --server-hardware FILE</code> (or <code>--gpu NAME --gpu-count N</code>), declares it.</p>\n"
+                     "</section>\n",
+                     esc(link), runs, runs == 1 ? "" : "s", runs == 1 ? "it is" : "they are");
+}
+
 std::string group_table(const std::vector<store::GroupSummary>& groups, std::string_view param, std::string_view action,
                         std::string_view name_title, std::string_view other_title) {
   std::string out = "<div class=\"scroll\">\n<table class=\"data board\" id=\"groups-table\">\n<thead><tr>";
@@ -195,10 +206,14 @@ SiteResponse Site::page_error(int status, const std::string& message) {
 SiteResponse Site::page_leaderboard(const SiteRequest& request) {
   auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::SingleStream);
   if (!q) return page_error(400, q.error().message);
+  q->filter.known_hardware_only = true;  // a run on unknown hardware is credited to nothing: no rank
   auto values = store_.filter_values();
   if (!values) return page_error(503, values.error().message);
+  std::erase(values->gpus, std::string(store::kUnknownHardwareGroup));
   auto page = store_.list_runs(q->filter, q->order, q->page);
   if (!page) return page_error(503, page.error().message);
+  auto unknown = store::count_unknown_hardware_runs(store_);
+  if (!unknown) return page_error(503, unknown.error().message);
   std::string body =
       "<p class=\"eyebrow\">Every computer, one endpoint</p>\n<h1>Leaderboard</h1>\n"
       "<p class=\"lede\">Every uploaded speed-test matrix, ranked. <strong>Single-stream decode</strong>: total tok/s of "
@@ -215,6 +230,7 @@ SiteResponse Site::page_leaderboard(const SiteRequest& request) {
     body += runs_table(page->runs, *q, "/", false);
     body += pager("/", *q, static_cast<int64_t>(page->runs.size()), page->total);
   }
+  if (*unknown > 0) body += unknown_hardware_note(*unknown);
   return html_response(200, site_page("Leaderboard", NavItem::Leaderboard, body));
 }
 
@@ -263,17 +279,27 @@ SiteResponse Site::page_hardware(const SiteRequest& request) {
     auto page = store_.list_runs(q->filter, q->order, q->page);
     if (!page) return page_error(503, page.error().message);
     std::string body = "<p class=\"note\"><a href=\"/hardware\">← Hardware</a></p>\n<h1>" + esc(q->filter.gpu) + "</h1>\n";
-    body += fmt::format("<p class=\"lede\">{} run{} on this hardware, best aggregate decode first.</p>\n", page->total,
-                        page->total == 1 ? "" : "s");
+    if (q->filter.gpu == store::kUnknownHardwareGroup)
+      body += fmt::format("<p class=\"lede\">{} run{} of a server on another machine whose hardware was not declared "
+                          "(<code>run --server-hardware</code> or <code>--gpu</code>). They are credited to no "
+                          "hardware: kept out of the leaderboard and the hardware list.</p>\n",
+                          page->total, page->total == 1 ? "" : "s");
+    else
+      body += fmt::format("<p class=\"lede\">{} run{} on this hardware, best aggregate decode first.</p>\n", page->total,
+                          page->total == 1 ? "" : "s");
     body += page->runs.empty() ? empty_box("No run on this hardware.") : runs_table(page->runs, *q, "/hardware", false);
     body += pager("/hardware", *q, static_cast<int64_t>(page->runs.size()), page->total);
     return html_response(200, site_page(q->filter.gpu, NavItem::Hardware, body));
   }
   auto groups = store_.hardware_summary();
   if (!groups) return page_error(503, groups.error().message);
+  auto unknown = store::count_unknown_hardware_runs(store_);
+  if (!unknown) return page_error(503, unknown.error().message);
   std::string body = "<h1>Hardware</h1>\n<p class=\"lede\">Per GPU (or CPU, for runs without one): how many runs, how "
                      "many models, and the best numbers any run reached.</p>\n";
-  body += groups->empty() ? empty_box("No runs yet.") : group_table(*groups, "gpu", "/hardware", "Hardware", "Models");
+  body += groups->empty() ? empty_box(*unknown > 0 ? "No run on known hardware yet." : "No runs yet.")
+                          : group_table(*groups, "gpu", "/hardware", "Hardware", "Models");
+  if (*unknown > 0) body += unknown_hardware_note(*unknown);
   return html_response(200, site_page("Hardware", NavItem::Hardware, body));
 }
 
@@ -420,6 +446,9 @@ SiteResponse Site::page_getting_started(const SiteRequest& request) {
           "<code>$SPEEDMATRIX_UPLOAD_TOKEN</code>):"
           "<pre>speedmatrix run --url http://127.0.0.1:8000 --upload " + url +
           " --upload-token smt_…</pre>"
+          "<p>A server on another machine? Save its hardware there with <code>speedmatrix hardware --out "
+          "gpu-box.json</code> and add <code>--server-hardware gpu-box.json</code> (or <code>--gpu \"RTX 3090\" "
+          "--gpu-count 2</code>); otherwise the run is listed under unknown hardware and not ranked.</p>"
           "<p>No GPU at hand? Measure the built-in simulated engine:</p>"
           "<pre>speedmatrix sim --listen 127.0.0.1:8000 &amp;\nspeedmatrix run --url http://127.0.0.1:8000 --contexts 0 "
           "--concurrency 1,2 --prefill-contexts none --duration 2 --max-output 256 --upload " + url +

@@ -23,6 +23,14 @@ Result<std::unique_ptr<ResultStore>> open_store(std::string_view dsn, const Stor
                            options.sqlite_full_sync ? SqliteSync::Full : SqliteSync::Normal);
 }
 
+Result<int64_t> count_unknown_hardware_runs(ResultStore& store) {
+  RunFilter filter;
+  filter.gpu = std::string(kUnknownHardwareGroup);
+  auto page = store.list_runs(filter, RunOrder::Newest, {.limit = 1});
+  if (!page) return std::unexpected(page.error());
+  return page->total;
+}
+
 std::string redact_dsn(std::string_view dsn) {
   std::string out(dsn);
   // URL form: scheme://user:password@host -> scheme://user:***@host

@@ -41,9 +41,10 @@ class ResultStore {
   virtual Result<std::optional<RunSummary>> get_run_summary(std::string_view run_id) = 0;
   /// A page of runs matching `filter`, in `order`.
   virtual Result<RunPage> list_runs(const RunFilter& filter, RunOrder order, const PageRequest& page) = 0;
-  /// Per GPU: runs, distinct models, best headline numbers; by name.
+  /// Per GPU: runs, distinct models, best headline numbers; by name. Runs on unknown hardware
+  /// (kUnknownHardwareGroup) are no group: list them with RunFilter::gpu.
   virtual Result<std::vector<GroupSummary>> hardware_summary() = 0;
-  /// Per model: runs, distinct GPUs, best headline numbers; by name.
+  /// Per model: runs, distinct GPUs (unknown hardware not counted), best headline numbers; by name.
   virtual Result<std::vector<GroupSummary>> model_summary() = 0;
   /// Distinct values of every filter column, sorted.
   virtual Result<FilterValues> filter_values() = 0;
@@ -68,6 +69,9 @@ struct StoreOptions {
 ///   "sqlite:PATH" (or a path ending in .db/.sqlite) — SQLite in WAL mode, the file created if absent;
 ///   "postgresql://..." or "postgres://..." — a libpq connection URI.
 Result<std::unique_ptr<ResultStore>> open_store(std::string_view dsn, const StoreOptions& options = {});
+
+/// How many runs are on unknown hardware (kUnknownHardwareGroup): listed, never ranked.
+Result<int64_t> count_unknown_hardware_runs(ResultStore& store);
 
 /// The DSN with any password replaced by "***", for log lines.
 std::string redact_dsn(std::string_view dsn);

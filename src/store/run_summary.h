@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
+#include "report/report_model.h"
 #include "result/result.h"
 
 namespace sm::store {
@@ -32,6 +34,11 @@ struct RunSummary {
   int64_t valid_cells = 0;       ///< decode cells with status valid
   int64_t decode_cells = 0;      ///< decode cells in the result
 };
+
+/// The `gpu` of runs whose hardware is unknown (a server on another machine, nothing declared):
+/// listed under this name, kept out of the leaderboard and the per-hardware groups.
+/// (The name the report gives such hardware.)
+inline constexpr std::string_view kUnknownHardwareGroup = report::kUnknownHardwareName;
 
 /// The prefill context of the leaderboard's prefill column: 32K tokens.
 constexpr int64_t kLeaderboardPrefillContext = 32 * 1024;

@@ -13,10 +13,11 @@ namespace sm::store::sql {
   "uploaded_at, token_id, single_stream_tok_s, single_stream_context, best_total_tok_s, "          \
   "best_total_context, best_total_concurrency, prefill_32k_tok_s, valid_cells, decode_cells"
 
-// The filter of listings: $1 gpu, $2 model, $3 engine, $4 quantization, $5 kind ('' = any).
+// The filter of listings: $1 gpu, $2 model, $3 engine, $4 quantization, $5 kind ('' = any);
+// $6 a gpu to leave out ('' = none: the unknown-hardware group is left out of rankings).
 #define SM_RUN_FILTER                                                                               \
   " WHERE ($1 = '' OR gpu = $1) AND ($2 = '' OR model = $2) AND ($3 = '' OR engine = $3)"          \
-  " AND ($4 = '' OR quantization = $4) AND ($5 = '' OR kind = $5)"
+  " AND ($4 = '' OR quantization = $4) AND ($5 = '' OR kind = $5) AND ($6 = '' OR gpu <> $6)"
 
 /// $1..$19: the RunSummary columns; $20 content_sha256; $21 result_json.
 inline constexpr std::string_view kInsertRun =
@@ -32,27 +33,27 @@ inline constexpr std::string_view kSelectRunJson = "SELECT result_json FROM runs
 inline constexpr std::string_view kSelectRunSummary =
     "SELECT " SM_RUN_SUMMARY_COLUMNS " FROM runs WHERE run_id = $1";
 
-/// Filter $1..$5; $6 order (0 newest, 1 single stream, 2 best total, 3 prefill 32K); $7 limit; $8 offset.
+/// Filter $1..$6; $7 order (0 newest, 1 single stream, 2 best total, 3 prefill 32K); $8 limit; $9 offset.
 /// Metric orders put runs without the number last (`IS NULL` sorts false first in both dialects).
 inline constexpr std::string_view kListRuns =
     "SELECT " SM_RUN_SUMMARY_COLUMNS " FROM runs" SM_RUN_FILTER
-    " ORDER BY (CASE WHEN $6 = 1 THEN single_stream_tok_s WHEN $6 = 2 THEN best_total_tok_s"
-    " WHEN $6 = 3 THEN prefill_32k_tok_s ELSE 0 END) IS NULL,"
-    " (CASE WHEN $6 = 1 THEN single_stream_tok_s WHEN $6 = 2 THEN best_total_tok_s"
-    " WHEN $6 = 3 THEN prefill_32k_tok_s ELSE 0 END) DESC,"
-    " uploaded_at DESC, run_id DESC LIMIT $7 OFFSET $8";
+    " ORDER BY (CASE WHEN $7 = 1 THEN single_stream_tok_s WHEN $7 = 2 THEN best_total_tok_s"
+    " WHEN $7 = 3 THEN prefill_32k_tok_s ELSE 0 END) IS NULL,"
+    " (CASE WHEN $7 = 1 THEN single_stream_tok_s WHEN $7 = 2 THEN best_total_tok_s"
+    " WHEN $7 = 3 THEN prefill_32k_tok_s ELSE 0 END) DESC,"
+    " uploaded_at DESC, run_id DESC LIMIT $8 OFFSET $9";
 
-/// Filter $1..$5.
+/// Filter $1..$6.
 inline constexpr std::string_view kCountRuns = "SELECT COUNT(*) FROM runs" SM_RUN_FILTER;
 
-/// Per GPU.
+/// Per GPU; $1 the unknown-hardware group, which is no GPU and is left out.
 inline constexpr std::string_view kHardwareSummary =
     "SELECT gpu, COUNT(*), COUNT(DISTINCT model), MAX(single_stream_tok_s), MAX(best_total_tok_s), "
-    "MAX(prefill_32k_tok_s), MAX(uploaded_at) FROM runs GROUP BY gpu";
+    "MAX(prefill_32k_tok_s), MAX(uploaded_at) FROM runs WHERE gpu <> $1 GROUP BY gpu";
 
-/// Per model.
+/// Per model; $1 the unknown-hardware group, not counted as a kind of hardware.
 inline constexpr std::string_view kModelSummary =
-    "SELECT model, COUNT(*), COUNT(DISTINCT gpu), MAX(single_stream_tok_s), MAX(best_total_tok_s), "
+    "SELECT model, COUNT(*), COUNT(DISTINCT NULLIF(gpu, $1)), MAX(single_stream_tok_s), MAX(best_total_tok_s), "
     "MAX(prefill_32k_tok_s), MAX(uploaded_at) FROM runs GROUP BY model";
 
 /// (column, value) pairs of the distinct filter values.

@@ -74,8 +74,9 @@ std::array<SqlParam, 21> insert_params(const RunRecord& rec) {
           rec.result_json};
 }
 
-std::array<SqlParam, 5> filter_params(const RunFilter& f) {
-  return {f.gpu, f.model, f.engine, f.quantization, f.kind};
+std::array<SqlParam, 6> filter_params(const RunFilter& f) {
+  return {f.gpu, f.model, f.engine, f.quantization, f.kind,
+          f.known_hardware_only ? std::string(kUnknownHardwareGroup) : std::string()};
 }
 
 int64_t order_code(RunOrder order) {
@@ -177,7 +178,7 @@ Result<RunPage> SqlStore::list_runs(const RunFilter& filter, RunOrder order, con
   const auto f = filter_params(filter);
   const int64_t limit = std::clamp<int64_t>(page.limit, 1, kMaxPageLimit);
   const int64_t offset = std::max<int64_t>(page.offset, 0);
-  const std::array<SqlParam, 8> params = {f[0], f[1], f[2], f[3], f[4], order_code(order), limit, offset};
+  const std::array<SqlParam, 9> params = {f[0], f[1], f[2], f[3], f[4], f[5], order_code(order), limit, offset};
   auto rows = (*c)->query(sql::kListRuns, params);
   if (!rows) return std::unexpected(rows.error());
   auto count = (*c)->query(sql::kCountRuns, f);
@@ -192,7 +193,8 @@ Result<RunPage> SqlStore::list_runs(const RunFilter& filter, RunOrder order, con
 Result<std::vector<GroupSummary>> SqlStore::groups(std::string_view statement) {
   auto c = pool_.acquire();
   if (!c) return std::unexpected(c.error());
-  auto rows = (*c)->query(statement, {});
+  const std::array<SqlParam, 1> unknown = {std::string(kUnknownHardwareGroup)};
+  auto rows = (*c)->query(statement, unknown);
   if (!rows) return std::unexpected(rows.error());
   std::vector<GroupSummary> out;
   for (const auto& r : *rows) {

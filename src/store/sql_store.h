@@ -32,6 +32,7 @@ class SqlStore final : public ResultStore {
  private:
   SqlStore(std::string backend, ConnectionPool::Factory factory, int pool_size)
       : backend_(std::move(backend)), pool_(std::move(factory), pool_size) {}
+  /// Runs a group statement; its $1 is kUnknownHardwareGroup.
   Result<std::vector<GroupSummary>> groups(std::string_view sql);
 
   std::string backend_;

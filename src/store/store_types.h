@@ -17,6 +17,7 @@ struct RunFilter {
   std::string engine;        ///< RunSummary::engine
   std::string quantization;  ///< RunSummary::quantization
   std::string kind;          ///< "measured", "simulated", "predicted"
+  bool known_hardware_only = false;  ///< leave out runs on unknown hardware (kUnknownHardwareGroup): rankings
 };
 
 /// Orders of a listing. The metric orders put the highest first and runs without the number last.

@@ -28,6 +28,11 @@ RunResult with_secrets() {
   r.engine.model = "/home/alice/models/Qwen3-4B";
   r.engine.model_path = "/home/alice/models/Qwen3-4B";
   r.hardware.hostname = kHost;
+  r.hardware.source = HardwareSource::Declared;
+  r.hardware.source_detail = "--server-hardware: probed by `speedmatrix hardware` on " + kHost;
+  r.client_hardware = HardwareInfo{};
+  r.client_hardware->hostname = "alice-laptop";
+  r.client_hardware->source_detail = "the machine that ran speedmatrix (the client)";
   PrefillRow row;
   row.context = 8192;
   row.status = CellStatus::Error;
@@ -87,7 +92,10 @@ const std::set<std::string> kNotFreeText = {
     "/tool/name", "/tool/version", "/tool/commit", "/tool/build_type", "/run_id", "/kind", "/started_at",
     "/finished_at", "/engine/kind", "/engine/quantization", "/engine/backend", "/hardware/type",
     "/hardware/cpu_model", "/hardware/os", "/hardware/kernel", "/hardware/gpus/*/name", "/hardware/gpus/*/driver",
-    "/hardware/gpus/*/pcie", "/settings/api", "/settings/decode_test", "/settings/prefill_mode",
+    "/hardware/gpus/*/pcie", "/hardware/source", "/client_hardware/type", "/client_hardware/cpu_model",
+    "/client_hardware/os", "/client_hardware/kernel", "/client_hardware/gpus/*/name",
+    "/client_hardware/gpus/*/driver", "/client_hardware/gpus/*/pcie", "/client_hardware/source", "/settings/api",
+    "/settings/decode_test", "/settings/prefill_mode",
     "/prefill/*/status", "/decode/*/status", "/decode/*/token_count_source",
     "/submitted_by",  // redacted for secrets, but a user label is kept with --redact-host
 };
@@ -105,6 +113,7 @@ void for_each_string(json& j, const std::string& path, const std::function<void(
 TEST(RedactResult, EveryFreeTextFieldIsCovered) {
   RunResult full = with_secrets();
   full.hardware.gpus.push_back(GpuInfo{"NVIDIA GeForce RTX 3090", int64_t{24} << 30, "595.99.02", 350.0, "Gen4 x16"});
+  full.client_hardware->gpus = full.hardware.gpus;
   json j = to_json(full);
   const std::string secret = "token=" + kKey + " on " + kHost + " in /home/alice/x/y";
   std::set<std::string> filled;
@@ -124,7 +133,7 @@ TEST(RedactResult, EveryFreeTextFieldIsCovered) {
     EXPECT_EQ(s.find(kHost), std::string::npos) << path << " keeps the host: add it to redact_result";
     EXPECT_EQ(s.find("/home/alice"), std::string::npos) << path << " keeps a local path";
   });
-  EXPECT_GE(filled.size(), 13u);  // target_url, launch_command, notes, warnings, engine, hostname, rows, cells
+  EXPECT_GE(filled.size(), 16u);  // target_url, launch_command, notes, warnings, engine, hostnames, attribution, rows, cells
 }
 
 }  // namespace
