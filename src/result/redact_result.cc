@@ -78,6 +78,7 @@ void redact_result(RunResult& r, const RedactOptions& given) {
 
   redact_machine(r.hardware, options);
   if (r.client_hardware) redact_machine(*r.client_hardware, options);
+  if (r.telemetry) text(r.telemetry->gpu_unavailable);  // may name an --nvml-lib path
 
   for (auto& row : r.prefill) text(row.error);
   for (auto& cell : r.decode) {

@@ -93,6 +93,22 @@ struct Percentiles {
   double p99 = 0;
 };
 
+/// The machine's state over a cell's window (or a prefill row's request), from the telemetry
+/// sampler (docs/METRICS.md, "Telemetry"). Empty where nothing was sampled.
+struct CellTelemetry {
+  std::optional<double> gpu_power_w;         ///< mean board power over the window, summed over GPUs
+  std::optional<double> gpu_energy_j;        ///< GPU energy in the window (energy counter; else power × time)
+  std::optional<double> tokens_per_joule;    ///< output tokens (prefill: prompt tokens) ÷ gpu_energy_j
+  std::optional<double> gpu_sm_clock_mhz;    ///< mean SM clock over the window and the GPUs
+  std::optional<double> gpu_temp_max_c;      ///< hottest GPU reading in the window
+  std::string throttle;                      ///< "ok", "power_capped", "thermal", "hw_slowdown",
+                                             ///< "clocks_below_max"; empty: no GPU telemetry
+  std::optional<double> host_cpu_util_pct;   ///< mean host CPU utilisation over the window, 0–100
+  std::optional<int64_t> server_waiting_max; ///< most requests the server queued at once (its metrics)
+  std::optional<double> server_kv_usage_max; ///< highest KV-cache use the server reported, 0–1
+  std::optional<int64_t> server_preemptions; ///< requests the server preempted during the window
+};
+
 /// One prefill row: a cold request of `context` prompt tokens asking for 1 output token.
 struct PrefillRow {
   int64_t context = 0;                    ///< target prompt tokens
@@ -103,6 +119,7 @@ struct PrefillRow {
   std::optional<int64_t> cached_tokens;   ///< prompt tokens the server reused (should be ~0: cold)
   bool prompt_length_ok = true;           ///< |prompt_tokens − context| ≤ max(16, 0.5%)
   std::string error;                      ///< why the row failed (status error)
+  CellTelemetry telemetry;                ///< the machine over the request (send → first token)
 };
 
 /// One sustained decode cell: `concurrency` streams over a `context`-token prompt.
@@ -139,6 +156,29 @@ struct DecodeCell {
   bool prompt_length_ok = true;             ///< every prompt within max(16, 0.5%) of the target
   std::string error;                        ///< why the cell failed (status error)
   std::vector<std::string> warnings;        ///< e.g. "2 requests ended before max output (stop)"
+  CellTelemetry telemetry;                  ///< the machine over the window
+};
+
+/// A GPU's fixed facts, as the telemetry saw them.
+struct TelemetryGpu {
+  int index = 0;
+  std::string name;
+  std::optional<double> sm_clock_max_mhz;
+  std::optional<double> mem_clock_max_mhz;
+  std::optional<double> power_limit_w;  ///< enforced limit at the run's start
+  std::string pcie;                     ///< link at the run's start / its maximum, e.g. "Gen4 x16 (max Gen4 x16)"
+};
+
+/// What the run's telemetry covered (docs/METRICS.md, "Telemetry").
+struct TelemetryInfo {
+  double interval_s = 0.5;          ///< GPU and host sampling period (server: every second)
+  std::string gpu_source;           ///< "nvml" when GPUs were sampled; empty otherwise
+  std::string gpu_unavailable;      ///< why there is no GPU telemetry (no library, no GPU, ...)
+  std::vector<TelemetryGpu> gpus;
+  bool host = false;                ///< host CPU was sampled
+  bool server = false;              ///< the server's metrics were sampled
+  bool client_side_only = false;    ///< GPU and host readings are the client's machine (remote server)
+  std::string series_file;          ///< the raw series in the run folder, e.g. "telemetry.jsonl"
 };
 
 /// Facts about the client's own ceiling, measured before the run.
@@ -167,6 +207,7 @@ struct RunResult {
   std::optional<HardwareInfo> client_hardware;  ///< the machine that measured, when the server ran elsewhere
   RunSettings settings;
   std::optional<ClientCeiling> client_ceiling;
+  std::optional<TelemetryInfo> telemetry;  ///< nullopt: not sampled (--no-telemetry, predictions, older files)
   std::vector<PrefillRow> prefill;
   std::vector<DecodeCell> decode;
   std::vector<std::string> warnings;  ///< run-level warnings

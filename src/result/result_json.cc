@@ -136,8 +136,73 @@ RunSettings settings_from_json(const json& j) {
   return s;
 }
 
+// Telemetry figures sit flat in the row or cell object, beside its other numbers.
+void telemetry_to_json(const CellTelemetry& t, json& out) {
+  out["gpu_power_w"] = opt(t.gpu_power_w);
+  out["gpu_energy_j"] = opt(t.gpu_energy_j);
+  out["tokens_per_joule"] = opt(t.tokens_per_joule);
+  out["gpu_sm_clock_mhz"] = opt(t.gpu_sm_clock_mhz);
+  out["gpu_temp_max_c"] = opt(t.gpu_temp_max_c);
+  out["throttle"] = t.throttle;
+  out["host_cpu_util_pct"] = opt(t.host_cpu_util_pct);
+  out["server_waiting_max"] = opt(t.server_waiting_max);
+  out["server_kv_usage_max"] = opt(t.server_kv_usage_max);
+  out["server_preemptions"] = opt(t.server_preemptions);
+}
+
+void telemetry_from_json(const json& j, CellTelemetry& t) {
+  read_opt(j, "gpu_power_w", t.gpu_power_w);
+  read_opt(j, "gpu_energy_j", t.gpu_energy_j);
+  read_opt(j, "tokens_per_joule", t.tokens_per_joule);
+  read_opt(j, "gpu_sm_clock_mhz", t.gpu_sm_clock_mhz);
+  read_opt(j, "gpu_temp_max_c", t.gpu_temp_max_c);
+  read(j, "throttle", t.throttle);
+  read_opt(j, "host_cpu_util_pct", t.host_cpu_util_pct);
+  read_opt(j, "server_waiting_max", t.server_waiting_max);
+  read_opt(j, "server_kv_usage_max", t.server_kv_usage_max);
+  read_opt(j, "server_preemptions", t.server_preemptions);
+}
+
+json telemetry_info_to_json(const TelemetryInfo& t) {
+  json gpus = json::array();
+  for (const auto& g : t.gpus)
+    gpus.push_back({{"index", g.index},
+                    {"name", g.name},
+                    {"sm_clock_max_mhz", opt(g.sm_clock_max_mhz)},
+                    {"mem_clock_max_mhz", opt(g.mem_clock_max_mhz)},
+                    {"power_limit_w", opt(g.power_limit_w)},
+                    {"pcie", g.pcie}});
+  return {{"interval_s", t.interval_s},   {"gpu_source", t.gpu_source},
+          {"gpu_unavailable", t.gpu_unavailable}, {"gpus", gpus},
+          {"host", t.host},               {"server", t.server},
+          {"client_side_only", t.client_side_only}, {"series_file", t.series_file}};
+}
+
+TelemetryInfo telemetry_info_from_json(const json& j) {
+  TelemetryInfo t;
+  read(j, "interval_s", t.interval_s);
+  read(j, "gpu_source", t.gpu_source);
+  read(j, "gpu_unavailable", t.gpu_unavailable);
+  if (auto it = j.find("gpus"); it != j.end() && it->is_array())
+    for (const auto& g : *it) {
+      TelemetryGpu gpu;
+      read(g, "index", gpu.index);
+      read(g, "name", gpu.name);
+      read_opt(g, "sm_clock_max_mhz", gpu.sm_clock_max_mhz);
+      read_opt(g, "mem_clock_max_mhz", gpu.mem_clock_max_mhz);
+      read_opt(g, "power_limit_w", gpu.power_limit_w);
+      read(g, "pcie", gpu.pcie);
+      t.gpus.push_back(std::move(gpu));
+    }
+  read(j, "host", t.host);
+  read(j, "server", t.server);
+  read(j, "client_side_only", t.client_side_only);
+  read(j, "series_file", t.series_file);
+  return t;
+}
+
 json prefill_to_json(const PrefillRow& r) {
-  return {{"context", r.context},
+  json out = {{"context", r.context},
           {"status", to_string(r.status)},
           {"prompt_tok_s", opt(r.prompt_tok_s)},
           {"ttft_ms", opt(r.ttft_ms)},
@@ -145,6 +210,8 @@ json prefill_to_json(const PrefillRow& r) {
           {"cached_tokens", opt(r.cached_tokens)},
           {"prompt_length_ok", r.prompt_length_ok},
           {"error", r.error}};
+  telemetry_to_json(r.telemetry, out);
+  return out;
 }
 
 Result<PrefillRow> prefill_from_json(const json& j) {
@@ -159,11 +226,12 @@ Result<PrefillRow> prefill_from_json(const json& j) {
   read_opt(j, "cached_tokens", r.cached_tokens);
   read(j, "prompt_length_ok", r.prompt_length_ok);
   read(j, "error", r.error);
+  telemetry_from_json(j, r.telemetry);
   return r;
 }
 
 json decode_to_json(const DecodeCell& c) {
-  return {{"context", c.context},
+  json out = {{"context", c.context},
           {"concurrency", c.concurrency},
           {"status", to_string(c.status)},
           {"total_tok_s", opt(c.total_tok_s)},
@@ -194,6 +262,8 @@ json decode_to_json(const DecodeCell& c) {
           {"prompt_length_ok", c.prompt_length_ok},
           {"error", c.error},
           {"warnings", c.warnings}};
+  telemetry_to_json(c.telemetry, out);
+  return out;
 }
 
 Result<DecodeCell> decode_from_json(const json& j) {
@@ -231,6 +301,7 @@ Result<DecodeCell> decode_from_json(const json& j) {
   read(j, "prompt_length_ok", c.prompt_length_ok);
   read(j, "error", c.error);
   read(j, "warnings", c.warnings);
+  telemetry_from_json(j, c.telemetry);
   return c;
 }
 
@@ -299,6 +370,7 @@ json to_json(const RunResult& r) {
           {"client_hardware", r.client_hardware ? hardware_to_json(*r.client_hardware) : json(nullptr)},
           {"settings", settings_to_json(r.settings)},
           {"client_ceiling", ceiling},
+          {"telemetry", r.telemetry ? telemetry_info_to_json(*r.telemetry) : json(nullptr)},
           {"prefill", prefill},
           {"decode", decode},
           {"warnings", r.warnings}};
@@ -340,6 +412,7 @@ Result<RunResult> result_from_json(const json& j) {
       r.client_hardware = std::move(*hw);
     }
     if (auto it = j.find("settings"); it != j.end() && it->is_object()) r.settings = settings_from_json(*it);
+    if (auto it = j.find("telemetry"); it != j.end() && it->is_object()) r.telemetry = telemetry_info_from_json(*it);
     if (auto it = j.find("client_ceiling"); it != j.end() && it->is_object())
       r.client_ceiling = ClientCeiling{it->value("tokens_per_s", 0.0), it->value("streams", int64_t{0})};
     if (auto it = j.find("prefill"); it != j.end() && it->is_array()) {

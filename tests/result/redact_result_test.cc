@@ -96,7 +96,9 @@ const std::set<std::string> kNotFreeText = {
     "/client_hardware/os", "/client_hardware/kernel", "/client_hardware/gpus/*/name",
     "/client_hardware/gpus/*/driver", "/client_hardware/gpus/*/pcie", "/client_hardware/source", "/settings/api",
     "/settings/decode_test", "/settings/prefill_mode",
-    "/prefill/*/status", "/decode/*/status", "/decode/*/token_count_source",
+    "/prefill/*/status", "/decode/*/status", "/decode/*/token_count_source", "/prefill/*/throttle",
+    "/decode/*/throttle", "/telemetry/gpu_source", "/telemetry/gpus/*/name", "/telemetry/gpus/*/pcie",
+    "/telemetry/series_file",
     "/submitted_by",  // redacted for secrets, but a user label is kept with --redact-host
 };
 
@@ -114,6 +116,11 @@ TEST(RedactResult, EveryFreeTextFieldIsCovered) {
   RunResult full = with_secrets();
   full.hardware.gpus.push_back(GpuInfo{"NVIDIA GeForce RTX 3090", int64_t{24} << 30, "595.99.02", 350.0, "Gen4 x16"});
   full.client_hardware->gpus = full.hardware.gpus;
+  full.telemetry = TelemetryInfo{};
+  full.telemetry->gpu_source = "nvml";
+  full.telemetry->gpu_unavailable = "cannot load /home/alice/lib/libnvidia-ml.so.1";
+  full.telemetry->gpus.push_back(TelemetryGpu{0, "NVIDIA GeForce RTX 3090", 2100.0, 9751.0, 350.0, "Gen4 x16"});
+  full.telemetry->series_file = "telemetry.jsonl";
   json j = to_json(full);
   const std::string secret = "token=" + kKey + " on " + kHost + " in /home/alice/x/y";
   std::set<std::string> filled;
