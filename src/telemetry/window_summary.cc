@@ -1,0 +1,229 @@
+#include "telemetry/window_summary.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <vector>
+
+namespace sm {
+
+namespace {
+
+constexpr double kNsPerSD = 1e9;
+
+struct Point {
+  int64_t t_ns;
+  double v;
+};
+
+// The series as a piecewise-linear function of time, held at its first and last values beyond
+// its ends.
+double value_at(const std::vector<Point>& pts, int64_t t_ns) {
+  if (t_ns <= pts.front().t_ns) return pts.front().v;
+  if (t_ns >= pts.back().t_ns) return pts.back().v;
+  auto it = std::lower_bound(pts.begin(), pts.end(), t_ns, [](const Point& p, int64_t t) { return p.t_ns < t; });
+  const Point& hi = *it;
+  const Point& lo = *(it - 1);
+  if (hi.t_ns == lo.t_ns) return hi.v;
+  const double f = static_cast<double>(t_ns - lo.t_ns) / static_cast<double>(hi.t_ns - lo.t_ns);
+  return lo.v + f * (hi.v - lo.v);
+}
+
+// ∫ v dt over [b, e], in value × seconds.
+double integral(const std::vector<Point>& pts, int64_t b, int64_t e) {
+  std::vector<int64_t> ts{b};
+  for (const auto& p : pts)
+    if (p.t_ns > b && p.t_ns < e) ts.push_back(p.t_ns);
+  ts.push_back(e);
+  double sum = 0;
+  for (size_t i = 1; i < ts.size(); ++i)
+    sum += 0.5 * (value_at(pts, ts[i - 1]) + value_at(pts, ts[i])) * static_cast<double>(ts[i] - ts[i - 1]) / kNsPerSD;
+  return sum;
+}
+
+template <class Sample>
+std::vector<Point> points(std::span<const Sample> samples, const std::function<std::optional<double>(const Sample&)>& f) {
+  std::vector<Point> pts;
+  for (const auto& s : samples)
+    if (auto v = f(s)) pts.push_back({s.t_ns, *v});
+  return pts;
+}
+
+// The samples a window reads: those inside it, or, for a window that falls between two samples,
+// the two around it. Only samples close to the window count at all.
+template <class Sample>
+std::span<const Sample> near_window(std::span<const Sample> all, int64_t b, int64_t e, int64_t slack_ns) {
+  auto first = std::lower_bound(all.begin(), all.end(), b - slack_ns,
+                                [](const Sample& s, int64_t t) { return s.t_ns < t; });
+  auto last = std::upper_bound(all.begin(), all.end(), e + slack_ns,
+                               [](int64_t t, const Sample& s) { return t < s.t_ns; });
+  return {first, last};
+}
+
+template <class Sample>
+std::span<const Sample> inside_or_around(std::span<const Sample> near, int64_t b, int64_t e) {
+  auto first = std::lower_bound(near.begin(), near.end(), b, [](const Sample& s, int64_t t) { return s.t_ns < t; });
+  auto last = std::upper_bound(near.begin(), near.end(), e, [](int64_t t, const Sample& s) { return t < s.t_ns; });
+  if (first != last) return {first, last};
+  // None inside: the one before and the one after.
+  auto lo = first == near.begin() ? first : first - 1;
+  auto hi = last == near.end() ? last : last + 1;
+  return {lo, hi};
+}
+
+std::optional<double> time_mean(const std::vector<Point>& pts, int64_t b, int64_t e) {
+  if (pts.empty() || e <= b) return std::nullopt;
+  return integral(pts, b, e) / (static_cast<double>(e - b) / kNsPerSD);
+}
+
+std::optional<double> max_of(const std::vector<Point>& pts) {
+  if (pts.empty()) return std::nullopt;
+  double m = pts.front().v;
+  for (const auto& p : pts) m = std::max(m, p.v);
+  return m;
+}
+
+// A counter's increase over [b, e] (nullopt when it went backwards: a restart).
+std::optional<double> counter_delta(const std::vector<Point>& pts, int64_t b, int64_t e) {
+  if (pts.empty()) return std::nullopt;
+  const double d = value_at(pts, e) - value_at(pts, b);
+  if (d < 0) return std::nullopt;
+  return d;
+}
+
+std::optional<double> sum_over_gpus(const GpuSample& s, std::optional<double> GpuReading::*field) {
+  double sum = 0;
+  bool any = false;
+  for (const auto& g : s.gpus)
+    if (g.*field) {
+      sum += *(g.*field);
+      any = true;
+    }
+  return any ? std::optional<double>(sum) : std::nullopt;
+}
+
+std::optional<double> mean_over_gpus(const GpuSample& s, std::optional<double> GpuReading::*field) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& g : s.gpus)
+    if (g.*field) {
+      sum += *(g.*field);
+      ++n;
+    }
+  return n > 0 ? std::optional<double>(sum / n) : std::nullopt;
+}
+
+// GPU energy over the window: each GPU's counter where every GPU has one, else ∫ power dt.
+std::optional<double> gpu_energy_j(std::span<const GpuSample> near, int64_t b, int64_t e) {
+  std::map<int, std::vector<Point>> counters;
+  bool every_reading_has_counter = !near.empty();
+  for (const auto& s : near)
+    for (const auto& g : s.gpus) {
+      if (!g.energy_j) every_reading_has_counter = false;
+      else counters[g.index].push_back({s.t_ns, *g.energy_j});
+    }
+  if (every_reading_has_counter && !counters.empty()) {
+    double sum = 0;
+    for (const auto& [index, pts] : counters) {
+      auto d = counter_delta(pts, b, e);
+      if (!d) return std::nullopt;
+      sum += *d;
+    }
+    return sum;
+  }
+  auto power = points<GpuSample>(near, [](const GpuSample& s) { return sum_over_gpus(s, &GpuReading::power_w); });
+  if (power.empty() || e <= b) return std::nullopt;
+  return integral(power, b, e);
+}
+
+}  // namespace
+
+std::string throttle_verdict(std::span<const GpuSample> samples, std::span<const GpuStaticInfo> gpus) {
+  int64_t readings = 0, thermal = 0, hw = 0, power = 0;
+  double clock_sum = 0, util_sum = 0;
+  int64_t clock_n = 0, util_n = 0;
+  double max_sum = 0;
+  int64_t max_n = 0;
+  for (const auto& s : samples)
+    for (const auto& g : s.gpus) {
+      if (g.sm_clock_mhz) {
+        clock_sum += *g.sm_clock_mhz;
+        ++clock_n;
+        for (const auto& info : gpus)
+          if (info.index == g.index && info.sm_clock_max_mhz) {
+            max_sum += *info.sm_clock_max_mhz;
+            ++max_n;
+          }
+      }
+      if (g.util_pct) {
+        util_sum += *g.util_pct;
+        ++util_n;
+      }
+      if (!g.clocks_event_reasons) continue;
+      ++readings;
+      const uint64_t bits = *g.clocks_event_reasons;
+      if (bits & (clocks_event::kSwThermalSlowdown | clocks_event::kHwThermalSlowdown)) ++thermal;
+      if (bits & (clocks_event::kHwSlowdown | clocks_event::kHwPowerBrakeSlowdown)) ++hw;
+      if (bits & clocks_event::kSwPowerCap) ++power;
+    }
+  if (readings == 0 && clock_n == 0) return "";
+  auto applies = [&](int64_t n) { return readings > 0 && static_cast<double>(n) >= kThrottleReasonShare * static_cast<double>(readings); };
+  if (applies(thermal)) return std::string(kThrottleThermal);
+  if (applies(hw)) return std::string(kThrottleHwSlowdown);
+  if (applies(power)) return std::string(kThrottlePowerCapped);
+  const bool busy = util_n > 0 && util_sum / static_cast<double>(util_n) >= kBusyUtilPct;
+  if (busy && clock_n > 0 && max_n == clock_n && clock_sum < kClocksBelowMaxShare * max_sum)
+    return std::string(kThrottleClocksBelowMax);
+  return readings > 0 ? std::string(kThrottleOk) : "";
+}
+
+CellTelemetry summarize_window(const TelemetrySeries& series, int64_t b, int64_t e, std::optional<int64_t> tokens,
+                               const WindowSummaryOptions& options) {
+  CellTelemetry t;
+  if (e <= b) return t;
+  // Samples further than this from the window say nothing about it (the sampler was stopped).
+  const int64_t slack_ns = std::max<int64_t>(2 * 1'000'000'000LL, static_cast<int64_t>(4 * series.interval_s * kNsPerSD));
+
+  if (options.gpu) {
+    auto near = near_window(std::span<const GpuSample>(series.gpu), b, e, slack_ns);
+    if (!near.empty()) {
+      auto power = points<GpuSample>(near, [](const GpuSample& s) { return sum_over_gpus(s, &GpuReading::power_w); });
+      t.gpu_power_w = time_mean(power, b, e);
+      t.gpu_energy_j = gpu_energy_j(near, b, e);
+      if (t.gpu_energy_j && *t.gpu_energy_j > 0 && tokens)
+        t.tokens_per_joule = static_cast<double>(*tokens) / *t.gpu_energy_j;
+      auto clock = points<GpuSample>(near, [](const GpuSample& s) { return mean_over_gpus(s, &GpuReading::sm_clock_mhz); });
+      t.gpu_sm_clock_mhz = time_mean(clock, b, e);
+      auto around = inside_or_around(near, b, e);
+      auto temp = points<GpuSample>(around, [](const GpuSample& s) -> std::optional<double> {
+        std::optional<double> m;
+        for (const auto& g : s.gpus)
+          if (g.temp_c) m = std::max(m.value_or(*g.temp_c), *g.temp_c);
+        return m;
+      });
+      t.gpu_temp_max_c = max_of(temp);
+      t.throttle = throttle_verdict(around, options.gpus);
+    }
+  }
+
+  auto host_near = near_window(std::span<const HostSample>(series.host), b, e, slack_ns);
+  auto util = points<HostSample>(host_near, [](const HostSample& s) { return s.host.cpu_util_pct; });
+  t.host_cpu_util_pct = time_mean(util, b, e);
+
+  auto server_near = near_window(std::span<const ServerSample>(series.server), b, e, slack_ns);
+  if (!server_near.empty()) {
+    auto around = inside_or_around(server_near, b, e);
+    auto waiting = points<ServerSample>(around, [](const ServerSample& s) -> std::optional<double> {
+      return s.server.waiting ? std::optional<double>(static_cast<double>(*s.server.waiting)) : std::nullopt;
+    });
+    if (auto m = max_of(waiting)) t.server_waiting_max = static_cast<int64_t>(std::llround(*m));
+    auto kv = points<ServerSample>(around, [](const ServerSample& s) { return s.server.kv_usage; });
+    t.server_kv_usage_max = max_of(kv);
+    auto preemptions = points<ServerSample>(server_near, [](const ServerSample& s) { return s.server.preemptions_total; });
+    if (auto d = counter_delta(preemptions, b, e)) t.server_preemptions = static_cast<int64_t>(std::llround(*d));
+  }
+  return t;
+}
+
+}  // namespace sm

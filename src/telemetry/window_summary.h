@@ -1,0 +1,45 @@
+#pragma once
+// From the raw telemetry series to one cell's figures (CellTelemetry): mean power, energy,
+// tokens per joule, clock, temperature, the throttle verdict, host CPU and the server's queue,
+// KV use and preemptions over the cell's window. docs/METRICS.md ("Telemetry") defines each.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "result/result.h"
+#include "telemetry/telemetry_series.h"
+
+namespace sm {
+
+/// A clocks-event reason counts for a window when at least this share of its GPU readings
+/// (sample × GPU) carry it.
+constexpr double kThrottleReasonShare = 0.25;
+/// "clocks_below_max": no reason bit, the GPUs busy (utilisation at least kBusyUtilPct) and the
+/// mean SM clock below this share of the GPUs' maximum SM clock.
+constexpr double kClocksBelowMaxShare = 0.80;
+constexpr double kBusyUtilPct = 50;
+
+/// The throttle verdicts, most serious first (a window gets the first that applies).
+constexpr std::string_view kThrottleThermal = "thermal";          ///< SW or HW thermal slowdown
+constexpr std::string_view kThrottleHwSlowdown = "hw_slowdown";   ///< HW slowdown or power brake
+constexpr std::string_view kThrottlePowerCapped = "power_capped"; ///< SW power cap
+constexpr std::string_view kThrottleClocksBelowMax = "clocks_below_max";
+constexpr std::string_view kThrottleOk = "ok";
+
+struct WindowSummaryOptions {
+  bool gpu = true;  ///< fill the GPU figures (false: the GPUs are not the server's)
+  std::span<const GpuStaticInfo> gpus;  ///< maxima for clocks_below_max
+};
+
+/// The figures of [begin_ns, end_ns] from the series. `tokens`: the window's output tokens
+/// (prefill: prompt tokens), for tokens per joule. Counters and the energy are interpolated
+/// linearly at the window's edges between the samples around them, so a window shorter than
+/// the sampling interval still gets an energy (an estimate at constant power between samples).
+CellTelemetry summarize_window(const TelemetrySeries& series, int64_t begin_ns, int64_t end_ns,
+                               std::optional<int64_t> tokens, const WindowSummaryOptions& options);
+
+/// The verdict of a set of GPU readings (exposed for tests); empty when no reading had the bits.
+std::string throttle_verdict(std::span<const GpuSample> samples, std::span<const GpuStaticInfo> gpus);
+
+}  // namespace sm

@@ -1,0 +1,159 @@
+#include "telemetry/window_summary.h"
+
+#include <gtest/gtest.h>
+
+namespace sm {
+namespace {
+
+constexpr int64_t kS = 1'000'000'000;
+constexpr int64_t kHalf = kS / 2;
+
+// Two GPUs sampled every 0.5 s from t = 0 to 20 s; power of each as a function of time (W),
+// energy counter its exact integral (J) unless `counter` is false.
+TelemetrySeries two_gpus(double (*power_w)(double t_s), bool counter = true, uint64_t bits = 0,
+                         double clock_mhz = 1800, double util_pct = 95) {
+  TelemetrySeries s;
+  s.interval_s = 0.5;
+  double energy_j = 1000;  // a counter that started before the run
+  double prev_t = 0;
+  for (int64_t t = 0; t <= 20 * kS; t += kHalf) {
+    const double t_s = static_cast<double>(t) / kS;
+    if (t > 0) energy_j += 0.5 * (power_w(prev_t) + power_w(t_s)) * (t_s - prev_t);  // exact for linear power
+    prev_t = t_s;
+    GpuSample sample{t, {}};
+    for (int i = 0; i < 2; ++i) {
+      GpuReading g;
+      g.index = i;
+      g.power_w = power_w(t_s);
+      if (counter) g.energy_j = energy_j;
+      g.sm_clock_mhz = clock_mhz;
+      g.temp_c = 60 + t_s + i;
+      g.util_pct = util_pct;
+      g.clocks_event_reasons = bits;
+      sample.gpus.push_back(g);
+    }
+    s.gpu.push_back(sample);
+  }
+  return s;
+}
+
+double constant_300(double) { return 300; }
+double ramp_200_to_400(double t_s) { return 200 + 10 * t_s; }
+
+TEST(WindowSummary, ConstantPowerGivesPowerEnergyAndTokensPerJoule) {
+  TelemetrySeries s = two_gpus(constant_300);
+  CellTelemetry t = summarize_window(s, 2 * kS, 12 * kS, 30'000, {});
+  ASSERT_TRUE(t.gpu_power_w);
+  EXPECT_NEAR(*t.gpu_power_w, 600, 1e-6);      // summed over the two GPUs
+  EXPECT_NEAR(*t.gpu_energy_j, 6000, 1e-6);    // 600 W x 10 s
+  EXPECT_NEAR(*t.tokens_per_joule, 5.0, 1e-9); // 30,000 tokens / 6,000 J
+  EXPECT_NEAR(*t.gpu_sm_clock_mhz, 1800, 1e-9);
+  EXPECT_NEAR(*t.gpu_temp_max_c, 60 + 12 + 1, 1e-9);  // the hotter GPU at the window's last sample
+  EXPECT_EQ(t.throttle, "ok");
+}
+
+TEST(WindowSummary, EnergyFromTheCounterAndFromPowerAgreeOnARamp) {
+  // A window whose edges fall between samples: the counter is interpolated, the power integrated.
+  const int64_t b = 3 * kS + kHalf / 3, e = 9 * kS + kHalf / 7;
+  const double b_s = static_cast<double>(b) / kS, e_s = static_cast<double>(e) / kS;
+  const double exact_j = 2 * ((200 * (e_s - b_s)) + 5 * (e_s * e_s - b_s * b_s));
+  CellTelemetry with_counter = summarize_window(two_gpus(ramp_200_to_400, true), b, e, 1000, {});
+  CellTelemetry from_power = summarize_window(two_gpus(ramp_200_to_400, false), b, e, 1000, {});
+  EXPECT_NEAR(*with_counter.gpu_energy_j, exact_j, exact_j * 1e-3);
+  EXPECT_NEAR(*from_power.gpu_energy_j, exact_j, exact_j * 1e-9);
+  EXPECT_NEAR(*from_power.gpu_power_w, exact_j / (e_s - b_s), 1e-6);
+}
+
+TEST(WindowSummary, AWindowBetweenTwoSamplesStillGetsAnEstimate) {
+  CellTelemetry t = summarize_window(two_gpus(constant_300), 5 * kS + 100'000'000, 5 * kS + 300'000'000, 60, {});
+  ASSERT_TRUE(t.gpu_energy_j);
+  EXPECT_NEAR(*t.gpu_energy_j, 600 * 0.2, 1e-6);
+  EXPECT_NEAR(*t.tokens_per_joule, 60 / 120.0, 1e-9);
+  EXPECT_FALSE(t.throttle.empty());
+}
+
+TEST(WindowSummary, NoSamplesNearTheWindowNoFigures) {
+  CellTelemetry t = summarize_window(two_gpus(constant_300), 100 * kS, 110 * kS, 100, {});
+  EXPECT_FALSE(t.gpu_power_w);
+  EXPECT_FALSE(t.gpu_energy_j);
+  EXPECT_TRUE(t.throttle.empty());
+}
+
+TEST(WindowSummary, GpuFiguresLeftOutWhenTheGpusAreNotTheServers) {
+  CellTelemetry t = summarize_window(two_gpus(constant_300), 2 * kS, 12 * kS, 100, {.gpu = false});
+  EXPECT_FALSE(t.gpu_power_w);
+  EXPECT_FALSE(t.tokens_per_joule);
+  EXPECT_TRUE(t.throttle.empty());
+}
+
+struct VerdictCase {
+  uint64_t bits;
+  double clock_mhz;
+  double util_pct;
+  const char* verdict;
+};
+
+class Verdicts : public ::testing::TestWithParam<VerdictCase> {};
+
+TEST_P(Verdicts, FromTheReasonBitsAndClocks) {
+  const VerdictCase& c = GetParam();
+  TelemetrySeries s = two_gpus(constant_300, true, c.bits, c.clock_mhz, c.util_pct);
+  std::vector<GpuStaticInfo> gpus(2);
+  for (int i = 0; i < 2; ++i) {
+    gpus[i].index = i;
+    gpus[i].sm_clock_max_mhz = 2100;
+  }
+  CellTelemetry t = summarize_window(s, 2 * kS, 12 * kS, 100, {.gpu = true, .gpus = gpus});
+  EXPECT_EQ(t.throttle, c.verdict);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Telemetry, Verdicts,
+    ::testing::Values(VerdictCase{0, 1900, 95, "ok"},
+                      VerdictCase{clocks_event::kSwPowerCap, 1700, 95, "power_capped"},
+                      VerdictCase{clocks_event::kSwThermalSlowdown | clocks_event::kSwPowerCap, 1500, 95, "thermal"},
+                      VerdictCase{clocks_event::kHwThermalSlowdown, 1500, 95, "thermal"},
+                      VerdictCase{clocks_event::kHwSlowdown, 900, 95, "hw_slowdown"},
+                      VerdictCase{clocks_event::kHwPowerBrakeSlowdown, 600, 95, "hw_slowdown"},
+                      VerdictCase{0, 1500, 95, "clocks_below_max"},  // 1,500 < 80% of 2,100, no reason given
+                      VerdictCase{0, 1500, 10, "ok"},                // idle GPUs clock down: not a slowdown
+                      VerdictCase{clocks_event::kGpuIdle, 300, 0, "ok"}));
+
+TEST(WindowSummary, AReasonInFewSamplesDoesNotMakeTheVerdict) {
+  TelemetrySeries s = two_gpus(constant_300);
+  // Power cap in 4 of the 42 readings of [2 s, 12 s] (two samples x two GPUs): under 25%.
+  for (auto& sample : s.gpu)
+    if (sample.t_ns == 4 * kS || sample.t_ns == 8 * kS)
+      for (auto& g : sample.gpus) g.clocks_event_reasons = clocks_event::kSwPowerCap;
+  EXPECT_EQ(summarize_window(s, 2 * kS, 12 * kS, 100, {}).throttle, "ok");
+  for (auto& sample : s.gpu)
+    if (sample.t_ns >= 6 * kS)
+      for (auto& g : sample.gpus) g.clocks_event_reasons = clocks_event::kSwPowerCap;
+  EXPECT_EQ(summarize_window(s, 2 * kS, 12 * kS, 100, {}).throttle, "power_capped");
+}
+
+TEST(WindowSummary, HostAndServerFigures) {
+  TelemetrySeries s;
+  s.interval_s = 0.5;
+  for (int64_t t = 0; t <= 10 * kS; t += kS) {
+    HostSample h{t, {}};
+    h.host.cpu_util_pct = t < 5 * kS ? 20 : 60;
+    s.host.push_back(h);
+    ServerSample v{t, {}};
+    v.server.running = 4;
+    v.server.waiting = t == 6 * kS ? 3 : 0;
+    v.server.kv_usage = 0.1 * static_cast<double>(t / kS) / 2;
+    v.server.preemptions_total = t < 5 * kS ? 10 : 17;
+    s.server.push_back(v);
+  }
+  CellTelemetry t = summarize_window(s, 3 * kS, 9 * kS, 100, {});
+  // 20% until 4 s, a ramp to 60% at 5 s, then 60%: mean over [3, 9] = (20 + 40 + 4 x 60) / 6.
+  EXPECT_NEAR(*t.host_cpu_util_pct, (20.0 + 40.0 + 240.0) / 6.0, 1e-9);
+  EXPECT_EQ(*t.server_waiting_max, 3);
+  EXPECT_NEAR(*t.server_kv_usage_max, 0.45, 1e-9);
+  EXPECT_EQ(*t.server_preemptions, 7);
+  EXPECT_FALSE(t.gpu_power_w);  // no GPU series
+}
+
+}  // namespace
+}  // namespace sm
