@@ -70,6 +70,11 @@ check(run1 is not None and 0.5 <= run1 <= 1.0, f"concurrency 1: the server ran {
 for ctx in (0, 1024, 2048):
     c = cells[(ctx, 1)]
     ratio = c["server_rate_ratio"]
+    if ratio is None and not c.get("completed"):
+        # On a loaded machine a request at the longest context can outlast the window: nothing
+        # finished, so there is no per-request figure of the server's to compare with.
+        print(f"skip cell {ctx}x1: no request finished inside the window ({c['per_request_tok_s']:.1f} tok/s)")
+        continue
     if ratio is None:
         check(False, f"cell {ctx}x1: the server reported timings.predicted_per_second for finished requests")
         continue
