@@ -58,6 +58,7 @@ void ProgressLine::draw() {
   }
   std::string text = fmt::format("[{}/{}] {}  ETA {}", done_ + 1 > total_ ? total_ : done_ + 1, total_, label_,
                                  format_eta(eta_s));
+  if (detail_) text += detail_();
   if (color_) text = "\x1b[36m" + text + "\x1b[0m";
   std::fprintf(out_, "\r\x1b[2K%s", text.c_str());
   std::fflush(out_);

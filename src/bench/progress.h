@@ -3,6 +3,7 @@
 // a terminal, redraws at most a few times a second, and always leaves the line clean.
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <string>
 
 #include "core/clock.h"
@@ -26,6 +27,8 @@ class ProgressLine {
   void tick();
   /// Erases the line (before printing anything else).
   void clear();
+  /// Text appended to the line at each draw (the GPUs' live power and clock).
+  void set_detail(std::function<std::string()> detail) { detail_ = std::move(detail); }
 
   /// "1h02m", "4m05s", "12s".
   static std::string format_eta(double seconds);
@@ -48,6 +51,7 @@ class ProgressLine {
   int64_t unit_start_ns_ = 0;
   int64_t last_draw_ns_ = 0;
   bool drawn_ = false;
+  std::function<std::string()> detail_;
 };
 
 }  // namespace sm

@@ -40,6 +40,9 @@ struct RunConfig {
   /// default_request_timeout_s(prompt tokens).
   double request_timeout_s = 0;
   double drain_timeout_s = 60;     ///< longest wait for the server to be idle before a row or cell (0 = no check)
+  bool telemetry = true;           ///< sample GPUs, host and the server's metrics (--no-telemetry: off)
+  double telemetry_interval_s = 0.5;  ///< --telemetry-interval: GPU and host sampling period
+  std::string nvml_lib;            ///< --nvml-lib: NVML library to load; empty = libnvidia-ml.so.1
   double temperature = 0.0;        ///< sampling temperature sent with every request
   uint64_t seed = 0;               ///< prompt text seed (0 = derive from the run id)
   std::string out_dir;             ///< run folder; empty = runs/<timestamp>-<model>

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -18,6 +19,7 @@
 #include "bench/resume.h"
 #include "bench/run_folder.h"
 #include "bench/server_watch.h"
+#include "bench/telemetry_setup.h"
 #include "core/build_info.h"
 #include "core/interrupt.h"
 #include "core/units.h"
@@ -95,6 +97,8 @@ class MatrixRun {
   ServerWatch& watch();
   bool server_ready(CellStatus& status, std::string& error);
   HttpRequest completion_request(const std::string& prompt, int64_t max_tokens) const;
+  void start_telemetry_sampling();
+  CellTelemetry window_telemetry(const WindowMark& mark);
   static bool ignores_max_tokens(const RequestRecord& r);
   void note_once_ignores_max_tokens(const RequestRecord& r);
   void save();
@@ -121,6 +125,10 @@ class MatrixRun {
   std::string base_url_;          ///< where the server is (the flag, or the embedded engine)
   std::string launch_log_path_;   ///< where its log goes until the run folder exists
   std::unique_ptr<ServerWatch> watch_;  ///< idle barrier, window sampler, SGLang aborts (made at first use)
+  std::mutex telemetry_notes_mu_;        ///< the sampler thread's notes wait here for the measuring thread
+  std::vector<std::string> telemetry_notes_;
+  TelemetrySetup telemetry_;             ///< the sampler thread and what it covers (recorder null: off);
+                                         ///< after what its notes use, so it stops before they go
 };
 
 // No target given: the simulated engine (the seed's RTX 3090 + Qwen3.5-4B AWQ + vLLM) serves
@@ -469,6 +477,8 @@ void MatrixRun::measure_prefill(PrefillRow& row, const BuiltPrompt& prompt) {
     return;
   }
   compute_prefill_metrics(r, prompt.target_tokens, row);
+  row.telemetry = window_telemetry(WindowMark{r.send_ns, r.first_token_ns, "prefill", row.context, 1,
+                                              row.prompt_tokens.value_or(prompt.target_tokens)});
   row.status = CellStatus::Valid;
 }
 
@@ -503,7 +513,11 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
   progress_.end();
   // Context 0 is the shortest prompt: its target is whatever the head measured.
   const int64_t target = cell.context == 0 ? prompt.counted_tokens : prompt.target_tokens;
-  if (out.window_opened) compute_decode_metrics(out.records, out.window, target, cell);
+  if (out.window_opened) {
+    compute_decode_metrics(out.records, out.window, target, cell);
+    cell.telemetry = window_telemetry(WindowMark{out.window.begin_ns, out.window.end_ns, "decode", cell.context,
+                                                 cell.concurrency, cell.output_tokens});
+  }
   if (out.ramp_timed_out)
     cell.warnings.push_back(fmt::format("not every stream produced a token within {:.0f} s: the window opened anyway",
                                         config_.ramp_timeout_s));
@@ -545,7 +559,55 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
   }
 }
 
+// The sampler thread runs for the whole run; it is only ever asked for a sample or a summary
+// between windows. Without NVML (or for the embedded engine) the run has no GPU telemetry and
+// says why once.
+void MatrixRun::start_telemetry_sampling() {
+  if (!config_.telemetry || run_dir_.empty()) return;
+  TelemetrySetupOptions o;
+  o.interval_s = config_.telemetry_interval_s;
+  o.nvml_lib = config_.nvml_lib;
+  o.simulated_engine = sim_ != nullptr;
+  o.remote_target = result_.hardware.source == HardwareSource::Declared ||
+                    result_.hardware.source == HardwareSource::Unknown;
+  o.kind = probe_.kind;
+  o.base_url = base_url_;
+  o.headers = headers_;
+  o.transport = load_transport();
+  o.run_dir = run_dir_;
+  o.series_file = result_.resumes > 0 ? fmt::format("telemetry-resume{}.jsonl", result_.resumes) : "telemetry.jsonl";
+  telemetry_ = start_telemetry(o, clock_, [this](const std::string& n) {
+    // From the sampler thread too: queued, and taken into the result by save() on this thread.
+    std::lock_guard lock(telemetry_notes_mu_);
+    telemetry_notes_.push_back(n);
+  });
+  if (!result_.telemetry || result_.resumes == 0) result_.telemetry = telemetry_.info;
+  auto* recorder = telemetry_.recorder.get();
+  if (recorder->has_gpu()) progress_.set_detail([recorder] { return live_telemetry_text(recorder->live()); });
+}
+
+// After a window: one more sample (so the window's end is bracketed), the window's figures, and
+// its mark in the series.
+CellTelemetry MatrixRun::window_telemetry(const WindowMark& mark) {
+  if (!telemetry_.recorder) return {};
+  telemetry_.recorder->sample_now();
+  telemetry_.recorder->mark(mark);
+  return telemetry_.recorder->summarize(mark.begin_ns, mark.end_ns, mark.tokens, telemetry_.gpu_figures);
+}
+
 void MatrixRun::save() {
+  {
+    std::lock_guard lock(telemetry_notes_mu_);
+    for (auto& n : telemetry_notes_) {
+      note(n);
+      // Why there is no GPU telemetry is in result.telemetry; the rest (a series that cannot be
+      // written) is a warning.
+      if (!n.starts_with("no GPU telemetry") && !n.starts_with("GPU telemetry is of this machine") &&
+          std::find(result_.warnings.begin(), result_.warnings.end(), n) == result_.warnings.end())
+        result_.warnings.push_back(n);
+    }
+    telemetry_notes_.clear();
+  }
   auto ok = write_result_file((std::filesystem::path(run_dir_) / kResultFile).string(),
                               redacted(result_, redact_options()));
   if (!ok && !save_failed_) {
@@ -558,6 +620,7 @@ void MatrixRun::save() {
 }
 
 int MatrixRun::finish(bool interrupted) {
+  if (telemetry_.recorder) telemetry_.recorder->stop();
   char buf[32];
   result_.finished_at = std::string(format_iso8601_utc(wall_clock_unix_ms(), buf));
   redact_result(result_, redact_options());  // the reports and what is printed below, too
@@ -606,6 +669,7 @@ int MatrixRun::execute() {
     return kExitFailure;
   }
   if (ceiling_tok_s) result_.client_ceiling = ClientCeiling{*ceiling_tok_s, 64};
+  start_telemetry_sampling();
   if (auto ok = calibrate_counter(); !ok) {
     result_.warnings.push_back(ok.error().message);
     save();

@@ -48,6 +48,9 @@ struct RunFlags {
   double ramp_timeout_s = 120;
   double request_timeout_s = 0;
   double drain_timeout_s = 60;
+  bool no_telemetry = false;
+  double telemetry_interval_s = 0.5;
+  std::string nvml_lib;
   double temperature = 0;
   uint64_t seed = 0;
   bool dry_run = false;
@@ -143,6 +146,9 @@ Result<RunConfig> to_config(const RunFlags& f) {
   c.request_timeout_s = f.request_timeout_s;
   if (f.drain_timeout_s < 0) return fail(ErrorCode::InvalidArgument, "--drain-timeout must be 0 or more seconds");
   c.drain_timeout_s = f.drain_timeout_s;
+  c.telemetry = !f.no_telemetry;
+  c.telemetry_interval_s = f.telemetry_interval_s;
+  c.nvml_lib = f.nvml_lib;
   c.temperature = f.temperature;
   c.seed = f.seed;
   c.out_dir = f.out;
@@ -182,6 +188,9 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   c.ramp_timeout_s = from_flags.ramp_timeout_s;
   c.request_timeout_s = from_flags.request_timeout_s;
   c.drain_timeout_s = from_flags.drain_timeout_s;
+  c.telemetry = from_flags.telemetry;
+  c.telemetry_interval_s = from_flags.telemetry_interval_s;
+  c.nvml_lib = from_flags.nvml_lib;
   c.launch_timeout_s = from_flags.launch_timeout_s;
   c.quiet = from_flags.quiet;
   c.client_selftest = from_flags.client_selftest;
@@ -279,6 +288,17 @@ void add_run_command(CLI::App& app, Action& action) {
                   "still busy then: that row or cell is an error and the run goes on. 0 turns the check off. "
                   "Servers without load metrics get a 1 s pause after cancelled streams instead")
       ->capture_default_str();
+  run->add_flag("--no-telemetry", flags->no_telemetry,
+                "Do not sample the GPUs (NVML), the host's CPU or the server's metrics during the run (cells then "
+                "have no power, clock, throttle or tokens-per-joule figures)");
+  run->add_option("--telemetry-interval", flags->telemetry_interval_s,
+                  "Seconds between GPU and host samples (the server's metrics are read every second); the raw "
+                  "series goes to telemetry.jsonl in the run folder")
+      ->capture_default_str()
+      ->check(CLI::Range(0.05, 60.0));
+  run->add_option("--nvml-lib", flags->nvml_lib,
+                  "NVML library to read the GPUs with (default libnvidia-ml.so.1, loaded at run time; without it "
+                  "the run has no GPU telemetry and says why)");
   run->add_option("--temperature", flags->temperature, "Sampling temperature sent with every request")
       ->capture_default_str();
   run->add_option("--seed", flags->seed, "Seed of the prompt text (0: derived from the run id)");

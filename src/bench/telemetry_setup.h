@@ -1,0 +1,46 @@
+#pragma once
+// Which telemetry a run can have, decided once after the run folder exists: the GPUs through
+// NVML (not for the embedded simulated engine; for a remote server they are the client's GPUs
+// and their figures stay out of the cells), the host, and the server's metrics. Builds the
+// recorder and the result's TelemetryInfo, and says why anything is missing.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/clock.h"
+#include "engines/engine_kind.h"
+#include "engines/probe.h"
+#include "result/result.h"
+#include "telemetry/telemetry_recorder.h"
+
+namespace sm {
+
+struct TelemetrySetupOptions {
+  double interval_s = 0.5;            ///< --telemetry-interval
+  std::string nvml_lib;               ///< --nvml-lib; empty: libnvidia-ml.so.1
+  bool simulated_engine = false;      ///< the embedded engine: no GPU of its own
+  bool remote_target = false;         ///< the server runs elsewhere: GPU and host readings are the client's
+  EngineKind kind = EngineKind::OpenAi;
+  std::string base_url;               ///< the server, for its metrics
+  std::vector<std::string> headers;
+  HttpTransport transport;            ///< metrics reads (load_transport() in a run)
+  std::string run_dir;                ///< where the series file goes
+  std::string series_file = "telemetry.jsonl";  ///< its name in the run folder
+};
+
+struct TelemetrySetup {
+  std::unique_ptr<TelemetryRecorder> recorder;  ///< started
+  TelemetryInfo info;
+  bool gpu_figures = false;  ///< the cells get GPU figures (the GPUs sampled are the server's)
+};
+
+/// Opens what can be opened and starts the recorder. `note` gets each reason something is
+/// missing (once). Never fails: a run without any telemetry still runs.
+TelemetrySetup start_telemetry(const TelemetrySetupOptions& options, const Clock& clock,
+                               const std::function<void(const std::string&)>& note);
+
+/// The progress line's live figures: " · 312 W · 1,905 MHz" (empty when there are none).
+std::string live_telemetry_text(const LiveTelemetry& live);
+
+}  // namespace sm

@@ -1,0 +1,25 @@
+#pragma once
+// The production telemetry sources: NVML for the GPUs, /proc and /sys for the host, the
+// engine's metrics endpoint for the server.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "engines/engine_kind.h"
+#include "engines/probe.h"
+#include "telemetry/telemetry_sources.h"
+
+namespace sm {
+
+/// The GPUs through NVML loaded at run time (`path` empty: libnvidia-ml.so.1). Errors say why
+/// there is no GPU telemetry (no library, no driver, no GPU).
+Result<std::unique_ptr<GpuSource>> open_gpu_source(const std::string& path);
+/// This machine's CPU utilisation, frequency and temperature under `root` ("/" in a run);
+/// null when not even /proc/stat can be read.
+std::unique_ptr<HostSource> open_host_source(const std::string& root);
+/// The server's metrics; empty when the engine exports none that can be read.
+ServerSource open_server_source(EngineKind kind, const std::string& base_url, const std::vector<std::string>& headers,
+                                const HttpTransport& transport);
+
+}  // namespace sm
