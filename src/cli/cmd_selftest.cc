@@ -2,9 +2,13 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <memory>
 
 #include "cli/commands.h"
+#include "core/clock.h"
 #include "core/units.h"
+#include "telemetry/telemetry_recorder.h"
+#include "telemetry/telemetry_sources_open.h"
 #include "selftest/selftest.h"
 #include "selftest/streamer.h"
 
@@ -21,7 +25,29 @@ struct SelftestFlags {
   double paced_rate = 25;
   double busy_poll_us = 0;  ///< set with its default by add_busy_poll_option
   double streamer_tick_us = 0;
+  bool telemetry = false;
+  double telemetry_interval_s = 0.5;
+  std::string nvml_lib;
 };
+
+// The run's telemetry sampler beside the self-test, as during a run: its cost on the measuring
+// thread shows as the difference with and without it (docs/performance.md).
+std::unique_ptr<TelemetryRecorder> start_selftest_telemetry(const SelftestFlags& f) {
+  TelemetrySources sources;
+  if (auto gpu = open_gpu_source(f.nvml_lib)) {
+    sources.gpu = std::move(*gpu);
+  } else {
+    std::fprintf(stderr, "speedmatrix selftest: no GPU telemetry: %s\n", gpu.error().message.c_str());
+  }
+  sources.host = open_host_source("/");
+  RecorderOptions ro;
+  ro.interval_ns = static_cast<int64_t>(f.telemetry_interval_s * 1e9);
+  auto recorder = std::make_unique<TelemetryRecorder>(std::move(sources), SteadyClock::instance(), ro);
+  recorder->start(wall_clock_unix_ms());
+  std::fprintf(stderr, "speedmatrix selftest: telemetry sampler on (every %.2f s: %s%s)\n", f.telemetry_interval_s,
+               recorder->has_gpu() ? "GPUs " : "", recorder->has_host() ? "host" : "");
+  return recorder;
+}
 
 void print_term(const std::vector<SelftestPoint>& points, double paced_rate) {
   std::printf("speedmatrix client ceiling (one core; fast local streamer in a child process)\n\n");
@@ -63,6 +89,13 @@ void add_selftest_command(CLI::App& app, Action& action) {
                   "together, in bursts like a server's decode steps (0: each chunk when due)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--telemetry", flags->telemetry,
+                "Run the telemetry sampler (GPUs through NVML, host CPU) beside the client, as a run does: "
+                "compare with and without to see its cost");
+  cmd->add_option("--telemetry-interval", flags->telemetry_interval_s, "With --telemetry: seconds between samples")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 60.0));
+  cmd->add_option("--nvml-lib", flags->nvml_lib, "With --telemetry: the NVML library (default libnvidia-ml.so.1)");
   cmd->callback([flags, &action]() {
     action = [flags]() -> int {
       auto streams = parse_int_list(flags->streams);
@@ -78,7 +111,15 @@ void add_selftest_command(CLI::App& app, Action& action) {
       opts.paced_tok_s_per_stream = flags->paced_rate;
       opts.busy_poll_ns = static_cast<int64_t>(flags->busy_poll_us * 1e3);
       opts.streamer_tick_ns = static_cast<int64_t>(flags->streamer_tick_us * 1e3);
+      std::unique_ptr<TelemetryRecorder> telemetry;
+      if (flags->telemetry) telemetry = start_selftest_telemetry(*flags);
       auto points = run_selftest(opts);
+      if (telemetry) {
+        telemetry->stop();
+        const auto series = telemetry->series();
+        std::fprintf(stderr, "speedmatrix selftest: telemetry took %zu GPU and %zu host samples meanwhile\n",
+                     series.gpu.size(), series.host.size());
+      }
       if (!points) {
         std::fprintf(stderr, "speedmatrix selftest: %s\n", points.error().message.c_str());
         return kExitFailure;
