@@ -13,7 +13,8 @@
 //   {
 //     "init_error": 9,            nvmlInit answers this code (and initialises nothing)
 //     "now_s": 12.5,              the fake's clock, fixed (default: CLOCK_MONOTONIC seconds since
-//                                 the later of nvmlInit and fake_nvml_set_script)
+//                                 NVML was initialised or the script last set in-process,
+//                                 whichever came later)
 //     "errors": {"nvmlDeviceGetCount": 999},   functions that answer a code (all GPUs); a name
 //                                 without "_v2" covers both entry points
 //     "not_supported": ["nvmlDeviceGetTemperature"],   shorthand for errors: 3 (NOT_SUPPORTED)

@@ -69,10 +69,15 @@ Ramp ramp(const json& j, const std::string& where) {
   if (!j.is_object()) bad(where, "expected a number or {\"from\", \"to\", \"over_s\"}");
   Ramp r;
   for (const auto& [key, v] : j.items()) {
-    if (key == "from") r.from = number(v, where + ".from");
-    else if (key == "to") r.to = number(v, where + ".to");
-    else if (key == "over_s") r.over_s = number(v, where + ".over_s");
-    else bad(where, "unknown key \"" + key + "\"");
+    if (key == "from") {
+      r.from = number(v, where + ".from");
+    } else if (key == "to") {
+      r.to = number(v, where + ".to");
+    } else if (key == "over_s") {
+      r.over_s = number(v, where + ".over_s");
+    } else {
+      bad(where, "unknown key \"" + key + "\"");
+    }
   }
   if (!j.contains("from") || !j.contains("to") || !j.contains("over_s")) {
     bad(where, "a ramp needs from, to and over_s");
@@ -106,42 +111,64 @@ std::vector<std::pair<double, uint64_t>> schedule(const json& j, const std::stri
     if (!e.is_object() || !e.contains("from_s") || !e.contains("bits") || e.size() != 2) {
       bad(at, "expected {\"from_s\": seconds, \"bits\": n}");
     }
-    out.emplace_back(number(e["from_s"], at + ".from_s"), unsigned_integer(e["bits"], at + ".bits"));
+    out.emplace_back(number(e["from_s"], at + ".from_s"),
+                     unsigned_integer(e["bits"], at + ".bits"));
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   return out;
 }
 
+using GpuKey = void (*)(FakeGpu&, const json&, const std::string&);
+
+// clang-format off
+#define FAKE_KEY(field, parse) \
+  {#field, [](FakeGpu& g, const json& v, const std::string& at) { g.field = parse(v, at); }}
+// clang-format on
+
+/// Every key a GPU's object may have.
+const std::map<std::string, GpuKey, std::less<>>& gpu_keys() {
+  static const std::map<std::string, GpuKey, std::less<>> keys = {
+      {"name",
+       [](FakeGpu& g, const json& v, const std::string& at) {
+         if (!v.is_string()) bad(at, "expected a string");
+         g.name = v.get<std::string>();
+       }},
+      FAKE_KEY(mem_total_bytes, unsigned_integer),
+      FAKE_KEY(mem_used_bytes, unsigned_integer),
+      FAKE_KEY(sm_clock_mhz, ramp),
+      FAKE_KEY(mem_clock_mhz, ramp),
+      FAKE_KEY(temp_c, ramp),
+      FAKE_KEY(util_pct, ramp),
+      FAKE_KEY(mem_util_pct, ramp),
+      FAKE_KEY(power_w, ramp),
+      FAKE_KEY(sm_clock_max_mhz, number),
+      FAKE_KEY(mem_clock_max_mhz, number),
+      FAKE_KEY(power_limit_w, number),
+      FAKE_KEY(pstate, integer),
+      FAKE_KEY(pcie_gen, integer),
+      FAKE_KEY(pcie_width, integer),
+      FAKE_KEY(pcie_gen_max, integer),
+      FAKE_KEY(pcie_width_max, integer),
+      FAKE_KEY(energy_start_j, number),
+      FAKE_KEY(clocks_event_reasons, schedule),
+      {"errors",
+       [](FakeGpu& g, const json& v, const std::string& at) { errors_into(v, at, g.errors); }},
+      {"not_supported", [](FakeGpu& g, const json& v,
+                           const std::string& at) { not_supported_into(v, at, g.errors); }},
+  };
+  return keys;
+}
+
+#undef FAKE_KEY
+
 FakeGpu gpu(const json& j, const std::string& where) {
   if (!j.is_object()) bad(where, "expected an object");
   FakeGpu g;
   for (const auto& [key, v] : j.items()) {
-    const std::string at = where + "." + key;
-    if (key == "name") {
-      if (!v.is_string()) bad(at, "expected a string");
-      g.name = v.get<std::string>();
-    } else if (key == "mem_total_bytes") g.mem_total_bytes = unsigned_integer(v, at);
-    else if (key == "mem_used_bytes") g.mem_used_bytes = unsigned_integer(v, at);
-    else if (key == "sm_clock_mhz") g.sm_clock_mhz = ramp(v, at);
-    else if (key == "mem_clock_mhz") g.mem_clock_mhz = ramp(v, at);
-    else if (key == "temp_c") g.temp_c = ramp(v, at);
-    else if (key == "util_pct") g.util_pct = ramp(v, at);
-    else if (key == "mem_util_pct") g.mem_util_pct = ramp(v, at);
-    else if (key == "power_w") g.power_w = ramp(v, at);
-    else if (key == "sm_clock_max_mhz") g.sm_clock_max_mhz = number(v, at);
-    else if (key == "mem_clock_max_mhz") g.mem_clock_max_mhz = number(v, at);
-    else if (key == "power_limit_w") g.power_limit_w = number(v, at);
-    else if (key == "pstate") g.pstate = integer(v, at);
-    else if (key == "pcie_gen") g.pcie_gen = integer(v, at);
-    else if (key == "pcie_width") g.pcie_width = integer(v, at);
-    else if (key == "pcie_gen_max") g.pcie_gen_max = integer(v, at);
-    else if (key == "pcie_width_max") g.pcie_width_max = integer(v, at);
-    else if (key == "energy_start_j") g.energy_start_j = number(v, at);
-    else if (key == "clocks_event_reasons") g.clocks_event_reasons = schedule(v, at);
-    else if (key == "errors") errors_into(v, at, g.errors);
-    else if (key == "not_supported") not_supported_into(v, at, g.errors);
-    else bad(where, "unknown key \"" + key + "\"");
+    auto it = gpu_keys().find(key);
+    if (it == gpu_keys().end()) bad(where, "unknown key \"" + key + "\"");
+    it->second(g, v, where + "." + key);
   }
   return g;
 }
@@ -154,13 +181,19 @@ std::optional<Script> parse_script(const std::string& text, std::string& error) 
     if (!j.is_object()) bad("script", "expected an object");
     Script s;
     for (const auto& [key, v] : j.items()) {
-      if (key == "init_error") s.init_error = integer(v, key);
-      else if (key == "now_s") s.now_s = number(v, key);
-      else if (key == "errors") errors_into(v, key, s.errors);
-      else if (key == "not_supported") not_supported_into(v, key, s.errors);
-      else if (key == "gpus") {
+      if (key == "init_error") {
+        s.init_error = integer(v, key);
+      } else if (key == "now_s") {
+        s.now_s = number(v, key);
+      } else if (key == "errors") {
+        errors_into(v, key, s.errors);
+      } else if (key == "not_supported") {
+        not_supported_into(v, key, s.errors);
+      } else if (key == "gpus") {
         if (!v.is_array()) bad(key, "expected an array");
-        for (size_t i = 0; i < v.size(); ++i) s.gpus.push_back(gpu(v[i], "gpus[" + std::to_string(i) + "]"));
+        for (size_t i = 0; i < v.size(); ++i) {
+          s.gpus.push_back(gpu(v[i], "gpus[" + std::to_string(i) + "]"));
+        }
       } else {
         bad("script", "unknown key \"" + key + "\"");
       }
