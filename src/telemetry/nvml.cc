@@ -220,7 +220,7 @@ Result<std::unique_ptr<NvmlGpus>> NvmlGpus::open(const std::string& library_path
   return gpus;
 }
 
-void NvmlGpus::read(std::vector<GpuReading>& out) const {
+void NvmlGpus::read(std::vector<GpuReading>& out) {
   const Api& api = *api_;
   out.resize(devices_.size());
   for (size_t i = 0; i < devices_.size(); ++i) {

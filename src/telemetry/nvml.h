@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "telemetry/telemetry_sources.h"
 #include "telemetry/telemetry_types.h"
 
 struct nvmlDevice_st;  // NVML's opaque device (telemetry/nvml_abi.h)
@@ -54,7 +55,9 @@ namespace sm {
 /// What open("") loads: the soname the NVIDIA driver installs.
 inline constexpr const char* kNvmlDefaultLibrary = "libnvidia-ml.so.1";
 
-class NvmlGpus {
+/// The GPU source of a run's telemetry recorder (telemetry_sources.h):
+/// `Result<std::unique_ptr<GpuSource>> gpus = NvmlGpus::open(path);`
+class NvmlGpus final : public GpuSource {
  public:
   /// Loads the library (`library_path`, or kNvmlDefaultLibrary when empty), initialises NVML and
   /// opens every GPU. Errors say why there is no GPU telemetry: the library cannot be loaded
@@ -64,7 +67,7 @@ class NvmlGpus {
   static Result<std::unique_ptr<NvmlGpus>> open(const std::string& library_path);
 
   /// nvmlShutdown, then unloads the library.
-  ~NvmlGpus();
+  ~NvmlGpus() override;
   NvmlGpus(const NvmlGpus&) = delete;
   NvmlGpus& operator=(const NvmlGpus&) = delete;
 
@@ -72,11 +75,11 @@ class NvmlGpus {
   int device_count() const { return static_cast<int>(devices_.size()); }
 
   /// Each GPU's fixed facts, read once at open(), in the order read() fills readings.
-  const std::vector<GpuStaticInfo>& static_info() const { return static_info_; }
+  std::vector<GpuStaticInfo> static_info() override { return static_info_; }
 
   /// One reading per GPU into `out` (resized to device_count(); each slot reset, then filled
   /// with what NVML answers now). Not stamped: the caller stamps the sample.
-  void read(std::vector<GpuReading>& out) const;
+  void read(std::vector<GpuReading>& out) override;
 
   /// The library file as given to dlopen.
   const std::string& library() const { return library_; }

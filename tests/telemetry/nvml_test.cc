@@ -58,7 +58,7 @@ class NvmlTest : public ::testing::Test {
     return gpus ? std::move(*gpus) : nullptr;
   }
 
-  static GpuReading read_one(const NvmlGpus& gpus) {
+  static GpuReading read_one(GpuSource& gpus) {
     std::vector<GpuReading> out;
     gpus.read(out);
     EXPECT_EQ(out.size(), 1u);
@@ -77,7 +77,7 @@ TEST_F(NvmlTest, ReadsEveryFieldFromTheLibrary) {
   EXPECT_TRUE(gpus->notes().empty()) << gpus->notes().front();
 
   ASSERT_EQ(gpus->static_info().size(), 1u);
-  const GpuStaticInfo& info = gpus->static_info()[0];
+  const GpuStaticInfo info = gpus->static_info()[0];
   EXPECT_EQ(info.index, 0);
   EXPECT_EQ(info.name, "NVIDIA GeForce RTX 3090");
   EXPECT_EQ(info.sm_clock_max_mhz, 2100);
@@ -101,6 +101,21 @@ TEST_F(NvmlTest, ReadsEveryFieldFromTheLibrary) {
   EXPECT_EQ(r.pcie_gen, 3);
   EXPECT_EQ(r.pcie_width, 8);
   EXPECT_EQ(r.power_limit_w, 350);
+}
+
+TEST_F(NvmlTest, IsTheRecordersGpuSource) {
+  json second = full_gpu();
+  second["name"] = "NVIDIA RTX A6000";
+  script(script_with({full_gpu(), second}));
+  Result<std::unique_ptr<GpuSource>> source = NvmlGpus::open(FAKE_NVML_PATH);
+  ASSERT_TRUE(source) << source.error().describe();
+  const std::vector<GpuStaticInfo> info = (*source)->static_info();
+  ASSERT_EQ(info.size(), 2u);
+  EXPECT_EQ(info[1].name, "NVIDIA RTX A6000");
+  std::vector<GpuReading> out;
+  (*source)->read(out);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].power_w, 301.5);
 }
 
 TEST_F(NvmlTest, PrefersTheNewerEntryPoints) {
@@ -425,7 +440,7 @@ TEST_F(NvmlOldLibraryTest, FallsBackToTheOlderNamesAndLeavesTheRestEmpty) {
   ASSERT_TRUE(old.set_script(script_with({full_gpu()}).dump())) << old.last_error();
   auto opened = NvmlGpus::open(FAKE_NVML_OLD_PATH);
   ASSERT_TRUE(opened) << opened.error().describe();
-  const NvmlGpus& gpus = **opened;
+  NvmlGpus& gpus = **opened;
   EXPECT_EQ(old.calls("nvmlInit"), 1);
   EXPECT_EQ(old.calls("nvmlDeviceGetCount"), 1);
   EXPECT_EQ(old.calls("nvmlDeviceGetHandleByIndex"), 1);
