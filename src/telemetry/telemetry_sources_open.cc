@@ -1,12 +1,12 @@
 #include "telemetry/telemetry_sources_open.h"
 
 #include "engines/server_load.h"
+#include "telemetry/nvml.h"
 
 namespace sm {
 
 Result<std::unique_ptr<GpuSource>> open_gpu_source(const std::string& path) {
-  (void)path;
-  return fail(ErrorCode::Unsupported, "NVML reading is not built into this version yet");
+  return NvmlGpus::open(path);
 }
 
 std::unique_ptr<HostSource> open_host_source(const std::string& root) {

@@ -10,6 +10,7 @@
 #include "support/fake_nvml/fake_nvml.h"
 #include "support/fake_nvml/fake_nvml_control.h"
 #include "support/temp_dir.h"
+#include "telemetry/telemetry_sources_open.h"
 
 namespace sm {
 namespace {
@@ -116,6 +117,17 @@ TEST_F(NvmlTest, IsTheRecordersGpuSource) {
   (*source)->read(out);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[1].power_w, 301.5);
+}
+
+TEST_F(NvmlTest, ARunOpensItsGpusThroughNvml) {
+  script(script_with({full_gpu()}));
+  auto source = open_gpu_source(FAKE_NVML_PATH);
+  ASSERT_TRUE(source) << source.error().describe();
+  EXPECT_EQ(read_one(**source).sm_clock_mhz, 1695);
+  test::TempDir dir;
+  auto absent = open_gpu_source(dir.file("libnvidia-ml.so.1"));
+  ASSERT_FALSE(absent);
+  EXPECT_THAT(absent.error().message, HasSubstr("cannot load NVML library"));
 }
 
 TEST_F(NvmlTest, PrefersTheNewerEntryPoints) {
