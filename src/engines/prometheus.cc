@@ -1,6 +1,8 @@
 #include "engines/prometheus.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 
 namespace sm {
@@ -68,6 +70,33 @@ std::vector<PromSample> parse_prometheus(std::string_view text) {
 std::optional<PromSample> find_sample(const std::vector<PromSample>& samples, std::string_view name) {
   for (const auto& s : samples)
     if (s.name == name) return s;
+  return std::nullopt;
+}
+
+std::optional<double> across_engines(const std::vector<PromSample>& samples,
+                                     std::initializer_list<std::string_view> names, AcrossEngines how) {
+  for (std::string_view name : names) {  // aliases: the first name present wins, never both
+    std::map<std::map<std::string, std::string>, double> per_engine;
+    for (const auto& s : samples) {
+      if (s.name != name || !std::isfinite(s.value)) continue;
+      auto labels = s.labels;
+      for (const char* rank : {"tp_rank", "pp_rank", "moe_ep_rank"}) labels.erase(rank);
+      auto [it, inserted] = per_engine.emplace(std::move(labels), s.value);
+      if (!inserted) it->second = std::max(it->second, s.value);
+    }
+    if (per_engine.empty()) continue;
+    double sum = 0;
+    double max = per_engine.begin()->second;
+    for (const auto& [labels, v] : per_engine) {
+      sum += v;
+      max = std::max(max, v);
+    }
+    switch (how) {
+      case AcrossEngines::Sum: return sum;
+      case AcrossEngines::Max: return max;
+      case AcrossEngines::Mean: return sum / static_cast<double>(per_engine.size());
+    }
+  }
   return std::nullopt;
 }
 

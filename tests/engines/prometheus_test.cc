@@ -19,5 +19,22 @@ TEST(Prometheus, ParsesLabelsAndValues) {
   EXPECT_FALSE(find_sample(s, "nope").has_value());
 }
 
+TEST(Prometheus, AcrossEnginesCountsEachEngineOnceAndCombines) {
+  auto s = parse_prometheus(
+      "g{engine=\"0\",tp_rank=\"0\"} 0.25\n"
+      "g{engine=\"0\",tp_rank=\"1\"} 0.25\n"  // the same engine seen from its second rank
+      "g{engine=\"1\",tp_rank=\"0\"} 0.75\n"
+      "old 9\n"
+      "nan_only NaN\n");
+  EXPECT_DOUBLE_EQ(*across_engines(s, {"g"}, AcrossEngines::Sum), 1.0);
+  EXPECT_DOUBLE_EQ(*across_engines(s, {"g"}, AcrossEngines::Max), 0.75);
+  EXPECT_DOUBLE_EQ(*across_engines(s, {"g"}, AcrossEngines::Mean), 0.5);
+  // Aliases: the first name present wins; the values of two names are never mixed.
+  EXPECT_DOUBLE_EQ(*across_engines(s, {"missing", "old", "g"}, AcrossEngines::Sum), 9);
+  EXPECT_DOUBLE_EQ(*across_engines(s, {"g", "old"}, AcrossEngines::Sum), 1.0);
+  EXPECT_FALSE(across_engines(s, {"missing"}, AcrossEngines::Sum).has_value());
+  EXPECT_FALSE(across_engines(s, {"nan_only"}, AcrossEngines::Max).has_value());
+}
+
 }  // namespace
 }  // namespace sm
