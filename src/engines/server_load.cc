@@ -1,52 +1,17 @@
 #include "engines/server_load.h"
 
-#include <cmath>
 #include <fmt/format.h>
 #include <map>
-#include <nlohmann/json.hpp>
 
-#include "engines/prometheus.h"
+#include "engines/server_metrics.h"
 #include "net/url.h"
 
 namespace sm {
 
 namespace {
 
-// A gauge summed over engines: label sets that differ only in tensor/pipeline-parallel rank are
-// the same engine reported by each of its ranks, so they count once (the largest value).
-std::optional<double> gauge_sum(const std::vector<PromSample>& samples, std::initializer_list<std::string_view> names) {
-  for (std::string_view name : names) {  // aliases: the first name present wins, never both
-    std::map<std::map<std::string, std::string>, double> per_engine;
-    bool found = false;
-    for (const auto& s : samples) {
-      if (s.name != name || !std::isfinite(s.value)) continue;
-      found = true;
-      auto labels = s.labels;
-      labels.erase("tp_rank");
-      labels.erase("pp_rank");
-      auto [it, inserted] = per_engine.emplace(std::move(labels), s.value);
-      if (!inserted) it->second = std::max(it->second, s.value);
-    }
-    if (!found) continue;
-    double sum = 0;
-    for (const auto& [labels, v] : per_engine) sum += v;
-    return sum;
-  }
-  return std::nullopt;
-}
-
-int64_t to_count(double v) { return v <= 0 ? 0 : static_cast<int64_t>(std::llround(std::min(v, 1e15))); }
-
-// Running is required; waiting is whatever the server says.
-std::optional<ServerLoad> prometheus_load(std::string_view text, std::initializer_list<std::string_view> running,
-                                          std::initializer_list<std::string_view> waiting) {
-  const auto samples = parse_prometheus(text);
-  auto r = gauge_sum(samples, running);
-  if (!r) return std::nullopt;
-  ServerLoad load;
-  load.running = to_count(*r);
-  if (auto w = gauge_sum(samples, waiting)) load.waiting = to_count(*w);
-  return load;
+std::optional<ServerLoad> load_from(const std::optional<ServerReading>& reading) {
+  return reading ? load_of(*reading) : std::nullopt;
 }
 
 }  // namespace
@@ -82,64 +47,21 @@ std::vector<LoadSource> load_sources_for(EngineKind kind) {
   return {};
 }
 
-std::optional<ServerLoad> read_vllm_load(std::string_view text) {
-  return prometheus_load(text, {"vllm:num_requests_running"}, {"vllm:num_requests_waiting"});
-}
-
-std::optional<ServerLoad> read_sglang_load(std::string_view text) {
-  // Some SGLang releases export underscore names (sglang_num_running_reqs).
-  return prometheus_load(text, {"sglang:num_running_reqs", "sglang_num_running_reqs"},
-                         {"sglang:num_queue_reqs", "sglang_num_queue_reqs"});
-}
-
+// The load is the running / waiting part of the whole reading (server_metrics.h): one parser per
+// engine, so the idle barrier and the telemetry sampler can never disagree on a body.
+std::optional<ServerLoad> read_vllm_load(std::string_view text) { return load_from(read_vllm_reading(text)); }
+std::optional<ServerLoad> read_sglang_load(std::string_view text) { return load_from(read_sglang_reading(text)); }
 std::optional<ServerLoad> read_llamacpp_metrics_load(std::string_view text) {
-  return prometheus_load(text, {"llamacpp:requests_processing"}, {"llamacpp:requests_deferred"});
+  return load_from(read_llamacpp_metrics_reading(text));
 }
-
 std::optional<ServerLoad> read_llamacpp_slots_load(std::string_view slots_json) {
-  auto j = nlohmann::json::parse(slots_json, nullptr, false);
-  if (!j.is_array()) return std::nullopt;
-  ServerLoad load;
-  for (const auto& slot : j) {
-    if (!slot.is_object()) return std::nullopt;
-    if (auto it = slot.find("is_processing"); it != slot.end() && it->is_boolean()) {
-      load.running += it->get<bool>() ? 1 : 0;
-    } else if (auto st = slot.find("state"); st != slot.end() && st->is_number_integer()) {
-      load.running += st->get<int64_t>() != 0 ? 1 : 0;  // older builds: 0 idle, 1 processing
-    } else {
-      return std::nullopt;
-    }
-  }
-  return load;  // /slots has no queue length: waiting stays unknown
+  return load_from(read_llamacpp_slots_reading(slots_json));
 }
-
-std::optional<ServerLoad> read_tgi_load(std::string_view text) {
-  // TGI registers each gauge when it is first set: a server that never batched has no
-  // tgi_batch_current_size yet, and then nothing is running.
-  const auto samples = parse_prometheus(text);
-  auto running = gauge_sum(samples, {"tgi_batch_current_size"});
-  auto waiting = gauge_sum(samples, {"tgi_queue_size"});
-  if (!running && !waiting) return std::nullopt;
-  ServerLoad load;
-  load.running = to_count(running.value_or(0));
-  load.waiting = to_count(waiting.value_or(0));
-  return load;
-}
-
-std::optional<ServerLoad> read_lmdeploy_load(std::string_view text) {
-  return prometheus_load(text, {"lmdeploy:num_requests_running"}, {"lmdeploy:num_requests_waiting"});
-}
+std::optional<ServerLoad> read_tgi_load(std::string_view text) { return load_from(read_tgi_reading(text)); }
+std::optional<ServerLoad> read_lmdeploy_load(std::string_view text) { return load_from(read_lmdeploy_reading(text)); }
 
 std::optional<ServerLoad> read_load(LoadSource source, std::string_view body) {
-  switch (source) {
-    case LoadSource::VllmMetrics: return read_vllm_load(body);
-    case LoadSource::SglangMetrics: return read_sglang_load(body);
-    case LoadSource::LlamaCppMetrics: return read_llamacpp_metrics_load(body);
-    case LoadSource::LlamaCppSlots: return read_llamacpp_slots_load(body);
-    case LoadSource::TgiMetrics: return read_tgi_load(body);
-    case LoadSource::LmDeployMetrics: return read_lmdeploy_load(body);
-  }
-  return std::nullopt;
+  return load_from(read_reading(source, body));
 }
 
 ServerLoadReader::ServerLoadReader(LoadSource source, std::string base_url, std::vector<std::string> headers,
@@ -162,14 +84,20 @@ std::optional<ServerLoadReader> ServerLoadReader::detect(EngineKind kind, const 
   return std::nullopt;
 }
 
-Result<ServerLoad> ServerLoadReader::read() const {
+Result<ServerReading> ServerLoadReader::read_reading() const {
   const std::string url = join_url(base_url_, load_path(source_));
   auto r = transport_(HttpRequest{url, "", headers_});
   if (!r) return std::unexpected(r.error());
   if (r->status < 200 || r->status >= 300) return fail(ErrorCode::Http, fmt::format("{}: HTTP {}", url, r->status));
-  auto load = read_load(source_, r->body);
-  if (!load) return fail(ErrorCode::Protocol, fmt::format("{}: no {} in the answer", url, describe(source_)));
-  return *load;
+  auto reading = sm::read_reading(source_, r->body);
+  if (!reading) return fail(ErrorCode::Protocol, fmt::format("{}: no {} in the answer", url, describe(source_)));
+  return *std::move(reading);
+}
+
+Result<ServerLoad> ServerLoadReader::read() const {
+  auto reading = read_reading();
+  if (!reading) return std::unexpected(reading.error());
+  return *load_of(*reading);  // a reading always has the running count its parser required
 }
 
 HttpTransport load_transport() {

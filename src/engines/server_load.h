@@ -5,7 +5,9 @@
 // `num_queue_reqs`, llama.cpp `llamacpp:requests_processing` / `requests_deferred` (--metrics)
 // or else `/slots` (`is_processing`), TGI `tgi_batch_current_size` / `tgi_queue_size`, LMDeploy
 // `lmdeploy:num_requests_running` / `waiting`. Which endpoint answers is decided once per run
-// (ServerLoadReader::detect); the idle barrier and the window sampler then read it.
+// (ServerLoadReader::detect); the idle barrier and the window sampler then read it. The same
+// body also gives the server's whole reading for telemetry (KV usage, preemptions, ...:
+// server_metrics.h, ServerLoadReader::read_reading).
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +16,7 @@
 #include "core/error.h"
 #include "engines/engine_kind.h"
 #include "engines/probe.h"
+#include "telemetry/telemetry_types.h"
 
 namespace sm {
 
@@ -46,7 +49,8 @@ std::vector<LoadSource> load_sources_for(EngineKind kind);
 
 // Parsers of one response body; nullopt when the body does not carry the source's numbers.
 // Prometheus gauges are summed over label sets (one per engine or data-parallel rank); label
-// sets that differ only in tp_rank / pp_rank are one engine seen from several ranks and count once.
+// sets that differ only in tp_rank / pp_rank / moe_ep_rank are one engine seen from several ranks
+// and count once (across_engines, prometheus.h).
 std::optional<ServerLoad> read_vllm_load(std::string_view metrics_text);
 std::optional<ServerLoad> read_sglang_load(std::string_view metrics_text);
 std::optional<ServerLoad> read_llamacpp_metrics_load(std::string_view metrics_text);
@@ -55,8 +59,9 @@ std::optional<ServerLoad> read_tgi_load(std::string_view metrics_text);
 std::optional<ServerLoad> read_lmdeploy_load(std::string_view metrics_text);
 std::optional<ServerLoad> read_load(LoadSource source, std::string_view body);
 
-/// Reads one server's load from the source chosen for it. Copyable; read() is safe to call from
-/// any thread (each call is its own blocking request through the transport).
+/// Reads one server's load, or its whole reading, from the source chosen for it. Copyable; read()
+/// and read_reading() are safe to call from any thread (each call is its own blocking request
+/// through the transport).
 class ServerLoadReader {
  public:
   ServerLoadReader(LoadSource source, std::string base_url, std::vector<std::string> headers, HttpTransport transport);
@@ -68,6 +73,9 @@ class ServerLoadReader {
 
   /// One GET and parse. Errors: transport failure, HTTP status, or a body without the numbers.
   Result<ServerLoad> read() const;
+  /// One GET, parsed into everything the source carries (server_metrics.h): running always,
+  /// the rest where the engine exports it. Its load is load_of(reading). Same errors as read().
+  Result<ServerReading> read_reading() const;
   LoadSource source() const { return source_; }
 
  private:
