@@ -1,0 +1,86 @@
+#include "telemetry/host_reader.h"
+
+#include <cstdlib>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+namespace sm {
+
+namespace {
+
+// The start of a small file (sysfs attributes, /proc/stat's first lines) into `buf`; empty when
+// it cannot be read. No allocation: this runs every half second.
+std::string_view read_head(const std::filesystem::path& file, char* buf, size_t size) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  ssize_t n = ::read(fd, buf, size);
+  ::close(fd);
+  return n > 0 ? std::string_view(buf, static_cast<size_t>(n)) : std::string_view{};
+}
+
+// One integer file (kHz, millidegrees); nullopt when unreadable or not a number.
+std::optional<double> read_number(const std::filesystem::path& file) {
+  char buf[64];
+  std::string_view text = read_head(file, buf, sizeof(buf) - 1);
+  if (text.empty()) return std::nullopt;
+  buf[text.size()] = '\0';
+  char* end = nullptr;
+  const long long v = std::strtoll(buf, &end, 10);
+  if (end == buf) return std::nullopt;
+  return static_cast<double>(v);
+}
+
+}  // namespace
+
+HostReader::HostReader(std::filesystem::path root)
+    : proc_stat_(root / "proc/stat"),
+      freq_files_(find_cpu_freq_files(root / "sys")),
+      temp_sensors_(find_cpu_temp_sensors(root / "sys")) {}
+
+HostReading HostReader::read() {
+  HostReading r;
+
+  // The aggregate line is the first one; 4 KiB holds it on any machine.
+  char stat[4096];
+  if (auto ticks = parse_cpu_ticks(read_head(proc_stat_, stat, sizeof(stat)))) {
+    if (previous_) r.cpu_util_pct = cpu_busy_pct(*previous_, *ticks);
+    previous_ = ticks;
+  }
+
+  double khz_sum = 0;
+  int cpus = 0;
+  for (const auto& file : freq_files_) {
+    if (auto khz = read_number(file); khz && *khz > 0) {
+      khz_sum += *khz;
+      ++cpus;
+    }
+  }
+  if (cpus > 0) r.cpu_freq_mhz = khz_sum / cpus / 1000.0;
+
+  for (const auto& sensor : temp_sensors_) {
+    if (auto milli_c = read_number(sensor.input)) {
+      const double c = *milli_c / 1000.0;
+      if (!r.cpu_temp_c || c > *r.cpu_temp_c) r.cpu_temp_c = c;
+    }
+  }
+  return r;
+}
+
+std::string HostReader::describe() const {
+  std::string out;
+  char stat[4096];
+  out += parse_cpu_ticks(read_head(proc_stat_, stat, sizeof(stat))) ? "CPU use from /proc/stat" : "no /proc/stat";
+  out += freq_files_.empty() ? "; no cpufreq" : fmt::format("; frequency from cpufreq on {} CPUs", freq_files_.size());
+  if (temp_sensors_.empty()) return out + "; no CPU temperature sensor";
+  out += "; temperature from";
+  for (size_t i = 0; i < temp_sensors_.size(); ++i) {
+    const auto& s = temp_sensors_[i];
+    const bool same_driver = i > 0 && temp_sensors_[i - 1].driver == s.driver;
+    if (!same_driver) out += (i > 0 ? ", " : " ") + s.driver;
+    if (!s.label.empty()) out += (same_driver ? ", " : " ") + s.label;
+  }
+  return out;
+}
+
+}  // namespace sm
