@@ -30,8 +30,9 @@
 // builds dropped it), prefix cache `llamacpp:prompt_tokens_cached_total` (hits) with
 // `llamacpp:prompt_tokens_total` (which then counts only the tokens not from the cache; queries =
 // both), speculative `llamacpp:spec_decode_num_draft_tokens_total` /
-// `llamacpp:spec_decode_num_accepted_tokens_total` (current builds). No preemption: a slot keeps
-// its request. /slots (without --metrics): running only.
+// `llamacpp:spec_decode_num_accepted_tokens_total` (current builds, e.g. Debian's b11669, whose
+// /metrics is captured in the fixtures). No preemption: a slot keeps its request. /slots (without
+// --metrics): running only.
 //
 // TGI (docs/source/reference/metrics.md, 3.x): running `tgi_batch_current_size`, waiting
 // `tgi_queue_size`; no KV usage, preemption, prefix-cache or speculative metric.

@@ -53,7 +53,9 @@ check(c8["avg_active"] > 7.0, f"concurrency 8: 8 requests in flight ({c8['avg_ac
 
 # Issue 11, point 4: llama-server was started with --metrics, so the idle barrier and the window
 # sampler read llamacpp:requests_processing / requests_deferred: the server's own count says 4
-# running and 4 queued at concurrency 8 on 4 slots, 1 running at concurrency 1.
+# running and 4 queued at concurrency 8 on 4 slots, 1 running at concurrency 1. These counts are
+# the running / waiting of the ServerReading its /metrics body is parsed into
+# (engines/server_metrics.h): one parse serves the idle barrier, the sampler and the telemetry.
 check(not any(w.startswith("No idle check was possible") for w in r["warnings"]),
       "the idle check read llama-server's /metrics")
 for (ctx, n), c in sorted(cells.items()):

@@ -155,6 +155,25 @@ TEST(ServerMetrics, LlamaCppCurrentBuildCountsCachedPromptTokensApart) {
   EXPECT_FALSE(r->preemptions_total.has_value());
 }
 
+TEST(ServerMetrics, LlamaCppCapturedFromDebiansBuild) {
+  // The llama-server the end-to-end tests run (Debian's b11669), captured idle and busy.
+  auto idle = read_llamacpp_metrics_reading(fixture("llamacpp", "GET_metrics_b11669_idle.txt"));
+  ASSERT_TRUE(idle.has_value());
+  EXPECT_EQ(idle->running, 0);
+  EXPECT_EQ(idle->waiting, 0);
+  EXPECT_DOUBLE_EQ(*idle->prefix_cache_queries_total, 0);
+  EXPECT_DOUBLE_EQ(*idle->spec_draft_tokens_total, 0);
+  auto busy = read_llamacpp_metrics_reading(fixture("llamacpp", "GET_metrics_b11669_busy.txt"));
+  ASSERT_TRUE(busy.has_value());
+  EXPECT_EQ(busy->running, 2);
+  EXPECT_EQ(busy->waiting, 1);
+  EXPECT_DOUBLE_EQ(*busy->prefix_cache_hits_total, 39);
+  EXPECT_DOUBLE_EQ(*busy->prefix_cache_queries_total, 39 + 81);
+  EXPECT_DOUBLE_EQ(*busy->spec_accepted_tokens_total, 0);  // no draft model: the counters exist, at 0
+  EXPECT_FALSE(busy->kv_usage.has_value()) << "this build has no kv_cache_usage_ratio";
+  EXPECT_FALSE(busy->preemptions_total.has_value());
+}
+
 TEST(ServerMetrics, LlamaCppOlderBuildsKvRatioAndSlots) {
   auto r = read_llamacpp_metrics_reading(fixture("llamacpp", "GET_metrics_kv_2024.txt"));
   ASSERT_TRUE(r.has_value());
@@ -209,6 +228,7 @@ TEST(ServerMetrics, TheLoadIsTheReadingsRunningAndWaiting) {
       {LoadSource::SglangMetrics, "sglang", "GET_metrics_spec_tp2.txt"},
       {LoadSource::SglangMetrics, "sglang", "GET_metrics_dp.txt"},
       {LoadSource::LlamaCppMetrics, "llamacpp", "GET_metrics_spec.txt"},
+      {LoadSource::LlamaCppMetrics, "llamacpp", "GET_metrics_b11669_busy.txt"},
       {LoadSource::LlamaCppSlots, "llamacpp", "GET_slots.json"},
       {LoadSource::TgiMetrics, "tgi", "GET_metrics.txt"},
       {LoadSource::LmDeployMetrics, "lmdeploy", "GET_metrics_0.16.txt"},
