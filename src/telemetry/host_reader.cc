@@ -67,10 +67,13 @@ HostReading HostReader::read() {
   return r;
 }
 
-std::string HostReader::describe() const {
-  std::string out;
+bool HostReader::has_proc_stat() const {
   char stat[4096];
-  out += parse_cpu_ticks(read_head(proc_stat_, stat, sizeof(stat))) ? "CPU use from /proc/stat" : "no /proc/stat";
+  return parse_cpu_ticks(read_head(proc_stat_, stat, sizeof(stat))).has_value();
+}
+
+std::string HostReader::describe() const {
+  std::string out = has_proc_stat() ? "CPU use from /proc/stat" : "no /proc/stat";
   out += freq_files_.empty() ? "; no cpufreq" : fmt::format("; frequency from cpufreq on {} CPUs", freq_files_.size());
   if (temp_sensors_.empty()) return out + "; no CPU temperature sensor";
   out += "; temperature from";

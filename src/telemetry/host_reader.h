@@ -26,6 +26,9 @@ class HostReader {
   /// thread owns a reader.
   HostReading read();
 
+  /// Whether /proc/stat can be read and parsed (reads it once; does not change read()'s interval).
+  bool has_proc_stat() const;
+
   /// What is exposed, for a note: "CPU use from /proc/stat; frequency from cpufreq on 16 CPUs;
   /// temperature from k10temp Tctl", or "...; no cpufreq; no CPU temperature sensor".
   std::string describe() const;

@@ -1,31 +1,40 @@
 #include "telemetry/telemetry_sources_open.h"
 
 #include "engines/server_load.h"
+#include "telemetry/host_reader.h"
 #include "telemetry/nvml.h"
 
 namespace sm {
+
+namespace {
+
+class HostReaderSource final : public HostSource {
+ public:
+  explicit HostReaderSource(const std::string& root) : reader_(root) {}
+  HostReading read() override { return reader_.read(); }
+  const HostReader& reader() const { return reader_; }
+
+ private:
+  HostReader reader_;
+};
+
+}  // namespace
 
 Result<std::unique_ptr<GpuSource>> open_gpu_source(const std::string& path) {
   return NvmlGpus::open(path);
 }
 
 std::unique_ptr<HostSource> open_host_source(const std::string& root) {
-  (void)root;
-  return nullptr;
+  auto source = std::make_unique<HostReaderSource>(root);
+  if (!source->reader().has_proc_stat()) return nullptr;
+  return source;
 }
 
 ServerSource open_server_source(EngineKind kind, const std::string& base_url, const std::vector<std::string>& headers,
                                 const HttpTransport& transport) {
   auto reader = ServerLoadReader::detect(kind, base_url, headers, transport);
   if (!reader) return {};
-  return [reader = *reader]() -> Result<ServerReading> {
-    auto load = reader.read();
-    if (!load) return std::unexpected(load.error());
-    ServerReading r;
-    r.running = load->running;
-    r.waiting = load->waiting;
-    return r;
-  };
+  return [reader = *reader]() { return reader.read_reading(); };
 }
 
 }  // namespace sm
