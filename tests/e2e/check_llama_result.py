@@ -88,6 +88,25 @@ for p in r["prefill"]:
     check(p["status"] == "valid", f"prefill {p['context']}: valid")
     check(p["prompt_tokens"] == p["context"], f"prefill {p['context']}: prompt is exactly {p['context']} tokens ({p['prompt_tokens']})")
 
+# Issue 12: the telemetry series. llama-server's /metrics is read into a full ServerReading
+# every second (this build, b11669, exports running, waiting, the cached-prompt and speculative
+# counters, no KV usage), and this machine's CPU use from /proc/stat every interval.
+tel = r.get("telemetry") or {}
+check(tel.get("server") is True, "telemetry: the server's metrics were sampled")
+check(tel.get("host") is True, "telemetry: the host was sampled")
+series = [json.loads(line) for line in (run / tel.get("series_file", "telemetry.jsonl")).read_text().splitlines() if line.strip()]
+server = [s for s in series if s.get("kind") == "server"]
+host = [s for s in series if s.get("kind") == "host"]
+check(len(server) > 0 and all("running" in s and "waiting" in s for s in server),
+      f"telemetry: {len(server)} server readings, each with running and waiting")
+check(any(s["running"] >= 3 and s["waiting"] >= 1 for s in server),
+      "telemetry: a server reading of the concurrency-8 cell shows the 4 slots busy and requests queued")
+check(any("prefix_cache_queries_total" in s and "spec_draft_tokens_total" in s for s in server),
+      "telemetry: the server readings carry llama-server's prompt-cache and speculative counters")
+check(any("cpu_util_pct" in s for s in host), f"telemetry: host CPU use in {len(host)} host readings")
+check(any(c.get("host_cpu_util_pct") is not None for c in r["decode"] if c["status"] == "valid"),
+      "telemetry: decode cells have host_cpu_util_pct")
+
 if failures:
     print(f"{len(failures)} check(s) failed")
     sys.exit(1)
