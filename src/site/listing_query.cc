@@ -26,6 +26,7 @@ std::string_view order_name(store::RunOrder order) {
     case store::RunOrder::SingleStream: return "single_stream";
     case store::RunOrder::BestTotal: return "best_total";
     case store::RunOrder::Prefill32K: return "prefill_32k";
+    case store::RunOrder::TokensPerJoule: return "tokens_per_joule";
   }
   return "newest";
 }

@@ -55,6 +55,17 @@ const std::vector<Migration> kMigrations = {
      "index runs by kind (measured, simulated, predicted)",
      {"CREATE INDEX runs_kind ON runs (kind)"},
      {}},
+    // Runs stored before it keep NULL / '' here: they carry no telemetry (result.json had no
+    // such fields), so "no figure, no verdict" is what they say.
+    {3,
+     "run summary: best tokens per joule and its cell, whose GPUs were read, throttling",
+     {"ALTER TABLE runs ADD COLUMN best_tokens_per_joule DOUBLE PRECISION",
+      "ALTER TABLE runs ADD COLUMN best_tokens_per_joule_context BIGINT",
+      "ALTER TABLE runs ADD COLUMN best_tokens_per_joule_concurrency BIGINT",
+      "ALTER TABLE runs ADD COLUMN gpu_telemetry TEXT NOT NULL DEFAULT ''",
+      "ALTER TABLE runs ADD COLUMN throttle_worst TEXT NOT NULL DEFAULT ''",
+      "ALTER TABLE runs ADD COLUMN throttled_cells BIGINT"},
+     {}},
 };
 
 constexpr std::string_view kCreateMigrationsTable =

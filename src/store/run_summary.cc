@@ -1,6 +1,7 @@
 #include "store/run_summary.h"
 
 #include "report/report_model.h"
+#include "store/run_telemetry.h"
 
 namespace sm::store {
 
@@ -34,6 +35,16 @@ RunSummary summarize_run(const RunResult& r) {
   for (const PrefillRow& p : r.prefill)
     if (p.context == kLeaderboardPrefillContext && p.status == CellStatus::Valid && p.prompt_tok_s)
       s.prefill_32k_tok_s = p.prompt_tok_s;
+  const RunTelemetry t = summarize_run_telemetry(r);
+  s.gpu_telemetry = std::string(to_string(t.scope));
+  s.best_tokens_per_joule = t.best_tokens_per_joule;
+  s.best_tokens_per_joule_context = t.best_tokens_per_joule_context;
+  s.best_tokens_per_joule_concurrency = t.best_tokens_per_joule_concurrency;
+  // A client's GPU clocks say nothing about the server: lists show no verdict for them.
+  if (t.scope == GpuTelemetryScope::Server && t.measurements_with_verdict > 0) {
+    s.throttle_worst = t.worst_throttle;
+    s.throttled_cells = static_cast<int64_t>(t.throttled.size());
+  }
   return s;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// The indexed columns of a stored run: who, what, where, and the three headline numbers of the
-// leaderboard. Worked out once from the RunResult when it is stored; the full result JSON is
+// The indexed columns of a stored run: who, what, where, the three headline numbers of the
+// leaderboard, and its efficiency (best tokens per joule) and throttling at run level. Worked out once from the RunResult when it is stored; the full result JSON is
 // stored beside them.
 #include <cstdint>
 #include <optional>
@@ -33,6 +33,15 @@ struct RunSummary {
   std::optional<double> prefill_32k_tok_s;    ///< prompt tok/s of the valid 32K (32,768-token) prefill row
   int64_t valid_cells = 0;       ///< decode cells with status valid
   int64_t decode_cells = 0;      ///< decode cells in the result
+  // Telemetry (store/run_telemetry.h; docs/METRICS.md, "Telemetry").
+  std::optional<double> best_tokens_per_joule;  ///< highest tokens per joule of a valid decode cell; only
+                                                ///< when the readings are the server's GPUs (gpu_telemetry "server")
+  std::optional<int64_t> best_tokens_per_joule_context;      ///< that cell's context
+  std::optional<int64_t> best_tokens_per_joule_concurrency;  ///< that cell's concurrency
+  std::string gpu_telemetry;     ///< whose GPUs were read: "server", "client_side_only", "" (none)
+  std::string throttle_worst;    ///< worst verdict of the valid cells and prefill rows of the server's
+                                 ///< GPUs: "ok", "power_capped", ...; "" when none (or not the server's)
+  std::optional<int64_t> throttled_cells;  ///< of those, how many are not "ok"; nullopt when no verdict
 };
 
 /// The `gpu` of runs whose hardware is unknown (a server on another machine, nothing declared):

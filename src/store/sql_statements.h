@@ -11,19 +11,23 @@ namespace sm::store::sql {
 #define SM_RUN_SUMMARY_COLUMNS                                                                      \
   "run_id, kind, gpu, model, engine, engine_version, quantization, submitted_by, started_at, "     \
   "uploaded_at, token_id, single_stream_tok_s, single_stream_context, best_total_tok_s, "          \
-  "best_total_context, best_total_concurrency, prefill_32k_tok_s, valid_cells, decode_cells"
+  "best_total_context, best_total_concurrency, prefill_32k_tok_s, valid_cells, decode_cells, "                 \
+  "best_tokens_per_joule, best_tokens_per_joule_context, best_tokens_per_joule_concurrency, gpu_telemetry, "   \
+  "throttle_worst, throttled_cells"
 
 // The filter of listings: $1 gpu, $2 model, $3 engine, $4 quantization, $5 kind ('' = any);
-// $6 a gpu to leave out ('' = none: the unknown-hardware group is left out of rankings).
+// $6 a gpu to leave out ('' = none: the unknown-hardware group is left out of rankings);
+// $7 1 = only runs with a tokens-per-joule figure (the efficiency ranking), 0 = any.
 #define SM_RUN_FILTER                                                                               \
   " WHERE ($1 = '' OR gpu = $1) AND ($2 = '' OR model = $2) AND ($3 = '' OR engine = $3)"          \
-  " AND ($4 = '' OR quantization = $4) AND ($5 = '' OR kind = $5) AND ($6 = '' OR gpu <> $6)"
+  " AND ($4 = '' OR quantization = $4) AND ($5 = '' OR kind = $5) AND ($6 = '' OR gpu <> $6)"      \
+  " AND ($7 = 0 OR best_tokens_per_joule IS NOT NULL)"
 
-/// $1..$19: the RunSummary columns; $20 content_sha256; $21 result_json.
+/// $1..$25: the RunSummary columns; $26 content_sha256; $27 result_json.
 inline constexpr std::string_view kInsertRun =
     "INSERT INTO runs (" SM_RUN_SUMMARY_COLUMNS ", content_sha256, result_json) VALUES "
-    "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) "
-    "ON CONFLICT (run_id) DO NOTHING";
+    "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, "
+    "$24, $25, $26, $27) ON CONFLICT (run_id) DO NOTHING";
 
 /// $1 run_id.
 inline constexpr std::string_view kSelectRunHash = "SELECT content_sha256 FROM runs WHERE run_id = $1";
@@ -33,28 +37,29 @@ inline constexpr std::string_view kSelectRunJson = "SELECT result_json FROM runs
 inline constexpr std::string_view kSelectRunSummary =
     "SELECT " SM_RUN_SUMMARY_COLUMNS " FROM runs WHERE run_id = $1";
 
-/// Filter $1..$6; $7 order (0 newest, 1 single stream, 2 best total, 3 prefill 32K); $8 limit; $9 offset.
-/// Metric orders put runs without the number last (`IS NULL` sorts false first in both dialects).
+/// Filter $1..$7; $8 order (0 newest, 1 single stream, 2 best total, 3 prefill 32K, 4 tokens per
+/// joule); $9 limit; $10 offset. Metric orders put runs without the number last (`IS NULL` sorts
+/// false first in both dialects).
 inline constexpr std::string_view kListRuns =
     "SELECT " SM_RUN_SUMMARY_COLUMNS " FROM runs" SM_RUN_FILTER
-    " ORDER BY (CASE WHEN $7 = 1 THEN single_stream_tok_s WHEN $7 = 2 THEN best_total_tok_s"
-    " WHEN $7 = 3 THEN prefill_32k_tok_s ELSE 0 END) IS NULL,"
-    " (CASE WHEN $7 = 1 THEN single_stream_tok_s WHEN $7 = 2 THEN best_total_tok_s"
-    " WHEN $7 = 3 THEN prefill_32k_tok_s ELSE 0 END) DESC,"
-    " uploaded_at DESC, run_id DESC LIMIT $8 OFFSET $9";
+    " ORDER BY (CASE WHEN $8 = 1 THEN single_stream_tok_s WHEN $8 = 2 THEN best_total_tok_s"
+    " WHEN $8 = 3 THEN prefill_32k_tok_s WHEN $8 = 4 THEN best_tokens_per_joule ELSE 0 END) IS NULL,"
+    " (CASE WHEN $8 = 1 THEN single_stream_tok_s WHEN $8 = 2 THEN best_total_tok_s"
+    " WHEN $8 = 3 THEN prefill_32k_tok_s WHEN $8 = 4 THEN best_tokens_per_joule ELSE 0 END) DESC,"
+    " uploaded_at DESC, run_id DESC LIMIT $9 OFFSET $10";
 
-/// Filter $1..$6.
+/// Filter $1..$7.
 inline constexpr std::string_view kCountRuns = "SELECT COUNT(*) FROM runs" SM_RUN_FILTER;
 
 /// Per GPU; $1 the unknown-hardware group, which is no GPU and is left out.
 inline constexpr std::string_view kHardwareSummary =
     "SELECT gpu, COUNT(*), COUNT(DISTINCT model), MAX(single_stream_tok_s), MAX(best_total_tok_s), "
-    "MAX(prefill_32k_tok_s), MAX(uploaded_at) FROM runs WHERE gpu <> $1 GROUP BY gpu";
+    "MAX(prefill_32k_tok_s), MAX(uploaded_at), MAX(best_tokens_per_joule) FROM runs WHERE gpu <> $1 GROUP BY gpu";
 
 /// Per model; $1 the unknown-hardware group, not counted as a kind of hardware.
 inline constexpr std::string_view kModelSummary =
     "SELECT model, COUNT(*), COUNT(DISTINCT NULLIF(gpu, $1)), MAX(single_stream_tok_s), MAX(best_total_tok_s), "
-    "MAX(prefill_32k_tok_s), MAX(uploaded_at) FROM runs GROUP BY model";
+    "MAX(prefill_32k_tok_s), MAX(uploaded_at), MAX(best_tokens_per_joule) FROM runs GROUP BY model";
 
 /// (column, value) pairs of the distinct filter values.
 inline constexpr std::string_view kFilterValues =

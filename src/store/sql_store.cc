@@ -46,10 +46,16 @@ RunSummary read_summary(const SqlRow& r) {
   s.prefill_32k_tok_s = r.number(16);
   s.valid_cells = r.integer(17);
   s.decode_cells = r.integer(18);
+  s.best_tokens_per_joule = r.number(19);
+  s.best_tokens_per_joule_context = r.optional_integer(20);
+  s.best_tokens_per_joule_concurrency = r.optional_integer(21);
+  s.gpu_telemetry = r.text(22);
+  s.throttle_worst = r.text(23);
+  s.throttled_cells = r.optional_integer(24);
   return s;
 }
 
-std::array<SqlParam, 21> insert_params(const RunRecord& rec) {
+std::array<SqlParam, 27> insert_params(const RunRecord& rec) {
   const RunSummary& s = rec.summary;
   return {s.run_id,
           s.kind,
@@ -70,13 +76,20 @@ std::array<SqlParam, 21> insert_params(const RunRecord& rec) {
           opt(s.prefill_32k_tok_s),
           s.valid_cells,
           s.decode_cells,
+          opt(s.best_tokens_per_joule),
+          opt(s.best_tokens_per_joule_context),
+          opt(s.best_tokens_per_joule_concurrency),
+          s.gpu_telemetry,
+          s.throttle_worst,
+          opt(s.throttled_cells),
           rec.content_sha256,
           rec.result_json};
 }
 
-std::array<SqlParam, 6> filter_params(const RunFilter& f) {
+std::array<SqlParam, 7> filter_params(const RunFilter& f) {
   return {f.gpu, f.model, f.engine, f.quantization, f.kind,
-          f.known_hardware_only ? std::string(kUnknownHardwareGroup) : std::string()};
+          f.known_hardware_only ? std::string(kUnknownHardwareGroup) : std::string(),
+          int64_t{f.with_tokens_per_joule_only ? 1 : 0}};
 }
 
 int64_t order_code(RunOrder order) {
@@ -85,6 +98,7 @@ int64_t order_code(RunOrder order) {
     case RunOrder::SingleStream: return 1;
     case RunOrder::BestTotal: return 2;
     case RunOrder::Prefill32K: return 3;
+    case RunOrder::TokensPerJoule: return 4;
   }
   return 0;
 }
@@ -178,7 +192,7 @@ Result<RunPage> SqlStore::list_runs(const RunFilter& filter, RunOrder order, con
   const auto f = filter_params(filter);
   const int64_t limit = std::clamp<int64_t>(page.limit, 1, kMaxPageLimit);
   const int64_t offset = std::max<int64_t>(page.offset, 0);
-  const std::array<SqlParam, 9> params = {f[0], f[1], f[2], f[3], f[4], f[5], order_code(order), limit, offset};
+  const std::array<SqlParam, 10> params = {f[0], f[1], f[2], f[3], f[4], f[5], f[6], order_code(order), limit, offset};
   auto rows = (*c)->query(sql::kListRuns, params);
   if (!rows) return std::unexpected(rows.error());
   auto count = (*c)->query(sql::kCountRuns, f);
@@ -206,6 +220,7 @@ Result<std::vector<GroupSummary>> SqlStore::groups(std::string_view statement) {
     g.best_total_tok_s = r.number(4);
     g.best_prefill_32k_tok_s = r.number(5);
     g.last_uploaded_at = r.text(6);
+    g.best_tokens_per_joule = r.number(7);
     out.push_back(std::move(g));
   }
   // Sorted here, by bytes, so both backends list in the same order whatever their collation.

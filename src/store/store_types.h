@@ -18,6 +18,7 @@ struct RunFilter {
   std::string quantization;  ///< RunSummary::quantization
   std::string kind;          ///< "measured", "simulated", "predicted"
   bool known_hardware_only = false;  ///< leave out runs on unknown hardware (kUnknownHardwareGroup): rankings
+  bool with_tokens_per_joule_only = false;  ///< leave out runs without best_tokens_per_joule: the efficiency ranking
 };
 
 /// Orders of a listing. The metric orders put the highest first and runs without the number last.
@@ -26,6 +27,7 @@ enum class RunOrder {
   SingleStream,  ///< single_stream_tok_s
   BestTotal,     ///< best_total_tok_s
   Prefill32K,    ///< prefill_32k_tok_s
+  TokensPerJoule,  ///< best_tokens_per_joule (the server's GPUs only; see RunSummary)
 };
 
 /// A page of a listing.
@@ -51,6 +53,7 @@ struct GroupSummary {
   std::optional<double> best_total_tok_s;
   std::optional<double> best_prefill_32k_tok_s;
   std::string last_uploaded_at;               ///< newest upload of the group
+  std::optional<double> best_tokens_per_joule;  ///< highest RunSummary::best_tokens_per_joule of the group
 };
 
 /// Distinct values of the filter columns, for the filter menus.

@@ -68,4 +68,39 @@ inline RunResult site_result(const std::string& run_id, const std::string& model
   return r;
 }
 
+/// Gives a site_result GPU telemetry read by NVML on one GPU: every decode cell and the prefill
+/// row draw 312 W at 1,695 MHz, 71 °C, verdict "ok"; tokens per joule are `base_tokens_per_joule`
+/// times 1.0 / 1.6 (context 0, 1 and 2 requests) and 0.8 / 1.7 (16K): the best is the 16K × 2
+/// cell, not the fastest one. The prefill row's prompt tokens per joule are 20 × the base (a
+/// different quantity, never the run's best).
+inline void add_gpu_telemetry(RunResult& r, double base_tokens_per_joule, bool client_side_only = false) {
+  TelemetryInfo info;
+  info.gpu_source = "nvml";
+  info.gpus.push_back(TelemetryGpu{0, r.hardware.gpus.empty() ? "GPU" : r.hardware.gpus[0].name, 1950.0, 9751.0, 350.0,
+                                   "Gen4 x16 (max Gen4 x16)"});
+  info.host = true;
+  info.server = true;
+  info.client_side_only = client_side_only;
+  info.series_file = "telemetry.jsonl";
+  r.telemetry = info;
+  const double factors[4] = {1.0, 1.6, 0.8, 1.7};
+  for (size_t i = 0; i < r.decode.size(); ++i) {
+    CellTelemetry& t = r.decode[i].telemetry;
+    t.gpu_power_w = 312.0;
+    t.gpu_energy_j = 312.0 * 30;
+    t.tokens_per_joule = base_tokens_per_joule * factors[i % 4];
+    t.gpu_sm_clock_mhz = 1695.0;
+    t.gpu_temp_max_c = 71.0;
+    t.throttle = "ok";
+  }
+  for (PrefillRow& p : r.prefill) {
+    p.telemetry.gpu_power_w = 298.0;
+    p.telemetry.gpu_energy_j = 1120.0;
+    p.telemetry.tokens_per_joule = base_tokens_per_joule * 20;
+    p.telemetry.gpu_sm_clock_mhz = 1710.0;
+    p.telemetry.gpu_temp_max_c = 66.0;
+    p.telemetry.throttle = "ok";
+  }
+}
+
 }  // namespace sm::test

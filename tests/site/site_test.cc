@@ -245,7 +245,7 @@ TEST_F(SiteTest, ApiListsFiltersPagesAndReturnsRuns) {
   json models = body_json(get("/api/v1/models"));
   ASSERT_EQ(models["models"].size(), 2u);
   EXPECT_EQ(models["models"][0]["gpus"], 2);
-  EXPECT_EQ(body_json(get("/api/v1/health"))["schema_version"], 2);
+  EXPECT_EQ(body_json(get("/api/v1/health"))["schema_version"], 3);
 }
 
 TEST_F(SiteTest, CalcApiPredictsAMatrix) {
