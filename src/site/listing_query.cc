@@ -43,7 +43,7 @@ Result<ListingQuery> parse_listing_query(const QueryParams& q, store::RunOrder d
   if (!sort.empty()) {
     bool found = false;
     for (auto o : {store::RunOrder::Newest, store::RunOrder::SingleStream, store::RunOrder::BestTotal,
-                   store::RunOrder::Prefill32K}) {
+                   store::RunOrder::Prefill32K, store::RunOrder::TokensPerJoule}) {
       if (sort == order_name(o)) {
         out.order = o;
         found = true;
@@ -51,7 +51,7 @@ Result<ListingQuery> parse_listing_query(const QueryParams& q, store::RunOrder d
     }
     if (!found)
       return fail(ErrorCode::InvalidArgument,
-                  fmt::format("sort: '{}' is not one of newest, single_stream, best_total, prefill_32k", sort));
+                  fmt::format("sort: '{}' is not one of newest, single_stream, best_total, prefill_32k, tokens_per_joule", sort));
   }
   auto limit = parse_count(q, "limit", default_limit, 1, store::kMaxPageLimit);
   if (!limit) return std::unexpected(limit.error());
@@ -60,6 +60,11 @@ Result<ListingQuery> parse_listing_query(const QueryParams& q, store::RunOrder d
   out.page.limit = *limit;
   out.page.offset = *offset;
   return out;
+}
+
+void make_ranking(ListingQuery& q) {
+  q.filter.known_hardware_only = true;  // a run on unknown hardware is credited to nothing: no rank
+  q.filter.with_tokens_per_joule_only = q.order == store::RunOrder::TokensPerJoule;
 }
 
 }  // namespace sm::site

@@ -1,7 +1,7 @@
 #pragma once
 // The query parameters every run listing shares (API and pages): filters, order, page.
 //   ?gpu=RTX%203090%2024GB&model=...&engine=vllm&quantization=...&kind=measured
-//   &sort=single_stream|best_total|prefill_32k|newest&limit=50&offset=0
+//   &sort=single_stream|best_total|prefill_32k|tokens_per_joule|newest&limit=50&offset=0
 #include <string>
 #include <string_view>
 
@@ -22,7 +22,13 @@ struct ListingQuery {
 Result<ListingQuery> parse_listing_query(const QueryParams& query, store::RunOrder default_order,
                                          int64_t default_limit = 50);
 
-/// The `sort` value of an order: "newest", "single_stream", "best_total", "prefill_32k".
+/// Makes a listing a ranking (the leaderboard, page and API): runs on unknown hardware are left
+/// out, and so, when ranked by tokens per joule, are runs without that figure of the server's
+/// GPUs (no GPU telemetry, or readings of the client's machine only): listed, never ranked.
+void make_ranking(ListingQuery& query);
+
+/// The `sort` value of an order: "newest", "single_stream", "best_total", "prefill_32k",
+/// "tokens_per_joule".
 std::string_view order_name(store::RunOrder order);
 
 }  // namespace sm::site

@@ -35,7 +35,7 @@ table.board td.l a { text-decoration: none; }
 table.board th a { color: inherit; text-decoration: none; }
 table.board th a.sorted { color: var(--fg); }
 table.board th a.sorted::after { content: " ↓"; color: var(--accent); }
-table.board .sub { display: block; font-size: .75rem; color: var(--muted); font-weight: 400; }
+table.board .sub, section.telemetry-panel .sub { display: block; font-size: .75rem; color: var(--muted); font-weight: 400; }
 .pager { display: flex; flex-wrap: wrap; gap: 8px 18px; align-items: center; color: var(--muted); font-size: .88rem; margin: 10px 0; }
 .empty { padding: 26px; text-align: center; color: var(--muted); background: var(--card); border: 1px dashed var(--line); border-radius: 10px; }
 .error-box { border-left: 4px solid var(--err-line); background: var(--err-bg); padding: 10px 14px; border-radius: 0 8px 8px 0; margin: 12px 0; }
@@ -47,6 +47,12 @@ ol.steps li p { margin: 4px 0; }
 .method { display: inline-block; min-width: 4.2em; text-align: center; border-radius: 5px; padding: 0 6px; margin-right: 8px;
   font-size: .8rem; color: #fff; background: var(--c0); }
 .method.post { background: var(--c2); }
+.warn-box { border-left: 4px solid var(--warn-line); background: var(--warn-bg); padding: 10px 14px; border-radius: 0 8px 8px 0; margin: 10px 0; }
+table.board td.throttled, table.data td.throttled { color: var(--warn-line); font-weight: 600; }
+table.data tr.best td { font-weight: 650; }
+section.telemetry-panel { border: 1px solid var(--line); border-radius: 10px; background: var(--card); padding: 4px 16px 10px; margin: 12px 0 6px; }
+section.telemetry-panel h2 { font-size: 1.05rem; margin: 10px 0 6px; }
+section.telemetry-panel details summary { cursor: pointer; color: var(--muted); font-size: .9rem; margin: 6px 0; }
 .site-frame { margin-bottom: 8px; }
 .site-frame form.panel { margin-top: 0; }
 )css";

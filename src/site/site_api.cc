@@ -153,7 +153,7 @@ SiteResponse Site::api_get_run(const std::string& run_id) {
 SiteResponse Site::api_leaderboard(const SiteRequest& request) {
   auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::SingleStream);
   if (!q) return error_response(400, "bad_parameter", q.error().message);
-  q->filter.known_hardware_only = true;  // a run on unknown hardware is credited to nothing: no rank
+  make_ranking(*q);
   auto page = store_.list_runs(q->filter, q->order, q->page);
   if (!page) return store_error(page.error());
   return json_response(200, page_json(*page, *q, "/api/v1/leaderboard"));

@@ -34,6 +34,12 @@ json summary_to_json(const store::RunSummary& s) {
           {"prefill_32k_tok_s", opt(s.prefill_32k_tok_s)},
           {"valid_cells", s.valid_cells},
           {"decode_cells", s.decode_cells},
+          {"best_tokens_per_joule", opt(s.best_tokens_per_joule)},
+          {"best_tokens_per_joule_context", opt(s.best_tokens_per_joule_context)},
+          {"best_tokens_per_joule_concurrency", opt(s.best_tokens_per_joule_concurrency)},
+          {"gpu_telemetry", s.gpu_telemetry},
+          {"throttle_worst", s.throttle_worst},
+          {"throttled_cells", opt(s.throttled_cells)},
           {"url", run_page_path(s.run_id)},
           {"api_url", "/api/v1/runs/" + percent_encode(s.run_id)}};
 }
@@ -45,6 +51,7 @@ json group_to_json(const store::GroupSummary& g, std::string_view other) {
           {"best_single_stream_tok_s", opt(g.best_single_stream_tok_s)},
           {"best_total_tok_s", opt(g.best_total_tok_s)},
           {"best_prefill_32k_tok_s", opt(g.best_prefill_32k_tok_s)},
+          {"best_tokens_per_joule", opt(g.best_tokens_per_joule)},
           {"last_uploaded_at", g.last_uploaded_at}};
 }
 

@@ -11,11 +11,14 @@
 #include "site/calc_input.h"
 #include "site/listing_query.h"
 #include "site/page_layout.h"
+#include "site/run_telemetry_panel.h"
 #include "site/site.h"
 #include "site/site_data.h"
 #include "site/site_json.h"
+#include "site/telemetry_text.h"
 #include "site/timestamps.h"
 #include "store/run_summary.h"
+#include "store/run_telemetry.h"
 
 namespace sm::site {
 
@@ -88,6 +91,26 @@ std::string best_cell_note(const store::RunSummary& s) {
   return fmt::format("{} × {}", format_tokens(s.best_total_context.value_or(0)), *s.best_total_concurrency);
 }
 
+// The run's best tokens per joule and its cell; why there is none when the GPUs read were the client's.
+std::string efficiency_cell(const store::RunSummary& s) {
+  if (s.best_tokens_per_joule)
+    return "<td class=\"metric\">" + esc(format_tokens_per_joule(s.best_tokens_per_joule)) + "<span class=\"sub\">" +
+           esc(cell_name(s.best_tokens_per_joule_context.value_or(0), s.best_tokens_per_joule_concurrency.value_or(0))) +
+           "</span></td>";
+  if (s.gpu_telemetry == store::to_string(store::GpuTelemetryScope::ClientSideOnly))
+    return "<td class=\"metric\">—<span class=\"sub\">client GPU only</span></td>";
+  return "<td class=\"metric\">—</td>";
+}
+
+// The worst throttle verdict of the run's valid cells, and how many were not ok.
+std::string throttle_cell(const store::RunSummary& s) {
+  if (s.throttle_worst.empty()) return "<td class=\"l\">—</td>";
+  if (s.throttle_worst == "ok") return "<td class=\"l\" data-throttle=\"ok\">OK</td>";
+  const int64_t n = s.throttled_cells.value_or(0);
+  return "<td class=\"l throttled\" data-throttle=\"" + esc(s.throttle_worst) + "\">" + esc(throttle_label(s.throttle_worst)) +
+         fmt::format("<span class=\"sub\">{} cell{}</span></td>", n, n == 1 ? "" : "s");
+}
+
 // The table of runs shared by the leaderboard, the run list and the per-GPU / per-model views.
 std::string runs_table(const std::vector<store::RunSummary>& runs, const ListingQuery& q, std::string_view action,
                        bool checkboxes) {
@@ -98,6 +121,8 @@ std::string runs_table(const std::vector<store::RunSummary>& runs, const Listing
   out += sort_header(action, q, store::RunOrder::SingleStream, "Single-stream decode", "tok/s, 1 request");
   out += sort_header(action, q, store::RunOrder::BestTotal, "Best aggregate decode", "total tok/s");
   out += sort_header(action, q, store::RunOrder::Prefill32K, "Prefill at 32K", "prompt tok/s");
+  out += sort_header(action, q, store::RunOrder::TokensPerJoule, "Efficiency", "tokens per joule");
+  out += "<th class=\"l\">Throttling<span class=\"sub\">worst verdict</span></th>";
   out += sort_header(action, q, store::RunOrder::Newest, "Uploaded", "UTC");
   out += "</tr></thead>\n<tbody>\n";
   int64_t rank = q.page.offset;
@@ -116,6 +141,8 @@ std::string runs_table(const std::vector<store::RunSummary>& runs, const Listing
     out += "<td class=\"metric\">" + rate_text(s.best_total_tok_s) + "<span class=\"sub\">" + esc(best_cell_note(s)) +
            "</span></td>";
     out += "<td class=\"metric\">" + rate_text(s.prefill_32k_tok_s) + "</td>";
+    out += efficiency_cell(s);
+    out += throttle_cell(s);
     out += "<td>" + esc(display_minutes(s.uploaded_at)) + "</td>";
     out += "</tr>\n";
   }
@@ -159,7 +186,8 @@ std::string group_table(const std::vector<store::GroupSummary>& groups, std::str
   out += fmt::format(
       "<th class=\"l\">{}</th><th>Runs</th><th>{}</th><th>Best single-stream decode<span class=\"sub\">tok/s</span></th>"
       "<th>Best aggregate decode<span class=\"sub\">total tok/s</span></th><th>Best prefill at 32K<span "
-      "class=\"sub\">prompt tok/s</span></th><th>Last upload<span class=\"sub\">UTC</span></th></tr></thead>\n<tbody>\n",
+      "class=\"sub\">prompt tok/s</span></th><th>Best efficiency<span class=\"sub\">tokens per joule</span></th>"
+      "<th>Last upload<span class=\"sub\">UTC</span></th></tr></thead>\n<tbody>\n",
       name_title, other_title);
   for (const auto& g : groups) {
     const std::string link = std::string(action) + build_query({{std::string(param), g.name}});
@@ -168,6 +196,7 @@ std::string group_table(const std::vector<store::GroupSummary>& groups, std::str
     out += "<td class=\"metric\">" + rate_text(g.best_single_stream_tok_s) + "</td>";
     out += "<td class=\"metric\">" + rate_text(g.best_total_tok_s) + "</td>";
     out += "<td class=\"metric\">" + rate_text(g.best_prefill_32k_tok_s) + "</td>";
+    out += "<td class=\"metric\">" + esc(format_tokens_per_joule(g.best_tokens_per_joule)) + "</td>";
     out += "<td>" + esc(display_minutes(g.last_uploaded_at)) + "</td></tr>\n";
   }
   out += "</tbody>\n</table>\n</div>\n";
@@ -206,7 +235,7 @@ SiteResponse Site::page_error(int status, const std::string& message) {
 SiteResponse Site::page_leaderboard(const SiteRequest& request) {
   auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::SingleStream);
   if (!q) return page_error(400, q.error().message);
-  q->filter.known_hardware_only = true;  // a run on unknown hardware is credited to nothing: no rank
+  make_ranking(*q);
   auto values = store_.filter_values();
   if (!values) return page_error(503, values.error().message);
   std::erase(values->gpus, std::string(store::kUnknownHardwareGroup));
@@ -214,22 +243,40 @@ SiteResponse Site::page_leaderboard(const SiteRequest& request) {
   if (!page) return page_error(503, page.error().message);
   auto unknown = store::count_unknown_hardware_runs(store_);
   if (!unknown) return page_error(503, unknown.error().message);
+  // Ranked by efficiency, runs without the figure are left out: say how many.
+  int64_t unranked = 0;
+  if (q->filter.with_tokens_per_joule_only) {
+    store::RunFilter all = q->filter;
+    all.with_tokens_per_joule_only = false;
+    auto listed = store_.list_runs(all, store::RunOrder::Newest, {.limit = 1});
+    if (!listed) return page_error(503, listed.error().message);
+    unranked = listed->total - page->total;
+  }
   std::string body =
       "<p class=\"eyebrow\">Every computer, one endpoint</p>\n<h1>Leaderboard</h1>\n"
       "<p class=\"lede\">Every uploaded speed-test matrix, ranked. <strong>Single-stream decode</strong>: total tok/s of "
       "one request at the run's smallest context. <strong>Best aggregate decode</strong>: the highest total tok/s of any "
       "cell, with its context × simultaneous requests. <strong>Prefill at 32K</strong>: prompt tok/s of one cold "
-      "32K-token request. Click a column to rank by it.</p>\n";
+      "32K-token request. <strong>Efficiency</strong>: the most output tokens per joule of GPU energy of any valid "
+      "decode cell, read on the server's own GPUs. <strong>Throttling</strong>: the worst clocks verdict of the run's cells. Click a "
+      "column to rank by it.</p>\n";
   body += filter_form("/", *values, *q, true);
   if (page->runs.empty()) {
-    body += empty_box(page->total == 0 && q->filter.gpu.empty() && q->filter.model.empty() && q->filter.engine.empty() &&
-                              q->filter.quantization.empty() && q->filter.kind.empty()
+    const bool unfiltered = q->filter.gpu.empty() && q->filter.model.empty() && q->filter.engine.empty() &&
+                            q->filter.quantization.empty() && q->filter.kind.empty();
+    body += empty_box(unranked > 0 ? "No run here has a tokens-per-joule figure of the server's GPUs yet."
+                      : page->total == 0 && unfiltered
                           ? "No runs yet. <a href=\"/getting-started\">Getting started</a> shows how to upload one."
                           : "No run matches these filters.");
   } else {
     body += runs_table(page->runs, *q, "/", false);
     body += pager("/", *q, static_cast<int64_t>(page->runs.size()), page->total);
   }
+  if (unranked > 0)
+    body += fmt::format("<p class=\"note\" id=\"efficiency-unranked\">{} run{} without a tokens-per-joule figure of the "
+                        "server's GPUs (no GPU telemetry, or readings of the client's machine only) {} not ranked by "
+                        "efficiency; the other orders list {}.</p>\n",
+                        unranked, unranked == 1 ? "" : "s", unranked == 1 ? "is" : "are", unranked == 1 ? "it" : "them");
   if (*unknown > 0) body += unknown_hardware_note(*unknown);
   return html_response(200, site_page("Leaderboard", NavItem::Leaderboard, body));
 }
@@ -268,6 +315,7 @@ SiteResponse Site::page_run(const std::string& run_id) {
   std::string top = "<p class=\"note\"><a href=\"/runs\">← Matrix runs</a> · <a href=\"" + esc(api) +
                     "\">result.json</a> · <a href=\"/compare?run=" + esc(percent_encode(run_id)) +
                     "\">compare with…</a></p>\n";
+  top += run_telemetry_panel(*result);
   return html_response(200, frame_report(render_report(*result, ReportFormat::Html, {}), NavItem::Runs, top));
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The results site in headless Chromium: the leaderboard loads and filters, a run's page shows
-# its matrix, the calculator form returns a matrix, and a model named "<script>..." stays text.
+# The results site in headless Chromium: the leaderboard loads, filters and ranks by efficiency,
+# a run's page shows its matrix (and, with GPU telemetry, its tokens per joule and throttled
+# cells), the calculator form returns a matrix, and a model named "<script>..." stays text.
 # Filtering and the calculator are plain GET forms, so submitting one is loading a URL with its
 # fields as query parameters: that URL is what is loaded here. Screenshots (light and dark) go
 # to OUT_DIR/screenshots.
@@ -52,7 +53,24 @@ r["engine"]["model"] = "<script>document.title='pwned'</script>"
 r["notes"] = "<img src=x onerror=\"document.title='pwned'\">"
 json.dump(r, open(sys.argv[2], "w"))
 PY
-"$bin" upload "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" "$tmp/evil.json" --to "$url" --token "$token"
+# A measured run with GPU telemetry (as a run on this machine would record it), one cell power capped.
+python3 - "$tmp/r2.json" "$tmp/telemetry.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["run_id"] = "telemetry-run"
+r["kind"] = "measured"
+r["hardware"]["source"] = "probed"
+r["telemetry"] = {"interval_s": 0.5, "gpu_source": "nvml", "gpu_unavailable": "", "host": True, "server": True,
+                  "client_side_only": False, "series_file": "telemetry.jsonl",
+                  "gpus": [{"index": 0, "name": "NVIDIA GeForce RTX 4090", "sm_clock_max_mhz": 3105,
+                            "mem_clock_max_mhz": 10501, "power_limit_w": 450, "pcie": "Gen4 x16"}]}
+for i, c in enumerate(c for c in r["decode"] if c["status"] == "valid"):
+    power = 250 + 10 * c["concurrency"] ** 0.5
+    c.update(gpu_power_w=power, gpu_energy_j=power * 30, gpu_sm_clock_mhz=2520, gpu_temp_max_c=68,
+             tokens_per_joule=c["total_tok_s"] / power, throttle="power_capped" if i == 3 else "ok")
+json.dump(r, open(sys.argv[2], "w"))
+PY
+"$bin" upload "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" "$tmp/evil.json" "$tmp/telemetry.json" --to "$url" --token "$token"
 
 profile="$tmp/chromium-profile"
 browse() {  # browse MODE OUTPUT URL; MODE is dom or a screenshot name
@@ -83,12 +101,14 @@ browse dom "$tmp/run.html" "$url/runs/calc-1xrtx3090-qwen3.5-4b-awq-4bit-vllm"
 browse dom "$tmp/evil.html" "$url/runs/evil-run"
 browse dom "$tmp/calc.html" "$url/calc?$calc_q"
 browse dom "$tmp/runs.html" "$url/runs"
+browse dom "$tmp/efficiency.html" "$url/?sort=tokens_per_joule"
+browse dom "$tmp/telemetry-run.html" "$url/runs/telemetry-run"
 
 python3 "$here/check_pages.py" "$tmp" "$gpu"
 
 for page in "leaderboard|/" "filtered|/?gpu=$gpu_q&sort=best_total" "runs|/runs" "run|/runs/calc-1xrtx3090-qwen3.5-4b-awq-4bit-vllm" \
             "calc|/calc?$calc_q" "hardware|/hardware" "models|/models" "compare|/compare?run=calc-1xrtx3090-qwen3.5-4b-awq-4bit-vllm&run=calc-1xrtx4090-qwen3.5-4b-awq-4bit-vllm" \
-            "getting-started|/getting-started" "api|/api"; do
+            "getting-started|/getting-started" "api|/api" "efficiency|/?sort=tokens_per_joule" "telemetry-run|/runs/telemetry-run"; do
   name=${page%%|*}
   path=${page#*|}
   browse light "$shots/$name.png" "$url$path"

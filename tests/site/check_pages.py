@@ -51,7 +51,7 @@ def main():
     folder, gpu = sys.argv[1], sys.argv[2]
     board = load(folder, "leaderboard")
     assert "runs-table" in board.ids, "the leaderboard has no runs table"
-    assert len(board.rows) == 4, f"the leaderboard shows {len(board.rows)} runs, expected 4"
+    assert len(board.rows) == 5, f"the leaderboard shows {len(board.rows)} runs, expected 5"
     assert board.title.startswith("Leaderboard"), board.title
 
     filtered = load(folder, "filtered")
@@ -71,9 +71,20 @@ def main():
     assert "calc-form" in calc.ids and "decode-matrix" in calc.ids, "the calculator did not return a matrix"
 
     runs = load(folder, "runs")
-    assert "compare-form" in runs.ids and len(runs.rows) == 4
+    assert "compare-form" in runs.ids and len(runs.rows) == 5
 
-    print("check_pages: leaderboard, filter, run page, calculator and escaping ok")
+    # Only the run with the server's GPU telemetry is ranked by efficiency; the predictions are not.
+    efficiency = load(folder, "efficiency")
+    assert efficiency.rows == ["telemetry-run"], f"ranked by efficiency: {efficiency.rows}"
+    assert "efficiency-unranked" in efficiency.ids, "the efficiency ranking does not say who is left out"
+
+    telemetry = load(folder, "telemetry-run")
+    for section in ("run-telemetry", "best-efficiency", "throttle-verdict", "telemetry-table", "decode-matrix"):
+        assert section in telemetry.ids, f"the telemetry run's page lacks #{section}"
+    text = "".join(telemetry.text)
+    assert "tokens per joule" in text and "(Power capped)" in text, "the page names no throttled cell"
+
+    print("check_pages: leaderboard, filter, efficiency ranking, run pages, calculator and escaping ok")
 
 
 if __name__ == "__main__":

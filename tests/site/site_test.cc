@@ -291,7 +291,7 @@ TEST_F(SiteTest, EveryPageRendersAUserWrittenScriptAsText) {
   ASSERT_EQ(upload(test::site_result("good-run")).status, 201);
   const std::string gpu_name = "<img src=x onerror=alert(1)> 24GB";
   for (const std::string target :
-       {"/", "/?sort=best_total", "/runs", "/runs/evil-run", "/hardware", "/models", "/compare",
+       {"/", "/?sort=best_total", "/?sort=tokens_per_joule", "/runs", "/runs/evil-run", "/hardware", "/models", "/compare",
         "/compare?run=evil-run&run=good-run", "/hardware?gpu=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E%2024GB",
         "/models?model=%3Cscript%3Edocument.title%3D'pwned'", "/?gpu=%3Cscript%3Ealert(3)%3C/script%3E",
         "/calc?gpu=%3Cscript%3Ealert(4)%3C/script%3E", "/getting-started", "/no/such/page%3Cscript%3E"}) {
