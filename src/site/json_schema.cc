@@ -130,6 +130,9 @@ Result<void> JsonSchema::validate_node(const json& schema_in, const json& v, con
   const json& s = schema_in;
   auto bad = [&](std::string message) { return fail(ErrorCode::InvalidArgument, path + ": " + message); };
 
+  // JSON text cannot carry NaN or infinity, but a document built in memory can: no schema
+  // admits one (a figure that is not a number would be stored as null).
+  if (v.is_number_float() && !std::isfinite(v.get<double>())) return bad("not a finite number");
   if (auto it = s.find("type"); it != s.end()) {
     bool ok = false;
     std::string wanted;
@@ -149,7 +152,13 @@ Result<void> JsonSchema::validate_node(const json& schema_in, const json& v, con
   if (auto it = s.find("enum"); it != s.end() && it->is_array()) {
     if (std::find(it->begin(), it->end(), v) == it->end()) {
       std::string options;
-      for (const auto& o : *it) options += (options.empty() ? "" : ", ") + (o.is_string() ? o.get<std::string>() : o.dump());
+      bool first = true;
+      for (const auto& o : *it) {
+        // A string option is shown bare, but the empty string as "" so it is seen.
+        const bool bare = o.is_string() && !o.get_ref<const std::string&>().empty();
+        options += (first ? "" : ", ") + (bare ? o.get<std::string>() : o.dump());
+        first = false;
+      }
       return bad(fmt::format("{} is not one of: {}", preview(v), options));
     }
   }

@@ -4,7 +4,8 @@
 // type (one or a list), properties, required, additionalProperties, items, enum, const,
 // minimum, maximum, exclusiveMinimum, exclusiveMaximum, minLength, maxLength, pattern, minItems,
 // maxItems and local "$ref" ("#/$defs/name"; keywords beside it apply too, as in 2020-12).
-// Other keywords (title, description, $schema, ...) are ignored.
+// Other keywords (title, description, $schema, ...) are ignored. A number that is not finite
+// (NaN, infinity: possible in a document built in memory, never in JSON text) is always refused.
 //
 //   auto schema = sm::site::JsonSchema::parse(text);        // Result<JsonSchema>
 //   if (auto ok = schema->validate(document); !ok)

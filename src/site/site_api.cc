@@ -60,6 +60,8 @@ Result<json> parse_body(std::string_view body) {
     return json::parse(body);
   } catch (const json::parse_error& e) {
     return fail(ErrorCode::InvalidArgument, "malformed JSON: " + parse_error_text(e.what()));
+  } catch (const json::out_of_range& e) {  // a number too large for a double: "number overflow parsing '1e999'"
+    return fail(ErrorCode::InvalidArgument, "malformed JSON: " + parse_error_text(e.what()));
   }
 }
 
