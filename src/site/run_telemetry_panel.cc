@@ -148,10 +148,11 @@ std::string run_telemetry_panel(const RunResult& r) {
       out += "<div class=\"warn-box\" id=\"telemetry-client-side\"><strong>Client-side only:</strong> the GPU "
              "readings are of the machine that ran speedmatrix, not of the server (" +
              client_reason(r) +
-             "). Tokens per joule from them are not the server's efficiency: none is shown, and the run is not ranked "
-             "by efficiency.</div>\n";
+             "). Tokens per joule from them would not be the server's efficiency: none is shown, and the run is not "
+             "ranked by efficiency.</div>\n";
       out += gpus_line(r);
-      out += throttle_line(t, "The client's GPUs");
+      // speedmatrix gives such cells no GPU figures; a result that has some shows them as the client's.
+      if (t.measurements_with_verdict > 0) out += throttle_line(t, "The client's GPUs");
       out += cells_table(r, t, false, "Per cell: the client's GPU power, SM clock, temperature and verdict");
       break;
     case GpuTelemetryScope::Server:

@@ -51,8 +51,8 @@ int throttle_severity(std::string_view verdict) {
   if (verdict == "ok") return 0;
   if (verdict == "clocks_below_max") return 1;
   if (verdict == "power_capped") return 2;
-  if (verdict == "thermal") return 3;
-  if (verdict == "hw_slowdown") return 4;
+  if (verdict == "hw_slowdown") return 3;
+  if (verdict == "thermal") return 4;
   return 1;
 }
 

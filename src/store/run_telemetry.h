@@ -29,8 +29,9 @@ std::string_view to_string(GpuTelemetryScope scope);
 /// a GPU that did not serve the run's tokens.
 GpuTelemetryScope gpu_telemetry_scope(const RunResult& result);
 
-/// How bad a throttle verdict is: hw_slowdown 4, thermal 3, power_capped 2, clocks_below_max 1,
-/// ok 0; empty (no telemetry) -1. A verdict this build does not know counts as 1.
+/// How bad a throttle verdict is, in docs/METRICS.md's order (most serious first): thermal 4,
+/// hw_slowdown 3, power_capped 2, clocks_below_max 1, ok 0; empty (no telemetry) -1. A verdict
+/// this build does not know counts as 1.
 int throttle_severity(std::string_view verdict);
 
 /// A valid measurement whose verdict is not "ok".

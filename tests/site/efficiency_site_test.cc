@@ -214,6 +214,30 @@ TEST_F(EfficiencySiteTest, RunPageSaysWhenTheReadingsAreTheClientsOrAbsent) {
   EXPECT_EQ(page.body.find("<script"), std::string::npos);
   EXPECT_NE(page.body.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
 
+  // What `run` records for a server on another machine: NVML read this machine, the hardware is
+  // declared, and the cells get no GPU figures at all.
+  RunResult remote = test::site_result("remote");
+  remote.hardware.source = HardwareSource::Declared;
+  remote.hardware.source_detail = "--server-hardware gpu-box.json";
+  remote.telemetry = TelemetryInfo{};
+  remote.telemetry->gpu_source = "nvml";
+  remote.telemetry->client_side_only = true;
+  ASSERT_EQ(upload(remote), 201);
+  SiteResponse remote_page = get("/runs/remote");
+  EXPECT_NE(remote_page.body.find("id=\"telemetry-client-side\""), std::string::npos);
+  EXPECT_EQ(remote_page.body.find("id=\"throttle-verdict\""), std::string::npos);
+  EXPECT_EQ(remote_page.body.find("id=\"telemetry-table\""), std::string::npos);
+  EXPECT_EQ(json::parse(get("/api/v1/runs?model=Qwen3.5-4B-AWQ-4bit").body)["runs"][0]["gpu_telemetry"],
+            "client_side_only");
+
+  RunResult simulated = test::site_result("sim", "M1", "NVIDIA GeForce RTX 3090", 180, 8783, "simulated");
+  simulated.hardware.source = HardwareSource::Simulated;
+  simulated.telemetry = TelemetryInfo{};
+  simulated.telemetry->gpu_unavailable = "the simulated engine has no GPU";
+  ASSERT_EQ(upload(simulated), 201);
+  EXPECT_NE(get("/runs/sim").body.find("No GPU telemetry in this run: the simulated engine has no GPU."),
+            std::string::npos);
+
   ASSERT_EQ(upload(test::site_result("plain")), 201);
   SiteResponse plain = get("/runs/plain");
   EXPECT_NE(plain.body.find("id=\"telemetry-none\">No GPU telemetry in this run: it was not sampled"), std::string::npos);

@@ -97,8 +97,8 @@ TEST(RunTelemetrySummary, TheWorstVerdictOfTheValidCellsAndEveryThrottledOneName
   EXPECT_LT(throttle_severity(""), throttle_severity("ok"));
   EXPECT_LT(throttle_severity("ok"), throttle_severity("clocks_below_max"));
   EXPECT_LT(throttle_severity("clocks_below_max"), throttle_severity("power_capped"));
-  EXPECT_LT(throttle_severity("power_capped"), throttle_severity("thermal"));
-  EXPECT_LT(throttle_severity("thermal"), throttle_severity("hw_slowdown"));
+  EXPECT_LT(throttle_severity("power_capped"), throttle_severity("hw_slowdown"));
+  EXPECT_LT(throttle_severity("hw_slowdown"), throttle_severity("thermal"));  // docs/METRICS.md: most serious
 
   RunResult r = with_telemetry("r", 2.0);
   r.decode[1].telemetry.throttle = "power_capped";
