@@ -164,10 +164,22 @@ Timeline build_timeline(const TelemetrySeries& series, const RunResult& result, 
     tl.bucket_s = tl.duration_s / static_cast<double>(max_points);
   tl.gap_s = 3 * std::max(interval, tl.bucket_s);
   const auto last_bucket = static_cast<int64_t>(max_points) - 1;
-  tl.power_w = line(samples, &Reduced::power_w, tl.bucket_s, last_bucket);
-  tl.sm_clock_mhz = line(samples, &Reduced::sm_clock_mhz, tl.bucket_s, last_bucket);
-  tl.power_limit_w = power_limit(series, result);
-  tl.sm_clock_max_mhz = sm_clock_max(result);
+  if (result.telemetry && result.telemetry->client_side_only) {
+    if (!samples.empty())
+      tl.notes.push_back("The GPU readings are of the client's machine (the server ran elsewhere), so they are left "
+                         "out.");
+  } else {
+    tl.power_w = line(samples, &Reduced::power_w, tl.bucket_s, last_bucket);
+    tl.sm_clock_mhz = line(samples, &Reduced::sm_clock_mhz, tl.bucket_s, last_bucket);
+    tl.power_limit_w = power_limit(series, result);
+    tl.sm_clock_max_mhz = sm_clock_max(result);
+  }
+  if (result.resumes > 0)
+    tl.notes.push_back(fmt::format(
+        "The run was resumed: this is the series of one session ({}); each resumed session wrote its own "
+        "telemetry-resume<N>.jsonl.",
+        result.telemetry && !result.telemetry->series_file.empty() ? result.telemetry->series_file
+                                                                   : "telemetry.jsonl"));
 
   for (const auto& mark : series.windows) {
     TimelineWindow w;
@@ -202,11 +214,10 @@ constexpr double kFirstPanelTop = 104;
 constexpr double kPanelHeight = 88;
 constexpr double kPanelGap = 30;      // room for the next panel's title
 constexpr double kLabelMinGap = 12;   // labels closer than this to the previous one are left out
-constexpr int kPanels = 3;
 constexpr int kPanelTicks = 4;        // about this many gridlines above zero
 
-double plot_bottom() { return kFirstPanelTop + kPanels * kPanelHeight + (kPanels - 1) * kPanelGap; }
-double height() { return plot_bottom() + 44; }
+double plot_bottom(int panels) { return kFirstPanelTop + panels * kPanelHeight + (panels - 1) * kPanelGap; }
+double height(int panels) { return plot_bottom(panels) + 44; }
 
 std::string num(double v) { return fmt::format("{:.1f}", v); }
 
@@ -287,9 +298,10 @@ std::string caption_text(const Timeline& t) {
   std::string out =
       "Shaded: each measured window, labelled by its cell (context × simultaneous requests) or prefill request; "
       "hover a window for its numbers. Output tok/s is each decode window's output tokens ÷ its length.";
-  if (t.gpu_count > 1)
+  if (t.gpu_count > 1 && !t.power_w.empty())
     out += fmt::format(" GPU power is the sum over {} GPUs, SM clock their mean.", t.gpu_count);
   if (t.bucket_s > 0) out += fmt::format(" Each point is the mean of {:.1f} s of samples.", t.bucket_s);
+  for (const auto& note : t.notes) out += " " + note;
   return out;
 }
 
@@ -304,14 +316,20 @@ std::string render_timeline_html(const Timeline& t) {
   double rate_max = 0;
   for (const auto& w : t.windows)
     if (w.phase != "prefill" && w.tok_s) rate_max = std::max(rate_max, *w.tok_s);
-  const Panel power = make_panel("GPU power (W)", 0, max_of(t.power_w, t.power_limit_w));
-  const Panel clock = make_panel("SM clock (MHz)", 1, max_of(t.sm_clock_mhz, t.sm_clock_max_mhz));
-  const Panel rate = make_panel("Output tok/s (decode windows)", 2, rate_max);
+  // A panel for each line there is: no GPU readings, no GPU panels.
+  int panels = 0;
+  std::optional<Panel> power, clock, rate;
+  if (!t.power_w.empty()) power = make_panel("GPU power (W)", panels++, max_of(t.power_w, t.power_limit_w));
+  if (!t.sm_clock_mhz.empty())
+    clock = make_panel("SM clock (MHz)", panels++, max_of(t.sm_clock_mhz, t.sm_clock_max_mhz));
+  if (!t.windows.empty()) rate = make_panel("Output tok/s (decode windows)", panels++, rate_max);
+  const double bottom = plot_bottom(panels);
+  const std::string what = power || clock ? "GPU power, SM clock and output tok/s" : "Output tok/s";
 
   std::string svg = fmt::format(
-      "<svg class=\"timeline\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"GPU power, SM clock and output tok/s "
-      "over the run, with the measured windows marked\" xmlns=\"http://www.w3.org/2000/svg\">\n",
-      num(kWidth), num(height()));
+      "<svg class=\"timeline\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{} over the run, with the measured "
+      "windows marked\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+      num(kWidth), num(height(panels)), what);
 
   // Windows: a band across every panel, its two boundaries, and its label above.
   svg += "<g class=\"windows\">\n";
@@ -324,8 +342,8 @@ std::string render_timeline_html(const Timeline& t) {
         "<line class=\"edge\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n"
         "<line class=\"edge\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n",
         cls, html_escape(w.tooltip), num(x1), num(kLabelBottom), num(std::max(x2 - x1, 0.8)),
-        num(plot_bottom() - kLabelBottom), num(x1), num(x1), num(kLabelBottom), num(plot_bottom()), num(x2), num(x2),
-        num(kLabelBottom), num(plot_bottom()));
+        num(bottom - kLabelBottom), num(x1), num(x1), num(kLabelBottom), num(bottom), num(x2), num(x2),
+        num(kLabelBottom), num(bottom));
     const double mid = (x1 + x2) / 2;
     if (mid - last_label >= kLabelMinGap) {
       svg += fmt::format(
@@ -337,23 +355,28 @@ std::string render_timeline_html(const Timeline& t) {
   }
   svg += "</g>\n";
 
-  svg += panel_frame(power) + panel_frame(clock) + panel_frame(rate);
-  if (t.power_limit_w)
-    svg += reference_line(power, *t.power_limit_w, "power limit " + format_power_w(t.power_limit_w), right);
-  if (t.sm_clock_max_mhz)
-    svg += reference_line(clock, *t.sm_clock_max_mhz, "max " + format_clock_mhz(t.sm_clock_max_mhz), right);
-  if (!t.power_w.empty())
-    svg += fmt::format("<g class=\"series c1\"><path d=\"{}\"/></g>\n", line_path(t.power_w, power, t.gap_s, x_of));
-  if (!t.sm_clock_mhz.empty())
-    svg += fmt::format("<g class=\"series c0\"><path d=\"{}\"/></g>\n",
-                       line_path(t.sm_clock_mhz, clock, t.gap_s, x_of));
-  svg += "<g class=\"series rate c2\">\n";
-  for (const auto& w : t.windows) {
-    if (w.phase == "prefill" || !w.tok_s) continue;
-    svg += fmt::format("<path d=\"M{} {} H{}\"><title>{}</title></path>\n", num(x_of(w.begin_s)),
-                       num(rate.value_y(*w.tok_s)), num(x_of(w.end_s)), html_escape(w.tooltip));
+  if (power) {
+    svg += panel_frame(*power);
+    if (t.power_limit_w)
+      svg += reference_line(*power, *t.power_limit_w, "power limit " + format_power_w(t.power_limit_w), right);
+    svg += fmt::format("<g class=\"series c1\"><path d=\"{}\"/></g>\n", line_path(t.power_w, *power, t.gap_s, x_of));
   }
-  svg += "</g>\n";
+  if (clock) {
+    svg += panel_frame(*clock);
+    if (t.sm_clock_max_mhz)
+      svg += reference_line(*clock, *t.sm_clock_max_mhz, "max " + format_clock_mhz(t.sm_clock_max_mhz), right);
+    svg += fmt::format("<g class=\"series c0\"><path d=\"{}\"/></g>\n",
+                       line_path(t.sm_clock_mhz, *clock, t.gap_s, x_of));
+  }
+  if (rate) {
+    svg += panel_frame(*rate) + "<g class=\"series rate c2\">\n";
+    for (const auto& w : t.windows) {
+      if (w.phase == "prefill" || !w.tok_s) continue;
+      svg += fmt::format("<path d=\"M{} {} H{}\"><title>{}</title></path>\n", num(x_of(w.begin_s)),
+                         num(rate->value_y(*w.tok_s)), num(x_of(w.end_s)), html_escape(w.tooltip));
+    }
+    svg += "</g>\n";
+  }
 
   // The time axis under the last panel.
   const double step = time_step(span);
@@ -361,26 +384,28 @@ std::string render_timeline_html(const Timeline& t) {
   for (double s = 0; s <= span + 1e-9; s += step) {
     const double x = x_of(s);
     svg += fmt::format("<line class=\"grid\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", num(x),
-                       num(plot_bottom()), num(plot_bottom() + 5));
+                       num(bottom), num(bottom + 5));
     svg += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", num(x),
-                       num(plot_bottom() + 19), html_escape(time_text(s, clock_format)));
+                       num(bottom + 19), html_escape(time_text(s, clock_format)));
   }
   svg += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                     num((kLeft + right) / 2), num(height() - 6),
+                     num((kLeft + right) / 2), num(height(panels) - 6),
                      clock_format ? "time since the run started (min:s)" : "time since the run started");
   svg += "</svg>\n";
 
-  std::string legend =
-      "<ul class=\"legend\"><li><span class=\"swatch c1\"></span>GPU power</li>"
-      "<li><span class=\"swatch c0\"></span>SM clock</li>"
-      "<li><span class=\"swatch c2\"></span>output tok/s of each decode window</li>"
-      "<li><span class=\"swatch window-swatch decode\"></span>decode window</li>"
-      "<li><span class=\"swatch window-swatch prefill\"></span>prefill request</li>";
-  if (t.power_limit_w || t.sm_clock_max_mhz) legend += "<li><span class=\"swatch ref-swatch\"></span>limit</li>";
+  std::string legend = "<ul class=\"legend\">";
+  if (power) legend += "<li><span class=\"swatch c1\"></span>GPU power</li>";
+  if (clock) legend += "<li><span class=\"swatch c0\"></span>SM clock</li>";
+  if (rate)
+    legend += "<li><span class=\"swatch c2\"></span>output tok/s of each decode window</li>"
+              "<li><span class=\"swatch window-swatch decode\"></span>decode window</li>"
+              "<li><span class=\"swatch window-swatch prefill\"></span>prefill request</li>";
+  if ((power && t.power_limit_w) || (clock && t.sm_clock_max_mhz))
+    legend += "<li><span class=\"swatch ref-swatch\"></span>limit</li>";
   legend += "</ul>\n";
 
-  return "<figure id=\"telemetry-chart\" class=\"timeline\">\n<figcaption>GPU power, SM clock and output tok/s over "
-         "the run</figcaption>\n<p class=\"caption\">" +
+  return "<figure id=\"telemetry-chart\" class=\"timeline\">\n<figcaption>" + what + " over the run" +
+         "</figcaption>\n<p class=\"caption\">" +
          html_escape(caption_text(t)) + "</p>\n<div class=\"scroll\">\n" + svg + "</div>\n" + legend + "</figure>\n";
 }
 

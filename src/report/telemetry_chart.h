@@ -46,12 +46,14 @@ struct Timeline {
   std::vector<TimelineWindow> windows;     ///< in time order
   std::optional<double> power_limit_w;     ///< the GPUs' limits summed (reference line)
   std::optional<double> sm_clock_max_mhz;  ///< the GPUs' maximum SM clocks, mean (reference line)
+  std::vector<std::string> notes;          ///< said under the chart's caption (readings left out, resumes)
 
   bool empty() const { return power_w.empty() && sm_clock_mhz.empty() && windows.empty(); }
 };
 
 /// The chart's content. `result` names the windows' cells and gives the reference lines (its
-/// TelemetryInfo) and each window's figures for the tooltips.
+/// TelemetryInfo) and each window's figures for the tooltips. GPU readings of the client's machine
+/// (TelemetryInfo::client_side_only) are left out, as they are of the cells.
 Timeline build_timeline(const TelemetrySeries& series, const RunResult& result,
                         size_t max_points = kTimelineMaxPoints);
 

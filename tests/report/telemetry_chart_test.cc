@@ -145,6 +145,29 @@ TEST(TelemetryChart, WindowsAreShadedBoundedAndLabelled) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
 }
 
+TEST(TelemetryChart, ClientReadingsAreLeftOutAndResumesSaid) {
+  RunResult r = test::telemetry_fixture();
+  r.telemetry->client_side_only = true;
+  r.resumes = 1;
+  report::Timeline t = report::build_timeline(fixture_series(), r);
+  EXPECT_TRUE(t.power_w.empty());
+  EXPECT_TRUE(t.sm_clock_mhz.empty());
+  EXPECT_FALSE(t.power_limit_w);
+  EXPECT_EQ(t.windows.size(), 7u);
+  EXPECT_EQ(t.notes, (std::vector<std::string>{
+                         "The GPU readings are of the client's machine (the server ran elsewhere), so they are left "
+                         "out.",
+                         "The run was resumed: this is the series of one session (telemetry.jsonl); each resumed "
+                         "session wrote its own telemetry-resume<N>.jsonl."}));
+  std::string html = report::render_timeline_html(t);
+  EXPECT_NE(html.find("<figcaption>Output tok/s over the run</figcaption>"), std::string::npos);
+  EXPECT_NE(html.find("The GPU readings are of the client&#39;s machine"), std::string::npos) << html.substr(0, 800);
+  for (const char* absent : {"GPU power (W)", "SM clock (MHz)", "power limit", "swatch c1", "swatch c0"})
+    EXPECT_EQ(html.find(absent), std::string::npos) << absent;
+  EXPECT_EQ(count(html, "<g class=\"window decode\">"), 5u);
+  EXPECT_NE(html.find("viewBox=\"0 0 1000.0 236.0\""), std::string::npos);  // one panel tall
+}
+
 TEST(TelemetryChart, NothingToDrawIsNoChart) {
   EXPECT_EQ(report::render_timeline_html(report::build_timeline(TelemetrySeries{}, RunResult{})), "");
   TelemetrySeries start_only;
