@@ -61,8 +61,9 @@ constexpr std::array<Column, 10> kColumns = {{
     {"Preemptions", [](const MeasurementSource& s) { return shown(s.telemetry->server_preemptions, count_text); }},
 }};
 
-// Verdicts in the order findings name them; others follow, sorted.
-constexpr std::array<std::string_view, 4> kThrottleOrder = {"power_capped", "thermal", "hw_slowdown",
+// Verdicts in the order findings name them, most serious first as docs/METRICS.md ranks them;
+// others follow, sorted.
+constexpr std::array<std::string_view, 4> kThrottleOrder = {"thermal", "hw_slowdown", "power_capped",
                                                             "clocks_below_max"};
 
 std::string verdict_words(std::string_view verdict) {
@@ -245,9 +246,10 @@ std::vector<Definition> telemetry_definitions(const RunResult& r) {
       {"GPU temperature", "The hottest GPU reading in the window."},
       {"Throttle",
        "Why the GPU held its clocks down during the window, from the share of samples with each NVML clocks-event "
-       "reason: OK (not held down), power capped (at its power limit), thermal (too hot), hardware slowdown (power "
-       "brake or an external signal), clocks below max (below their maximum for none of those reasons). Thresholds: "
-       "docs/METRICS.md, Telemetry."},
+       "reason, most serious first: thermal (too hot), hardware slowdown (the board protecting itself: power brake, "
+       "power supply, temperature sensor), power capped (running at its power limit: common under full load), "
+       "clocks below max (busy, yet well below their maximum clock for none of those reasons), else OK. "
+       "Thresholds: docs/METRICS.md, Telemetry."},
       {"Tokens per joule", "Output tokens in the window ÷ GPU energy in the window (the GPUs' energy counter; "
                            "power × time where it is missing); a prefill row: prompt tokens ÷ the energy of its "
                            "request. Higher is more efficient."},

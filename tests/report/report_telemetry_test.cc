@@ -124,8 +124,8 @@ TEST(ReportTelemetry, MeasurementsTableGetsTheColumnsSomeRowHas) {
 TEST(ReportTelemetry, ThrottledCellsAreNamedInOneWarningGroupedByVerdict) {
   ReportModel m = report::build_report_model(test::telemetry_fixture());
   auto warnings = texts(m.findings, Severity::Warning);
-  EXPECT_TRUE(has(warnings, "GPU throttled in 3 measurements, which ran below the GPU's full speed: power capped "
-                            "(Decode 0 × 64); thermal (Decode 16K × 8); clocks below max (Prefill 16K)."))
+  EXPECT_TRUE(has(warnings, "GPU throttled in 3 measurements, which ran below the GPU's full speed: thermal (Decode "
+                            "16K × 8); power capped (Decode 0 × 64); clocks below max (Prefill 16K)."))
       << ::testing::PrintToString(warnings);
   EXPECT_TRUE(m.checks_passed.empty());
 
@@ -134,9 +134,9 @@ TEST(ReportTelemetry, ThrottledCellsAreNamedInOneWarningGroupedByVerdict) {
   cell(r, 16384, 1).telemetry.throttle = "hw_slowdown";
   r.prefill[0].telemetry.throttle = "some_new_reason";
   warnings = texts(report::build_report_model(r).findings, Severity::Warning);
-  EXPECT_TRUE(has(warnings, "GPU throttled in 6 measurements, which ran below the GPU's full speed: power capped "
-                            "(Decode 0 × 8, Decode 0 × 64); thermal (Decode 16K × 8); hardware slowdown (Decode 16K × "
-                            "1); clocks below max (Prefill 16K); some new reason (Prefill 8K)."))
+  EXPECT_TRUE(has(warnings, "GPU throttled in 6 measurements, which ran below the GPU's full speed: thermal (Decode "
+                            "16K × 8); hardware slowdown (Decode 16K × 1); power capped (Decode 0 × 8, Decode 0 × 64); "
+                            "clocks below max (Prefill 16K); some new reason (Prefill 8K)."))
       << ::testing::PrintToString(warnings);
 
   cell(r, 0, 8).telemetry.throttle = "ok";
