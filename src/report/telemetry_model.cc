@@ -5,7 +5,6 @@
 #include <cctype>
 #include <fmt/format.h>
 #include <map>
-#include <set>
 
 #include "core/units.h"
 #include "report/cell_format.h"
