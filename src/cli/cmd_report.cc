@@ -43,11 +43,20 @@ int run_report(const ReportFlags& f) {
     std::fprintf(stderr, "speedmatrix report: %s\n", result.error().message.c_str());
     return kExitFailure;
   }
+  // The time chart's series, beside the result; an unreadable one only leaves the chart out.
+  std::optional<TelemetrySeries> series;
+  if (format == ReportFormat::Html) {
+    if (auto loaded = report::load_telemetry_series(f.result, *result))
+      series = std::move(*loaded);
+    else
+      std::fprintf(stderr, "speedmatrix report: no time chart (the telemetry series is unreadable): %s\n",
+                   loaded.error().message.c_str());
+  }
   RenderOptions options;
   bool to_stdout = f.out.empty();
   options.color = to_stdout && report::stdout_wants_color(*color);
   options.width_columns = f.width ? *f.width : to_stdout ? report::stdout_width_columns() : 100;
-  std::string text = render_report(*result, format.value_or(ReportFormat::Term), options);
+  std::string text = render_report(*result, format.value_or(ReportFormat::Term), options, series ? &*series : nullptr);
   if (to_stdout) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return std::fflush(stdout) == 0 ? kExitOk : kExitFailure;

@@ -91,6 +91,41 @@ std::string format_ratio(double ratio) {
   return fmt::format("{:.2f}×", ratio);
 }
 
+std::string format_power_w(std::optional<double> watts) {
+  if (!watts || !std::isfinite(*watts)) return std::string(kDash);
+  return format_thousands(std::llround(*watts)) + " W";
+}
+
+std::string format_tokens_per_joule(std::optional<double> tokens_per_j) {
+  if (!tokens_per_j || !std::isfinite(*tokens_per_j)) return std::string(kDash);
+  double v = *tokens_per_j;
+  if (v < 9.995) return fmt::format("{:.2f}", v);
+  if (v < 99.95) return fmt::format("{:.1f}", v);
+  return format_thousands(std::llround(v));
+}
+
+std::string format_clock_mhz(std::optional<double> mhz) {
+  if (!mhz || !std::isfinite(*mhz)) return std::string(kDash);
+  return format_thousands(std::llround(*mhz)) + " MHz";
+}
+
+std::string format_temp_c(std::optional<double> celsius) {
+  if (!celsius || !std::isfinite(*celsius)) return std::string(kDash);
+  return fmt::format("{} °C", std::llround(*celsius));
+}
+
+std::string format_percent(std::optional<double> percent) {
+  if (!percent || !std::isfinite(*percent)) return std::string(kDash);
+  return fmt::format("{}%", std::llround(*percent));
+}
+
+std::string throttle_label(std::string_view verdict) {
+  if (verdict.empty()) return std::string(kDash);
+  if (verdict == "ok") return "OK";
+  if (verdict == "hw_slowdown") return "Hardware slowdown";
+  return sentence_case(verdict);
+}
+
 std::string sentence_case(std::string_view text) {
   std::string out(text);
   for (char& c : out)

@@ -55,6 +55,27 @@ std::string context_label(int64_t tokens);
 /// A ratio to a baseline: "1.12×", "0.98×".
 std::string format_ratio(double ratio);
 
+/// Mean GPU power, whole watts: "312 W".
+std::string format_power_w(std::optional<double> watts);
+
+/// Tokens per joule: two decimals below 10 ("0.64", "2.86"), one below 100 ("13.4"), then whole
+/// with thousands separators.
+std::string format_tokens_per_joule(std::optional<double> tokens_per_j);
+
+/// A clock, whole MHz: "1,695 MHz".
+std::string format_clock_mhz(std::optional<double> mhz);
+
+/// A temperature, whole degrees: "71 °C".
+std::string format_temp_c(std::optional<double> celsius);
+
+/// A share already in percent, whole: 34.2 -> "34%".
+std::string format_percent(std::optional<double> percent);
+
+/// A throttle verdict (CellTelemetry::throttle) in words: "ok" -> "OK", "power_capped" ->
+/// "Power capped", "thermal" -> "Thermal", "hw_slowdown" -> "Hardware slowdown",
+/// "clocks_below_max" -> "Clocks below max"; another word sentence-cased; empty -> kDash.
+std::string throttle_label(std::string_view verdict);
+
 /// Humanised setting value: "fixed_duration" -> "Fixed duration".
 std::string sentence_case(std::string_view text);
 

@@ -5,6 +5,7 @@
 
 #include "report/printers.h"
 #include "report/report_model.h"
+#include "report/result_input.h"
 #include "result/result_json.h"
 
 namespace sm {
@@ -27,12 +28,13 @@ std::optional<ReportFormat> format_from_file_name(std::string_view path) {
   return std::nullopt;
 }
 
-std::string render_report(const RunResult& result, ReportFormat format, const RenderOptions& options) {
+std::string render_report(const RunResult& result, ReportFormat format, const RenderOptions& options,
+                          const TelemetrySeries* series) {
   if (format == ReportFormat::Csv) return report::render_csv(result);
   report::ReportModel model = report::build_report_model(result);
   switch (format) {
     case ReportFormat::Term: return report::render_term(model, options);
-    case ReportFormat::Html: return report::render_html(result, model);
+    case ReportFormat::Html: return report::render_html(result, model, series);
     case ReportFormat::Markdown: return report::render_markdown(model);
     case ReportFormat::Csv: break;
   }
@@ -42,8 +44,10 @@ std::string render_report(const RunResult& result, ReportFormat format, const Re
 Result<void> write_run_reports(const RunResult& result, const std::string& run_dir) {
   namespace fs = std::filesystem;
   report::ReportModel model = report::build_report_model(result);
+  auto series = report::load_telemetry_series(run_dir, result);
+  const TelemetrySeries* chart = series && *series ? &**series : nullptr;
   const std::pair<std::string_view, std::string> files[] = {
-      {kReportHtmlFile, report::render_html(result, model)},
+      {kReportHtmlFile, report::render_html(result, model, chart)},
       {kReportMarkdownFile, report::render_markdown(model)},
       {kMeasurementsCsvFile, report::render_csv(result)},
   };

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "result/result.h"
+#include "telemetry/telemetry_series.h"
 
 namespace sm {
 
@@ -34,16 +35,20 @@ struct RenderOptions {
   int width_columns = 100; ///< terminal width the text must fit; tables split their columns to fit
 };
 
-/// Renders one run in one format.
+/// Renders one run in one format. `series`, the run's raw telemetry (telemetry.jsonl, see
+/// report::load_telemetry_series), adds the HTML report's time chart; the other formats ignore it.
 /// Example: `std::string md = render_report(result, ReportFormat::Markdown, {});`
-std::string render_report(const RunResult& result, ReportFormat format, const RenderOptions& options);
+std::string render_report(const RunResult& result, ReportFormat format, const RenderOptions& options,
+                          const TelemetrySeries* series = nullptr);
 
 /// File names written beside result.json.
 inline constexpr std::string_view kReportHtmlFile = "report.html";
 inline constexpr std::string_view kReportMarkdownFile = "report.md";
 inline constexpr std::string_view kMeasurementsCsvFile = "measurements.csv";
 
-/// Writes report.html, report.md and measurements.csv into `run_dir` (each atomically).
+/// Writes report.html, report.md and measurements.csv into `run_dir` (each atomically). The HTML
+/// report gets the time chart when the run folder holds the telemetry series (an unreadable series
+/// only leaves the chart out).
 /// Example: `write_run_reports(result, config.out_dir)` after result.json is written.
 Result<void> write_run_reports(const RunResult& result, const std::string& run_dir);
 

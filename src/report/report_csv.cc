@@ -1,5 +1,6 @@
 // measurements.csv: one row per prefill row and decode cell with every recorded number, raw
-// (no thousands separators, no units in the cells: the units are in the column names).
+// (no thousands separators, no units in the cells: the units are in the column names). The
+// columns are the same for every run, telemetry or not, so files of different runs line up.
 #include <algorithm>
 #include <array>
 #include <fmt/format.h>
@@ -31,7 +32,10 @@ enum Column : size_t {
   kTtftP90Ms, kTtftP99Ms, kTbtMs, kTbtP90Ms, kTbtP99Ms, kChunkGapMs, kTokensPerChunk, kAvgActive,
   kEffectiveConcurrency, kCompleted, kOutputTokens, kMeasuredS, kRequestsStarted, kRequestsFailed, kEndedEarly, kServerTokS,
   kPromptTokens, kCachedTokens, kPromptTokensMin, kPromptTokensMax, kPromptLengthOk, kTokenCountSource, kError,
-  kWarnings, kColumnCount
+  kWarnings,
+  // Telemetry (docs/METRICS.md, "Telemetry"), after the older columns so their positions hold.
+  kGpuPowerW, kGpuEnergyJ, kTokensPerJoule, kGpuSmClockMhz, kGpuTempMaxC, kThrottle, kHostCpuUtilPct,
+  kServerRunningMean, kServerWaitingMean, kServerWaitingMax, kServerKvUsageMax, kServerPreemptions, kColumnCount
 };
 
 constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
@@ -39,7 +43,10 @@ constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
     "per_request_tok_s", "ttft_ms", "ttft_p90_ms", "ttft_p99_ms", "tbt_ms", "tbt_p90_ms", "tbt_p99_ms",
     "chunk_gap_ms", "tokens_per_chunk", "avg_active", "effective_concurrency", "completed", "output_tokens",
     "measured_s", "requests_started", "requests_failed", "ended_early", "server_tok_s", "prompt_tokens", "cached_tokens",
-    "prompt_tokens_min", "prompt_tokens_max", "prompt_length_ok", "token_count_source", "error", "warnings"};
+    "prompt_tokens_min", "prompt_tokens_max", "prompt_length_ok", "token_count_source", "error", "warnings",
+    "gpu_power_w", "gpu_energy_j", "tokens_per_joule", "gpu_sm_clock_mhz", "gpu_temp_max_c", "throttle",
+    "host_cpu_util_pct", "server_running_mean", "server_waiting_mean", "server_waiting_max", "server_kv_usage_max",
+    "server_preemptions"};
 
 using Row = std::array<std::string, kColumnCount>;
 
@@ -54,6 +61,19 @@ std::string join_warnings(const std::vector<std::string>& warnings) {
   std::string out;
   for (const auto& w : warnings) out += (out.empty() ? "" : "; ") + w;
   return out;
+}
+
+void put_telemetry(Row& c, const CellTelemetry& t) {
+  c[kGpuPowerW] = num(t.gpu_power_w);
+  c[kGpuEnergyJ] = num(t.gpu_energy_j);
+  c[kTokensPerJoule] = num(t.tokens_per_joule);
+  c[kGpuSmClockMhz] = num(t.gpu_sm_clock_mhz);
+  c[kGpuTempMaxC] = num(t.gpu_temp_max_c);
+  c[kThrottle] = t.throttle;
+  c[kHostCpuUtilPct] = num(t.host_cpu_util_pct);
+  c[kServerWaitingMax] = num(t.server_waiting_max);
+  c[kServerKvUsageMax] = num(t.server_kv_usage_max);
+  c[kServerPreemptions] = num(t.server_preemptions);
 }
 
 }  // namespace
@@ -77,6 +97,7 @@ std::string render_csv(const RunResult& r) {
     c[kCachedTokens] = num(p->cached_tokens);
     c[kPromptLengthOk] = p->prompt_length_ok ? "true" : "false";
     c[kError] = p->error;
+    put_telemetry(c, p->telemetry);
     out += line(c);
   }
   std::vector<const DecodeCell*> decode;
@@ -116,6 +137,9 @@ std::string render_csv(const RunResult& r) {
     c[kTokenCountSource] = d->token_count_source;
     c[kError] = d->error;
     c[kWarnings] = join_warnings(d->warnings);
+    put_telemetry(c, d->telemetry);
+    c[kServerRunningMean] = num(d->server_running_mean);
+    c[kServerWaitingMean] = num(d->server_waiting_mean);
     out += line(c);
   }
   return out;

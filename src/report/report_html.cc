@@ -10,6 +10,7 @@
 #include "report/html_page.h"
 #include "report/printers.h"
 #include "report/svg_chart.h"
+#include "report/telemetry_chart.h"
 
 namespace sm::report {
 
@@ -29,7 +30,7 @@ std::string status_class(CellStatus s) {
   }
 }
 
-std::string header_html(const ReportModel& m, const RunResult& r) {
+std::string header_html(const ReportModel& m, const RunResult& r, bool timeline) {
   std::string out = "<header class=\"top\">\n<p class=\"eyebrow\">Speed test matrix</p>\n";
   out += "<h1 id=\"title\">" + esc(m.model_name) + " <span class=\"on\">on</span> " + esc(m.hardware_name) +
          "</h1>\n";
@@ -46,6 +47,8 @@ std::string header_html(const ReportModel& m, const RunResult& r) {
   links.push_back({"hardware", "Hardware"});
   if (!m.prefill.empty()) links.push_back({"prefill", "Prefill"});
   if (!m.decode_total.cells.empty()) links.push_back({"decode", "Sustained decode"});
+  if (!m.decode_efficiency.cells.empty()) links.push_back({"efficiency", "Tokens per joule"});
+  if (timeline) links.push_back({"telemetry", "Over time"});
   links.push_back({"measurements", "All measurements"});
   links.push_back({"definitions", "Definitions"});
   for (const auto& [id, text] : links) out += "<a href=\"#" + id + "\">" + text + "</a>";
@@ -204,7 +207,18 @@ std::string decode_html(const ReportModel& m, const RunResult& r) {
   out += "<h3 id=\"per-request\">Per request</h3>\n<p class=\"caption\">" + esc(m.decode_per_request.caption) +
          "</p>\n";
   out += heatmap_html(m.decode_per_request, "per-request-matrix");
+  if (!m.decode_efficiency.cells.empty()) {
+    out += "<h3 id=\"efficiency\">Tokens per joule</h3>\n<p class=\"caption\">" +
+           esc(m.decode_efficiency.caption + ", " + m.decode_efficiency.detail_name + " under each value") + "</p>\n";
+    out += heatmap_html(m.decode_efficiency, "efficiency-matrix");
+  }
   return out + "</section>\n";
+}
+
+// The time chart of the run's telemetry series; "" without a series or with nothing to draw.
+std::string telemetry_html(const std::string& chart) {
+  if (chart.empty()) return "";
+  return "<section id=\"telemetry\">\n<h2>Over time</h2>\n" + chart + "</section>\n";
 }
 
 std::string measurements_html(const ReportModel& m) {
@@ -238,19 +252,21 @@ std::string definitions_html(const ReportModel& m) {
 
 }  // namespace
 
-std::string render_html(const RunResult& r, const ReportModel& m) {
+std::string render_html(const RunResult& r, const ReportModel& m, const TelemetrySeries* series) {
+  const std::string chart = series ? render_timeline_html(build_timeline(*series, r)) : std::string();
   std::string body;
-  body += header_html(m, r);
+  body += header_html(m, r, !chart.empty());
   body += findings_html(m);
   body += facts_html(m);
   body += launch_html(m);
   body += prefill_html(m);
   body += decode_html(m, r);
+  body += telemetry_html(chart);
   body += measurements_html(m);
   body += checks_html(m);
   body += definitions_html(m);
   body += "<footer>" + esc(m.footer) + " · a self-contained page: no scripts, nothing loaded from the network.</footer>\n";
-  return html_document("Speed test matrix — " + m.title, body);
+  return html_document("Speed test matrix — " + m.title, body, chart.empty() ? "" : timeline_style());
 }
 
 }  // namespace sm::report

@@ -74,6 +74,10 @@ std::string render_markdown(const ReportModel& m) {
     for (const auto& note : m.decode_notes) out += "\n" + md_escape(note) + "\n";
     out += section("Per request decode") + md_escape(m.decode_per_request.caption) + "\n\n" +
            md_table(matrix_table(m.decode_per_request));
+    if (!m.decode_efficiency.cells.empty())
+      out += section(m.decode_efficiency.title) + md_escape(m.decode_efficiency.caption) + ", " +
+             md_escape(m.decode_efficiency.detail_name) + " under each value\n\n" +
+             md_table(matrix_table(m.decode_efficiency));
   }
 
   out += section("All measurements") + md_escape(m.measurements_caption) + "\n\n" + md_table(m.measurements);

@@ -11,6 +11,7 @@
 #include "core/units.h"
 #include "metrics/cell_metrics.h"
 #include "report/cell_format.h"
+#include "report/telemetry_model.h"
 
 namespace sm::report {
 
@@ -299,7 +300,22 @@ void set_heat(Matrix& m) {
         cell.heat = hi > lo ? std::log(*cell.value_num / lo) / std::log(hi / lo) : 1.0;
 }
 
-enum class MatrixKind { Total, PerRequest };
+enum class MatrixKind { Total, PerRequest, Efficiency };
+
+// The tokens-per-joule matrix's cell: valid cells only; GPU power under the value.
+void set_efficiency(MatrixCell& cell, const DecodeCell& c) {
+  if (c.status != CellStatus::Valid) {
+    cell.value = status_label(c.status);
+    return;
+  }
+  const CellTelemetry& t = c.telemetry;
+  if (!t.tokens_per_joule) return;  // stays a dash
+  cell.value_num = t.tokens_per_joule;
+  cell.value = format_tokens_per_joule(t.tokens_per_joule);
+  if (t.gpu_power_w) cell.detail = format_power_w(t.gpu_power_w);
+  if (!t.throttle.empty() && t.throttle != "ok")
+    cell.note = join({cell.note, "GPU throttled: " + throttle_label(t.throttle)}, "; ");
+}
 
 Matrix build_matrix(const RunResult& r, MatrixKind kind) {
   Matrix m;
@@ -308,11 +324,15 @@ Matrix build_matrix(const RunResult& r, MatrixKind kind) {
     m.caption = "total tok/s · rows are context length, columns are simultaneous requests";
     m.detail_label = "TTFT";
     m.detail_name = "TTFT";
-  } else {
+  } else if (kind == MatrixKind::PerRequest) {
     m.title = "Per request";
     m.caption = "tok/s each request sees · rows are context length, columns are simultaneous requests";
     m.detail_label = "/token";
     m.detail_name = "time between tokens";
+  } else {
+    m.title = "Tokens per joule";
+    m.caption = "output tokens per joule of GPU energy · rows are context length, columns are simultaneous requests";
+    m.detail_name = "GPU power";
   }
   m.contexts = matrix_contexts(r);
   m.concurrency = matrix_concurrency(r);
@@ -326,6 +346,10 @@ Matrix build_matrix(const RunResult& r, MatrixKind kind) {
     cell.present = true;
     cell.status = c.status;
     cell.note = cell_note(c);
+    if (kind == MatrixKind::Efficiency) {
+      set_efficiency(cell, c);
+      continue;
+    }
     std::optional<double> value = kind == MatrixKind::Total ? c.total_tok_s : c.per_request_tok_s;
     if (has_numbers(c.status) && value) {
       cell.value_num = value;
@@ -336,6 +360,12 @@ Matrix build_matrix(const RunResult& r, MatrixKind kind) {
     }
   }
   set_heat(m);
+  if (kind == MatrixKind::Efficiency) {
+    bool any = std::any_of(m.cells.begin(), m.cells.end(), [](const auto& row) {
+      return std::any_of(row.begin(), row.end(), [](const MatrixCell& cell) { return cell.value_num.has_value(); });
+    });
+    if (!any) m.cells.clear();
+  }
   return m;
 }
 
@@ -373,8 +403,10 @@ Table measurements_table(const RunResult& r) {
   std::vector<const PrefillRow*> prefill;
   for (const auto& p : r.prefill) prefill.push_back(&p);
   std::stable_sort(prefill.begin(), prefill.end(), [](auto* a, auto* b) { return a->context < b->context; });
+  std::vector<MeasurementSource> sources;
   for (const PrefillRow* p : prefill) {
     bool numbers = has_numbers(p->status);
+    sources.push_back({&p->telemetry, nullptr, numbers});
     t.rows.push_back({{"Prefill", format_tokens(p->context), "1", status_label(p->status),
                        numbers ? format_tok_s(p->prompt_tok_s) : dash(), dash(),
                        numbers ? format_latency_ms(p->ttft_ms) : dash(), dash(), dash(),
@@ -387,6 +419,7 @@ Table measurements_table(const RunResult& r) {
     return a->context != b->context ? a->context < b->context : a->concurrency < b->concurrency;
   });
   for (const DecodeCell* c : decode) {
+    sources.push_back({&c->telemetry, c, has_numbers(c->status)});
     if (!has_numbers(c->status)) {
       TableRow row{{"Sustained decode", format_tokens(c->context), fmt::format("{}", c->concurrency),
                     status_label(c->status)},
@@ -401,6 +434,7 @@ Table measurements_table(const RunResult& r) {
                        format_count(c->completed), format_count(c->output_tokens), format_window_s(c->measured_s)},
                       c->status});
   }
+  append_telemetry_columns(t, sources);
   return t;
 }
 
@@ -439,6 +473,7 @@ std::vector<Finding> findings(const RunResult& r) {
   if (r.hardware.source == HardwareSource::Declared)
     info("The hardware was declared by whoever ran the benchmark (" + r.hardware.source_detail +
          "), not probed by speedmatrix on the server.");
+  for (auto& note : telemetry_notes(r)) out.push_back(std::move(note));
   if (!r.engine.forces_output_length)
     warn("Output length not forced: this engine cannot ignore end of sequence, so requests may end before "
          "max output and cells measure a mix of prefill and decode.");
@@ -504,6 +539,7 @@ std::vector<Finding> findings(const RunResult& r) {
                        name, *c.tokens_per_chunk));
     for (const auto& w : c.warnings) warn(name + ": " + w);
   }
+  if (auto throttled = throttle_finding(r)) out.push_back(std::move(*throttled));
   if (r.client_ceiling && r.client_ceiling->tokens_per_s > 0) {
     const double ceiling = r.client_ceiling->tokens_per_s;
     std::vector<std::string> near;
@@ -530,6 +566,7 @@ std::vector<std::string> checks_passed(const RunResult& r) {
   if (r.client_ceiling)
     out.push_back(fmt::format("Every cell stayed below {} of the client's own ceiling.",
                               percent(kClientCeilingShare)));
+  if (auto check = throttle_check(r)) out.push_back(std::move(*check));
   return out;
 }
 
@@ -561,7 +598,7 @@ std::string token_count_text(const RunResult& r) {
 
 std::vector<Definition> definitions(const RunResult& r) {
   std::string max_out = format_thousands(r.settings.max_output_tokens);
-  return {
+  std::vector<Definition> out = {
       {"Prompt tok/s (prefill)",
        "Prompt tokens ÷ TTFT of one cold request: a prompt of exactly that many tokens, never seen by the server "
        "(no prefix-cache hit), asking for 1 output token."},
@@ -583,6 +620,8 @@ std::vector<Definition> definitions(const RunResult& r) {
                             " max output) exceeds the server's KV-cache capacity in tokens."},
       {"Too long", "Not run: context + " + max_out + " max output exceeds the model's context length."},
   };
+  for (auto& d : telemetry_definitions(r)) out.push_back(std::move(d));
+  return out;
 }
 
 std::string footer(const RunResult& r) {
@@ -603,7 +642,7 @@ std::string footer(const RunResult& r) {
 }  // namespace
 
 std::string detail_text(const Matrix& matrix, const MatrixCell& cell) {
-  if (cell.detail.empty()) return "";
+  if (cell.detail.empty() || matrix.detail_label.empty()) return cell.detail;
   bool attached = matrix.detail_label.starts_with("/");
   return cell.detail + (attached ? "" : " ") + matrix.detail_label;
 }
@@ -638,11 +677,13 @@ ReportModel build_report_model(const RunResult& r) {
   m.kind_label = kind_display(r.kind);
   m.facts = {hardware_facts(r.hardware), engine_facts(r.engine), run_facts(r)};
   if (r.client_hardware) m.facts.push_back(client_facts(*r.client_hardware));
+  add_telemetry_facts(m.facts, r);
   m.launch_command = r.launch_command;
   m.notes = r.notes;
   m.prefill = prefill_lines(r);
   m.decode_total = build_matrix(r, MatrixKind::Total);
   m.decode_per_request = build_matrix(r, MatrixKind::PerRequest);
+  m.decode_efficiency = build_matrix(r, MatrixKind::Efficiency);
 
   auto present = statuses(r);
   for (CellStatus s : {CellStatus::OverCapacity, CellStatus::TooLong, CellStatus::Error, CellStatus::Interrupted,

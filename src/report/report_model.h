@@ -69,7 +69,7 @@ struct MatrixCell {
 struct Matrix {
   std::string title;                           ///< "Sustained decode"
   std::string caption;                         ///< "total tok/s · rows are context length, ..."
-  std::string detail_label;                    ///< suffix of each cell's detail: "TTFT", "/token"
+  std::string detail_label;                    ///< suffix of each cell's detail: "TTFT", "/token"; empty: none
   std::string detail_name;                     ///< the detail named in a caption: "TTFT", "time between tokens"
   std::vector<int64_t> contexts;               ///< rows, ascending
   std::vector<int64_t> concurrency;            ///< columns, ascending
@@ -106,6 +106,8 @@ struct ReportModel {
   std::vector<PrefillLine> prefill;
   Matrix decode_total;          ///< total tok/s with TTFT under it (the seed's heatmap)
   Matrix decode_per_request;    ///< per-request tok/s with time between tokens under it
+  Matrix decode_efficiency;     ///< tokens per joule with GPU power under it (valid cells); no cells when
+                                ///< no cell has the figure, and then printers leave it out
   std::vector<std::string> decode_notes;       ///< under the matrix: over capacity, TTFT, ...
   Table measurements;                          ///< All measurements, the seed's columns
   std::string measurements_caption;            ///< above that table: "Latencies are medians. ..."

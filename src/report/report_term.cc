@@ -96,6 +96,13 @@ std::string styled_cell(const Ansi& ansi, const MatrixCell& cell, std::string pa
   }
 }
 
+// A cell's value, or its status in short; a cell that ran without the figure is a dash.
+std::string cell_text(const MatrixCell& cell) {
+  if (cell.value_num) return cell.value;
+  if (cell.value == kDash) return std::string(kDash);
+  return status_short(cell.status);
+}
+
 std::string matrix_text(const Matrix& m, const Ansi& ansi, size_t width) {
   std::string out = ansi.bold(m.title) + "\n" + wrap_block(m.caption + ", " + m.detail_name + " below", width, "  ");
   if (m.contexts.empty() || m.concurrency.empty()) return out + "  (no cells)\n";
@@ -119,7 +126,7 @@ std::string matrix_text(const Matrix& m, const Ansi& ansi, size_t width) {
         if (!m.cells[i][j].detail.empty()) detail_end = j + 1;
       for (size_t j = first; j < last; ++j) {
         const MatrixCell& cell = m.cells[i][j];
-        std::string shown = !cell.present ? std::string(kDash) : cell.value_num ? cell.value : status_short(cell.status);
+        std::string shown = !cell.present ? std::string(kDash) : cell_text(cell);
         values += styled_cell(ansi, cell, pad_left(shown, cell_w), false);
         if (j < detail_end) details += styled_cell(ansi, cell, pad_left(cell.detail, cell_w), true);
       }
@@ -193,6 +200,7 @@ std::string render_term(const ReportModel& m, const RenderOptions& options) {
   if (!m.decode_total.cells.empty()) {
     out += "\n" + matrix_text(m.decode_total, ansi, width);
     out += "\n" + matrix_text(m.decode_per_request, ansi, width);
+    if (!m.decode_efficiency.cells.empty()) out += "\n" + matrix_text(m.decode_efficiency, ansi, width);
   }
   if (!m.decode_notes.empty()) {
     out += "\n";

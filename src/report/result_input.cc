@@ -26,6 +26,21 @@ Result<RunResult> load_result(const std::string& path_or_folder) {
   return result;
 }
 
+Result<std::optional<TelemetrySeries>> load_telemetry_series(const std::string& path_or_folder,
+                                                             const RunResult& result) {
+  fs::path name(kTelemetrySeriesFile);
+  if (result.telemetry && !result.telemetry->series_file.empty()) {
+    fs::path named = fs::path(result.telemetry->series_file).filename();
+    if (!named.empty() && named != "." && named != "..") name = named;
+  }
+  const fs::path path = fs::path(result_file_path(path_or_folder)).parent_path() / name;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return std::optional<TelemetrySeries>();
+  auto series = read_telemetry_file(path.string());
+  if (!series) return std::unexpected(series.error());
+  return std::optional<TelemetrySeries>(std::move(*series));
+}
+
 std::vector<std::string> run_labels(const std::vector<std::string>& paths) {
   std::vector<std::string> labels;
   for (const auto& p : paths) {

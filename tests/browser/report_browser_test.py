@@ -8,8 +8,9 @@ unresolvable hosts, background services off), dumps the DOM and checks that
     it, tests/fixtures/seed-page.txt, joins each row's cells),
   - the page fetched nothing from the network (Chromium's net log),
   - a model name holding markup renders as text and runs no script;
-and saves screenshots in the build folder: report-seed.png (1280 px), report-seed-phone.png
-(390 px), report-seed-dark.png (dark colour scheme).
+and that the telemetry fixture's run folder renders its time chart (every window) and its
+tokens-per-joule matrix; and saves screenshots in the build folder: report-seed.png (1280 px),
+report-seed-phone.png (390 px), report-seed-dark.png (dark colour scheme), report-telemetry.png.
 
 Exit 0: passed; 1: failed; 77: skipped (no Chromium).
 """
@@ -252,6 +253,39 @@ def check_seed_page(chromium, binary, source_dir, out_dir, work):
             print(f"screenshot: {shot}")
 
 
+def check_telemetry_page(chromium, binary, source_dir, out_dir):
+    """The telemetry fixture's run folder: its time chart and tokens-per-joule matrix render."""
+    folder = os.path.join(source_dir, "tests", "fixtures", "telemetry-run")
+    page = os.path.join(out_dir, "report-telemetry.html")
+    render(binary, folder, page)
+    url = "file://" + os.path.abspath(page)
+    proc = run_chromium(chromium, url, ["--dump-dom"])
+    if not check(proc.returncode == 0, f"chromium --dump-dom (telemetry) exited {proc.returncode}"):
+        return
+    dom = parse_dom(proc.stdout.decode("utf-8"))
+    text = "".join(dom.text)
+    for section in ("telemetry", "telemetry-chart", "efficiency", "efficiency-matrix"):
+        check(section in dom.ids, f"telemetry page: #{section} missing from the DOM")
+    windows = [attrs.get("class", "") for tag, attrs in dom.tags if tag == "g" and "window" in attrs.get("class", "").split()]
+    check(windows.count("window decode") == 5 and windows.count("window prefill") == 2,
+          f"telemetry chart windows: {windows}")
+    for label in ("8K prefill", "16K prefill", "0 × 64", "16K × 8", "GPU power (W)", "SM clock (MHz)",
+                  "power limit 350 W"):
+        check(label in text, f"telemetry chart: {label!r} missing")
+    matrix = dom.row_texts("efficiency-matrix")
+    check(matrix[1:] == ["00.79231 W3.65296 W9.38348 W", "16K0.68242 W2.44333 WOver capacity"],
+          f"tokens-per-joule rows differ: {matrix}")
+    check(not any(tag == "script" for tag, _ in dom.tags), "the telemetry report has a <script> element")
+    shot = os.path.join(out_dir, "report-telemetry.png")
+    if os.path.exists(shot):
+        os.remove(shot)
+    proc = run_chromium(chromium, url, [f"--screenshot={shot}", "--window-size=1280,4000"])
+    check(proc.returncode == 0 and os.path.exists(shot), "no screenshot report-telemetry.png")
+    if os.path.exists(shot):
+        check(os.path.getsize(shot) > 20_000, f"report-telemetry.png looks empty ({os.path.getsize(shot)} bytes)")
+        print(f"screenshot: {shot}")
+
+
 def check_markup_is_text(chromium, binary, source_dir, work):
     fixture = os.path.join(source_dir, "tests", "fixtures", "seed-rtx3090-qwen3.5-4b.json")
     with open(fixture, encoding="utf-8") as f:
@@ -289,13 +323,15 @@ def main():
     try:
         check_seed_page(chromium, args.binary, args.source_dir, args.out_dir, work)
         check_markup_is_text(chromium, args.binary, args.source_dir, work)
+        check_telemetry_page(chromium, args.binary, args.source_dir, args.out_dir)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for failure in failures:
         print("FAIL:", failure)
     if failures:
         return 1
-    print("passed: every section and every number of the seed page is in the DOM; nothing was fetched")
+    print("passed: every section and every number of the seed page is in the DOM; nothing was fetched; "
+          "the telemetry chart and matrix render")
     return 0
 
 

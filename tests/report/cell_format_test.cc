@@ -52,5 +52,27 @@ TEST(CellFormat, StatusesAndOthers) {
   EXPECT_EQ(sentence_case("fixed_duration"), "Fixed duration");
 }
 
+TEST(CellFormat, TelemetryFigures) {
+  EXPECT_EQ(format_power_w(312.4), "312 W");
+  EXPECT_EQ(format_power_w(1400.0), "1,400 W");
+  EXPECT_EQ(format_tokens_per_joule(0.6375), "0.64");
+  EXPECT_EQ(format_tokens_per_joule(2.857), "2.86");
+  EXPECT_EQ(format_tokens_per_joule(9.999), "10.0");
+  EXPECT_EQ(format_tokens_per_joule(13.44), "13.4");
+  EXPECT_EQ(format_tokens_per_joule(1234.4), "1,234");
+  EXPECT_EQ(format_clock_mhz(1695.2), "1,695 MHz");
+  EXPECT_EQ(format_temp_c(71.4), "71 °C");
+  EXPECT_EQ(format_percent(34.2), "34%");
+  EXPECT_EQ(throttle_label("ok"), "OK");
+  EXPECT_EQ(throttle_label("power_capped"), "Power capped");
+  EXPECT_EQ(throttle_label("thermal"), "Thermal");
+  EXPECT_EQ(throttle_label("hw_slowdown"), "Hardware slowdown");
+  EXPECT_EQ(throttle_label("clocks_below_max"), "Clocks below max");
+  EXPECT_EQ(throttle_label(""), "—");
+  for (auto missing : {format_power_w(std::nullopt), format_tokens_per_joule(std::nullopt),
+                       format_clock_mhz(std::nullopt), format_temp_c(std::nullopt), format_percent(std::nullopt)})
+    EXPECT_EQ(missing, "—");
+}
+
 }  // namespace
 }  // namespace sm::report

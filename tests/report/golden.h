@@ -37,6 +37,11 @@ inline RunResult seed_fixture() { return detail::load("seed-rtx3090-qwen3.5-4b.j
 /// A made-up second run of the seed setup with every status and warning.
 inline RunResult variant_fixture() { return detail::load("variant-rtx3090-qwen3.5-4b.json"); }
 
+/// A run folder with telemetry (made-up figures around the seed's numbers, 10 s cells, every
+/// throttle case the report names) and its telemetry.jsonl beside it.
+inline std::string telemetry_run_dir() { return tests_path("fixtures/telemetry-run"); }
+inline RunResult telemetry_fixture() { return detail::load("telemetry-run/result.json"); }
+
 /// Checks `actual` against tests/golden/<name>; a failure names the first differing line.
 inline void expect_golden(const std::string& name, const std::string& actual) {
   std::string path = tests_path("golden/" + name);

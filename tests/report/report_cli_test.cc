@@ -131,6 +131,34 @@ TEST(CompareCli, TwoAndThreeRuns) {
   EXPECT_TRUE(one_line(missing.err)) << missing.err;
 }
 
+TEST(ReportCli, HtmlOfARunFolderDrawsItsTelemetrySeries) {
+  test::TempDir dir;
+  const std::string folder = test::telemetry_run_dir();
+  for (const std::string& path : {folder, folder + "/result.json"}) {
+    Outcome r = run_binary(dir, "report " + quoted(path) + " --format html");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_NE(r.out.find("id=\"telemetry-chart\""), std::string::npos) << path;
+  }
+  // The result alone: the same report without the chart.
+  std::filesystem::copy_file(folder + "/result.json", dir.file("result.json"));
+  Outcome alone = run_binary(dir, "report " + quoted(dir.file("result.json")) + " --format html");
+  EXPECT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_EQ(alone.out.find("telemetry-chart"), std::string::npos);
+  EXPECT_NE(alone.out.find("id=\"efficiency-matrix\""), std::string::npos);
+  // A broken series: said on stderr, the report still written.
+  { std::ofstream(dir.file("telemetry.jsonl")) << "{\"kind\":\"gpu\"}\n{oops\n{\"kind\":\"gpu\"}\n"; }
+  Outcome broken = run_binary(dir, "report " + quoted(dir.path().string()) + " --out " + quoted(dir.file("r.html")));
+  EXPECT_EQ(broken.exit_code, 0) << broken.err;
+  EXPECT_TRUE(one_line(broken.err)) << broken.err;
+  EXPECT_NE(broken.err.find("no time chart"), std::string::npos) << broken.err;
+  EXPECT_EQ(test::read_file(dir.file("r.html")), alone.out);
+  // Other formats do not read the series.
+  Outcome md = run_binary(dir, "report " + quoted(dir.path().string()) + " --format md");
+  EXPECT_EQ(md.exit_code, 0);
+  EXPECT_EQ(md.err, "");
+}
+
 TEST(WriteRunReports, WritesThreeFilesBesideResultJson) {
   test::TempDir dir;
   RunResult seed = test::seed_fixture();

@@ -4,6 +4,7 @@
 
 #include "report/golden.h"
 #include "report/report.h"
+#include "report/result_input.h"
 
 namespace sm {
 namespace {
@@ -40,6 +41,32 @@ TEST(ReportGolden, VariantCsv) {
 
 TEST(ReportGolden, VariantTerminal) {
   test::expect_golden("variant.term.txt", render_report(test::variant_fixture(), ReportFormat::Term, plain()));
+}
+
+// A run with telemetry: the tokens-per-joule matrix, the measurements' telemetry columns, the
+// throttle warning, the GPUs' facts; the HTML with the run folder's time chart.
+TEST(ReportGolden, TelemetryMarkdown) {
+  test::expect_golden("telemetry.md", render_report(test::telemetry_fixture(), ReportFormat::Markdown, plain()));
+}
+
+TEST(ReportGolden, TelemetryCsv) {
+  test::expect_golden("telemetry.csv", render_report(test::telemetry_fixture(), ReportFormat::Csv, plain()));
+}
+
+TEST(ReportGolden, TelemetryTerminal) {
+  test::expect_golden("telemetry.term.txt", render_report(test::telemetry_fixture(), ReportFormat::Term, plain()));
+}
+
+TEST(ReportGolden, TelemetryTerminalNarrow) {
+  test::expect_golden("telemetry.term-60.txt",
+                      render_report(test::telemetry_fixture(), ReportFormat::Term, {false, 60}));
+}
+
+TEST(ReportGolden, TelemetryHtml) {
+  RunResult result = test::telemetry_fixture();
+  auto series = report::load_telemetry_series(test::telemetry_run_dir(), result);
+  ASSERT_TRUE(series.has_value() && series->has_value());
+  test::expect_golden("telemetry.html", render_report(result, ReportFormat::Html, plain(), &**series));
 }
 
 TEST(ReportGolden, CompareTerminal) {

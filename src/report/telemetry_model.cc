@@ -1,0 +1,262 @@
+#include "report/telemetry_model.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <fmt/format.h>
+#include <map>
+
+#include "core/units.h"
+#include "report/cell_format.h"
+
+namespace sm::report {
+
+namespace {
+
+bool any_figure(const CellTelemetry& t) {
+  return t.gpu_power_w || t.gpu_energy_j || t.tokens_per_joule || t.gpu_sm_clock_mhz || t.gpu_temp_max_c ||
+         !t.throttle.empty() || t.host_cpu_util_pct || t.server_waiting_max || t.server_kv_usage_max ||
+         t.server_preemptions;
+}
+
+// A column of the All-measurements table: its title and a row's value (nullopt: not measured).
+struct Column {
+  std::string_view title;
+  std::optional<std::string> (*value)(const MeasurementSource&);
+};
+
+template <class T>
+std::optional<std::string> shown(const std::optional<T>& v, std::string (*format)(std::optional<T>)) {
+  if (!v) return std::nullopt;
+  return format(v);
+}
+
+std::string count_text(std::optional<int64_t> v) { return format_count(v); }
+std::string one_decimal(std::optional<double> v) { return v ? fmt::format("{:.1f}", *v) : std::string(kDash); }
+std::string share_text(std::optional<double> v) {
+  return v ? format_percent(*v * 100) : std::string(kDash);
+}
+
+constexpr std::array<Column, 10> kColumns = {{
+    {"GPU power", [](const MeasurementSource& s) { return shown(s.telemetry->gpu_power_w, format_power_w); }},
+    {"SM clock", [](const MeasurementSource& s) { return shown(s.telemetry->gpu_sm_clock_mhz, format_clock_mhz); }},
+    {"GPU temperature", [](const MeasurementSource& s) { return shown(s.telemetry->gpu_temp_max_c, format_temp_c); }},
+    {"Throttle",
+     [](const MeasurementSource& s) -> std::optional<std::string> {
+       if (s.telemetry->throttle.empty()) return std::nullopt;
+       return throttle_label(s.telemetry->throttle);
+     }},
+    {"Tokens per joule",
+     [](const MeasurementSource& s) { return shown(s.telemetry->tokens_per_joule, format_tokens_per_joule); }},
+    {"Host CPU", [](const MeasurementSource& s) { return shown(s.telemetry->host_cpu_util_pct, format_percent); }},
+    {"Server running",
+     [](const MeasurementSource& s) -> std::optional<std::string> {
+       if (!s.cell) return std::nullopt;
+       return shown(s.cell->server_running_mean, one_decimal);
+     }},
+    {"Server waiting (max)",
+     [](const MeasurementSource& s) { return shown(s.telemetry->server_waiting_max, count_text); }},
+    {"KV cache (max)", [](const MeasurementSource& s) { return shown(s.telemetry->server_kv_usage_max, share_text); }},
+    {"Preemptions", [](const MeasurementSource& s) { return shown(s.telemetry->server_preemptions, count_text); }},
+}};
+
+// Verdicts in the order findings name them, most serious first as docs/METRICS.md ranks them;
+// others follow, sorted.
+constexpr std::array<std::string_view, 4> kThrottleOrder = {"thermal", "hw_slowdown", "power_capped",
+                                                            "clocks_below_max"};
+
+std::string verdict_words(std::string_view verdict) {
+  std::string label = throttle_label(verdict);
+  if (verdict == "hw_slowdown") return "hardware slowdown";
+  if (!label.empty()) label[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(label[0])));
+  return label;
+}
+
+// The rows and cells that have a throttle verdict, as findings name them, in report order.
+std::vector<std::pair<std::string, std::string>> verdicts(const RunResult& r) {
+  std::vector<std::pair<std::string, std::string>> out;  // name, verdict
+  std::vector<const PrefillRow*> prefill;
+  for (const auto& p : r.prefill) prefill.push_back(&p);
+  std::stable_sort(prefill.begin(), prefill.end(), [](auto* a, auto* b) { return a->context < b->context; });
+  for (const PrefillRow* p : prefill)
+    if (!p->telemetry.throttle.empty()) out.push_back({"Prefill " + format_tokens(p->context), p->telemetry.throttle});
+  std::vector<const DecodeCell*> decode;
+  for (const auto& c : r.decode) decode.push_back(&c);
+  std::stable_sort(decode.begin(), decode.end(), [](auto* a, auto* b) {
+    return a->context != b->context ? a->context < b->context : a->concurrency < b->concurrency;
+  });
+  for (const DecodeCell* c : decode)
+    if (!c->telemetry.throttle.empty())
+      out.push_back({"Decode " + cell_name(c->context, c->concurrency), c->telemetry.throttle});
+  return out;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (const auto& p : parts) {
+    if (p.empty()) continue;
+    if (!out.empty()) out += sep;
+    out += p;
+  }
+  return out;
+}
+
+// One value for all GPUs when they agree ("350 W", "350 W each"), else each GPU's.
+std::string per_gpu(const std::vector<TelemetryGpu>& gpus, const auto& text_of) {
+  std::vector<std::string> values;
+  for (const auto& g : gpus) values.push_back(text_of(g));
+  if (std::all_of(values.begin(), values.end(), [](const std::string& v) { return v.empty(); })) return "";
+  if (std::all_of(values.begin(), values.end(), [&](const std::string& v) { return v == values.front(); }))
+    return gpus.size() > 1 ? values.front() + " each" : values.front();
+  std::vector<std::string> labelled;
+  for (size_t i = 0; i < gpus.size(); ++i)
+    labelled.push_back(fmt::format("GPU {}: {}", gpus[i].index, values[i].empty() ? std::string(kDash) : values[i]));
+  return join(labelled, ", ");
+}
+
+// Sets `label` to `value` in `group`: in place when the fact is there, else before the first of
+// `before` that is, else at the end.
+void set_fact(FactGroup& group, const std::string& label, const std::string& value,
+              std::initializer_list<std::string_view> before) {
+  if (value.empty()) return;
+  for (auto& f : group.facts)
+    if (f.label == label) {
+      f.value = value;
+      return;
+    }
+  auto at = std::find_if(group.facts.begin(), group.facts.end(), [&](const Fact& f) {
+    return std::find(before.begin(), before.end(), f.label) != before.end();
+  });
+  group.facts.insert(at, Fact{label, value});
+}
+
+FactGroup& group_named(std::vector<FactGroup>& groups, std::string_view id, std::string_view title) {
+  for (auto& g : groups)
+    if (g.id == id) return g;
+  groups.push_back(FactGroup{std::string(id), std::string(title), {}});
+  return groups.back();
+}
+
+std::string sampled_text(const TelemetryInfo& t) {
+  std::vector<std::string> periodic;
+  if (!t.gpu_source.empty()) periodic.push_back(t.gpu_source == "nvml" ? "GPU (NVML)" : "GPU (" + t.gpu_source + ")");
+  if (t.host) periodic.push_back("host CPU");
+  std::vector<std::string> parts;
+  if (!periodic.empty()) parts.push_back(join(periodic, " and ") + " every " + format_duration_s(t.interval_s));
+  if (t.server) parts.push_back("server metrics");
+  if (parts.empty()) parts.push_back("nothing");
+  if (!t.series_file.empty()) parts.push_back("series in " + t.series_file);
+  return join(parts, "; ");
+}
+
+}  // namespace
+
+bool has_cell_telemetry(const RunResult& r) {
+  for (const auto& p : r.prefill)
+    if (any_figure(p.telemetry)) return true;
+  for (const auto& c : r.decode)
+    if (any_figure(c.telemetry) || c.server_running_mean || c.server_waiting_mean) return true;
+  return false;
+}
+
+void append_telemetry_columns(Table& table, const std::vector<MeasurementSource>& sources) {
+  for (const Column& column : kColumns) {
+    std::vector<std::optional<std::string>> values;
+    bool any = false;
+    for (const auto& s : sources) {
+      values.push_back(s.telemetry && s.ran ? column.value(s) : std::nullopt);
+      any = any || values.back().has_value();
+    }
+    if (!any) continue;
+    table.header.emplace_back(column.title);
+    table.align.push_back(column.title == "Throttle" ? Align::Left : Align::Right);
+    for (size_t i = 0; i < table.rows.size() && i < values.size(); ++i)
+      table.rows[i].cells.push_back(values[i].value_or(std::string(kDash)));
+  }
+}
+
+std::vector<Finding> telemetry_notes(const RunResult& r) {
+  std::vector<Finding> out;
+  if (!r.telemetry) return out;
+  const TelemetryInfo& t = *r.telemetry;
+  if (t.gpu_source.empty()) {
+    std::string why = t.gpu_unavailable.empty() ? std::string("no reason was recorded") : t.gpu_unavailable;
+    while (!why.empty() && (why.back() == '.' || why.back() == ' ')) why.pop_back();
+    out.push_back({Severity::Info, "No GPU telemetry (power, clocks, tokens per joule): " + why + "."});
+  }
+  if (t.client_side_only)
+    out.push_back({Severity::Info, "GPU and host telemetry is of the client's machine; the server ran elsewhere."});
+  return out;
+}
+
+std::optional<Finding> throttle_finding(const RunResult& r) {
+  std::map<std::string, std::vector<std::string>> by_verdict;
+  size_t count = 0;
+  for (const auto& [name, verdict] : verdicts(r)) {
+    if (verdict == "ok") continue;
+    by_verdict[verdict].push_back(name);
+    ++count;
+  }
+  if (by_verdict.empty()) return std::nullopt;
+  std::vector<std::string> order(kThrottleOrder.begin(), kThrottleOrder.end());
+  for (const auto& [verdict, names] : by_verdict)
+    if (std::find(order.begin(), order.end(), verdict) == order.end()) order.push_back(verdict);
+  std::vector<std::string> groups;
+  for (const auto& verdict : order)
+    if (auto it = by_verdict.find(verdict); it != by_verdict.end())
+      groups.push_back(fmt::format("{} ({})", verdict_words(verdict), join(it->second, ", ")));
+  return Finding{Severity::Warning,
+                 fmt::format("GPU throttled in {} measurement{}, which ran below the GPU's full speed: {}.", count,
+                             count == 1 ? "" : "s", join(groups, "; "))};
+}
+
+std::optional<std::string> throttle_check(const RunResult& r) {
+  auto all = verdicts(r);
+  if (all.empty()) return std::nullopt;
+  if (!std::all_of(all.begin(), all.end(), [](const auto& v) { return v.second == "ok"; })) return std::nullopt;
+  return "The GPU was not throttled in any measurement (power cap, temperature, hardware slowdown or clocks below "
+         "their maximum).";
+}
+
+void add_telemetry_facts(std::vector<FactGroup>& groups, const RunResult& r) {
+  if (!r.telemetry) return;
+  const TelemetryInfo& t = *r.telemetry;
+  set_fact(group_named(groups, "run", "Run"), "Telemetry", sampled_text(t), {"Target", "Started", "Finished", "Run id"});
+  if (t.gpus.empty()) return;
+  FactGroup& g = t.client_side_only ? group_named(groups, "client", "Client") : group_named(groups, "hardware", "Hardware");
+  const std::initializer_list<std::string_view> tail = {"Kernel", "Source"};
+  set_fact(g, "Power limit", per_gpu(t.gpus, [](const TelemetryGpu& x) {
+             return x.power_limit_w ? format_power_w(x.power_limit_w) : std::string();
+           }), tail);
+  set_fact(g, "Max SM clock", per_gpu(t.gpus, [](const TelemetryGpu& x) {
+             return x.sm_clock_max_mhz ? format_clock_mhz(x.sm_clock_max_mhz) : std::string();
+           }), tail);
+  set_fact(g, "Max memory clock", per_gpu(t.gpus, [](const TelemetryGpu& x) {
+             return x.mem_clock_max_mhz ? format_clock_mhz(x.mem_clock_max_mhz) : std::string();
+           }), tail);
+  set_fact(g, "PCIe", per_gpu(t.gpus, [](const TelemetryGpu& x) { return x.pcie; }), tail);
+}
+
+std::vector<Definition> telemetry_definitions(const RunResult& r) {
+  if (!r.telemetry && !has_cell_telemetry(r)) return {};
+  return {
+      {"GPU power", "Mean board power over the window (a prefill row: over its request), summed over the GPUs."},
+      {"SM clock", "Mean streaming-multiprocessor clock over the window and the GPUs."},
+      {"GPU temperature", "The hottest GPU reading in the window."},
+      {"Throttle",
+       "Why the GPU held its clocks down during the window, from the share of samples with each NVML clocks-event "
+       "reason, most serious first: thermal (too hot), hardware slowdown (the board protecting itself: power brake, "
+       "power supply, temperature sensor), power capped (running at its power limit: common under full load), "
+       "clocks below max (busy, yet well below their maximum clock for none of those reasons), else OK. "
+       "Thresholds: docs/METRICS.md, Telemetry."},
+      {"Tokens per joule", "Output tokens in the window ÷ GPU energy in the window (the GPUs' energy counter; "
+                           "power × time where it is missing); a prefill row: prompt tokens ÷ the energy of its "
+                           "request. Higher is more efficient."},
+      {"Host CPU", "Mean CPU use of the machine speedmatrix ran on, over the window."},
+      {"Server running, waiting, KV cache, preemptions",
+       "The server's own metrics over the window: mean requests running, most requests queued at once, highest "
+       "KV-cache use, requests preempted."},
+  };
+}
+
+}  // namespace sm::report
