@@ -196,7 +196,7 @@ TEST_F(EfficiencySiteTest, RunPageShowsTokensPerJouleAndNamesEveryThrottledCell)
   ASSERT_EQ(upload(with_telemetry("cool", 1.0)), 201);
   SiteResponse cool = get("/runs/cool");
   EXPECT_NE(cool.body.find("Clocks: <strong>OK</strong> in all 5 valid cells and prefill rows"), std::string::npos);
-  EXPECT_EQ(cool.body.find("id=\"throttle-verdict\""), std::string::npos);  // no throttled-cells box
+  EXPECT_EQ(cool.body.find("class=\"warn-box\" id=\"throttle-verdict\""), std::string::npos);  // no throttled-cells box
 }
 
 TEST_F(EfficiencySiteTest, RunPageSaysWhenTheReadingsAreTheClientsOrAbsent) {
