@@ -151,6 +151,9 @@ Result<void> MatrixRun::launch() {
   std::error_code ec;
   std::filesystem::create_directories("runs", ec);
   launch_log_path_ = fmt::format("runs/.server-{}.log", ::getpid());
+  // Something already on the port would make the launch fail, or be measured in its place.
+  if (config_.launch_port_check)
+    if (auto free = check_port_free(url_host(base_url_), url_port(base_url_)); !free) return free;
   std::fprintf(stderr, "speedmatrix: starting the server: %s\n",
                redact_command(config_.launch_command, redact_options()).c_str());
   if (auto ok = server_.start(config_.launch_command, launch_log_path_); !ok) return ok;
@@ -229,6 +232,7 @@ Result<void> MatrixRun::prepare_resume() {
                 fmt::format("--resume: the server now serves '{}', the interrupted run measured '{}'",
                             probe_.engine.model, stored->engine.model));
   result_ = std::move(*stored);
+  result_.target_url = base_url_;  // the embedded engine or a relaunched server may listen elsewhere now
   ++result_.resumes;
   result_.finished_at.clear();
   run_dir_ = config_.resume_dir;
@@ -296,6 +300,7 @@ Result<void> MatrixRun::prepare() {
                     "). Not a real server.";
   }
   RunSettings& s = result_.settings;
+  s.target = sim_ ? "embedded" : !config_.launch_command.empty() ? "launched" : "url";
   s.api = config_.target.api == ApiKind::Chat ? "chat" : "completions";
   s.max_output_tokens = matrix_.max_output_tokens;
   s.duration_s = matrix_.duration_s;
@@ -661,7 +666,14 @@ int MatrixRun::execute() {
     return interrupt_requested() ? kExitInterrupted : kExitFailure;
   }
   if (auto ok = probe(); !ok) {
-    std::fprintf(stderr, "speedmatrix run: %s\n", ok.error().message.c_str());
+    if (!config_.resume_dir.empty() && !sim_ && config_.launch_command.empty() &&
+        (ok.error().code == ErrorCode::Network || ok.error().code == ErrorCode::Timeout))
+      std::fprintf(stderr,
+                   "speedmatrix run: --resume: the interrupted run's server does not answer: %s\n"
+                   "  Start it again (the same model and settings), or give --url where it runs now.\n",
+                   redact_text(ok.error().message, redact_options()).c_str());
+    else
+      std::fprintf(stderr, "speedmatrix run: %s\n", ok.error().message.c_str());
     return kExitFailure;
   }
   if (auto ok = prepare(); !ok) {

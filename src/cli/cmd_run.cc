@@ -169,13 +169,17 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   if (!stored) return fail(stored.error().code, "--resume: " + stored.error().message);
   if (auto ok = check_resume_settings(*stored, from_flags, given); !ok) return std::unexpected(ok.error());
   RunConfig c = config_to_resume(*stored, f.resume);
+  if (c.embedded_sim && (!f.url.empty() || !f.launch.empty()))
+    return fail(ErrorCode::InvalidArgument,
+                "--resume: the interrupted run measured the built-in simulated engine, which is started again; "
+                "drop --url and --launch (a run against another server is a new run)");
   if (!f.url.empty()) c.target.base_url = from_flags.target.base_url;
   if (!f.launch.empty()) c.launch_command = f.launch;
   // What was redacted in the stored run cannot be used again as it is: ask for the original.
   if (f.launch.empty() && is_redacted(c.launch_command))
     return fail(ErrorCode::InvalidArgument,
                 "--resume: the stored launch command was redacted; give it again with --launch \"CMD\"");
-  if (f.url.empty() && is_redacted(c.target.base_url))
+  if (f.url.empty() && !c.embedded_sim && is_redacted(c.target.base_url))
     return fail(ErrorCode::InvalidArgument, "--resume: the stored target URL was redacted; give it again with --url");
   // A model id that was a local path: ask the server (the runner checks it is the same model).
   if (f.model.empty() && is_redacted(c.target.model)) c.target.model.clear();
@@ -199,7 +203,8 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
     int port = port_from_command(c.launch_command);
     if (port > 0) c.target.base_url = fmt::format("http://127.0.0.1:{}", port);
   }
-  if (c.target.base_url.empty()) return fail(ErrorCode::InvalidArgument, "--resume: the stored run has no target URL; give --url");
+  if (c.target.base_url.empty() && !c.embedded_sim)
+    return fail(ErrorCode::InvalidArgument, "--resume: the stored run has no target URL; give --url");
   return c;
 }
 
@@ -304,8 +309,10 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("--seed", flags->seed, "Seed of the prompt text (0: derived from the run id)");
   run->add_flag("--dry-run", flags->dry_run, "Print the plan (cells and their status) and contact nothing");
   run->add_option("--resume", flags->resume,
-                  "Continue the interrupted run in this folder: measures only its pending and interrupted "
-                  "cells, with its stored settings (flags that change them are refused)");
+                  "Continue the interrupted run in this folder (stopped by Ctrl-C, a kill, a crash or a reboot): "
+                  "measures only its pending and interrupted cells, with its stored settings (flags that change them "
+                  "are refused). The built-in engine or the --launch server is started again; a --url server must "
+                  "still answer (or give --url where it runs now)");
   run->add_flag("--quiet", flags->quiet, "No live progress line");
   run->add_flag("--quick", flags->quick,
                 "A quick look (about a minute): contexts 0,16K,32K, concurrency 1,4,16,64, prefill 8K,16K,32K, "
