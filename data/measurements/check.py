@@ -185,8 +185,9 @@ def main():
 
     def longest(r):
         return max(as_number(r['context_tokens']) or 0, as_number(r['prompt_tokens']) or 0)
-    long_ctx = sum(1 for r in rows if longest(r) >= 8192)
-    long_ctx_32k = sum(1 for r in rows if longest(r) >= 32768)
+    long_ctx = sum(1 for r in rows if longest(r) >= 8000)
+    long_ctx_16k = sum(1 for r in rows if longest(r) >= 16000)
+    long_ctx_32k = sum(1 for r in rows if longest(r) >= 32000)
     sources_used = [s for s in src_by_id if s in used_sources]
     multi_gpu = sum(1 for r in rows if (as_number(r['gpu_count']) or 1) > 1)
 
@@ -202,7 +203,8 @@ def main():
         print('metrics: %s' % ', '.join('%s %d' % kv for kv in sorted(metrics.items())))
         print('decode at 1 stream (per-stream, concurrency 1): %d rows' % decode1)
         print('decode at >1 concurrent streams: %d rows (+%d at unbounded/offline load)' % (decode_many, decode_unbounded))
-        print('long context (prompt or context >= 8K): %d rows, of which >= 32K: %d' % (long_ctx, long_ctx_32k))
+        print('long context (prompt or context >= 8,000 tokens): %d rows; >= 16,000: %d; >= 32,000: %d'
+              % (long_ctx, long_ctx_16k, long_ctx_32k))
         print('multi-GPU rows: %d' % multi_gpu)
         for col in ('gpu', 'model', 'quant', 'engine'):
             known = sum(1 for r in rows if in_cat(col, r[col]))
