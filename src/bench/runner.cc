@@ -60,6 +60,22 @@ std::optional<std::string> failed_requests_reason(const std::vector<RequestRecor
                      first->error.empty() ? "no reason recorded" : first->error);
 }
 
+// One finished row or cell, for the progress lines written when stdout is not a terminal.
+std::string unit_summary(const PrefillRow& row) {
+  const std::string what = fmt::format("prefill {}", format_tokens(row.context));
+  if (row.status != CellStatus::Valid || !row.prompt_tok_s || !row.ttft_ms)
+    return fmt::format("{}: {}{}", what, to_string(row.status), row.error.empty() ? "" : ": " + row.error);
+  return fmt::format("{}: {:.0f} tok/s, TTFT {:.0f} ms", what, *row.prompt_tok_s, *row.ttft_ms);
+}
+
+std::string unit_summary(const DecodeCell& cell) {
+  const std::string what = fmt::format("decode {} x {}", format_tokens(cell.context), cell.concurrency);
+  if (cell.status != CellStatus::Valid || !cell.total_tok_s)
+    return fmt::format("{}: {}{}", what, to_string(cell.status), cell.error.empty() ? "" : ": " + cell.error);
+  return fmt::format("{}: {:.1f} tok/s total, {:.1f} per request", what, *cell.total_tok_s,
+                     cell.per_request_tok_s.value_or(0.0));
+}
+
 bool use_color(std::FILE* f) { return isatty(fileno(f)) && std::getenv("NO_COLOR") == nullptr; }
 
 StreamClientOptions client_options(const TargetConfig& target) {
@@ -77,7 +93,9 @@ class MatrixRun {
       : config_(config),
         clock_(clock),
         loop_(clock, client_options(config.target)),
-        progress_(stdout, !config.quiet && isatty(fileno(stdout)) && !config.json_output, use_color(stdout), clock),
+        progress_(stdout, !config.quiet && isatty(fileno(stdout)) && !config.json_output, use_color(stdout), clock,
+                  // Not a terminal (a log, CI, nohup): a line per finished cell on stderr instead.
+                  !config.quiet && !(isatty(fileno(stdout)) && !config.json_output) ? stderr : nullptr),
         base_url_(config.target.base_url) {}
 
   int execute();
@@ -631,17 +649,24 @@ int MatrixRun::finish(bool interrupted) {
   redact_result(result_, redact_options());  // the reports and what is printed below, too
   save();
   progress_.clear();
-  if (auto ok = write_run_reports(result_, run_dir_); !ok) note("cannot write reports: " + ok.error().message);
+  if (!config_.launch_command.empty()) server_.stop();  // before the report: the last line is the folder
+  const bool reports_written = [&] {
+    auto ok = write_run_reports(result_, run_dir_);
+    if (!ok) note("cannot write reports: " + ok.error().message);
+    return ok.has_value();
+  }();
+  const std::string html = (std::filesystem::path(run_dir_) / kReportHtmlFile).string();
   if (config_.json_output) {
     std::puts(to_json(result_).dump(2).c_str());
   } else {
     RenderOptions options;
     options.color = use_color(stdout);
+    options.details_hint = reports_written ? "report.html in the run folder (below)" : "report --format html";
     std::fputs(render_report(result_, ReportFormat::Term, options).c_str(), stdout);
   }
-  std::fprintf(stderr, "speedmatrix: %s: %s\n", interrupted ? "interrupted, finished cells saved in" : "results in",
-               run_dir_.c_str());
-  if (!config_.launch_command.empty()) server_.stop();
+  std::fflush(stdout);
+  std::fprintf(stderr, "speedmatrix: %s: %s%s\n", interrupted ? "interrupted, finished cells saved in" : "results in",
+               run_dir_.c_str(), reports_written ? fmt::format(" (open {})", html).c_str() : "");
   if (save_failed_) return kExitFailure;
   return interrupted ? kExitInterrupted : kExitOk;
 }
@@ -731,6 +756,7 @@ int MatrixRun::execute() {
       measure_prefill(*prefill_it, *prompt);
       warm = prefill_it->status == CellStatus::Valid;
       save();
+      progress_.finished(unit_summary(*prefill_it));
       if (prefill_it->status == CellStatus::Interrupted) {
         interrupted = true;
         break;
@@ -740,6 +766,7 @@ int MatrixRun::execute() {
       measure_decode(*c, *prompt, !warm);
       warm = false;  // later cells warm again: the previous cell's load may have evicted the prompt
       save();
+      progress_.finished(unit_summary(*c));
       if (c->status == CellStatus::Interrupted) {
         interrupted = true;
         break;

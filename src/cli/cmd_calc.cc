@@ -123,7 +123,9 @@ Result<std::pair<calc::Setup, calc::PredictOptions>> to_config(const CalcFlags& 
   }
   const int64_t max_model_len = o.max_model_len.value_or(s.model.max_position);
   o.matrix.contexts = default_contexts(max_model_len, o.matrix.max_output_tokens);
-  if (!f.contexts.empty()) {
+  if (f.contexts == "none") {
+    o.matrix.contexts.clear();  // prefill rows only
+  } else if (!f.contexts.empty()) {
     auto v = parse_token_list(f.contexts);
     if (!v) return with_flag("--contexts", v.error());
     o.matrix.contexts = *v;
@@ -196,6 +198,7 @@ int run_calc(const CalcFlags& f) {
   RenderOptions render;
   render.color = report::stdout_wants_color(*color);
   render.width_columns = report::stdout_width_columns();
+  render.details_hint = "calc ... --format html (or md, csv)";
   return print_text(render_report(*result, *report_format, render));
 }
 
@@ -231,7 +234,8 @@ void add_calc_command(CLI::App& app, Action& action) {
   cmd->add_option("--max-batched-tokens", flags->max_batched_tokens,
                   "Tokens per scheduler step, i.e. the prefill chunk (default: the engine's for this GPU)");
   cmd->add_option("--contexts", flags->contexts,
-                  "Decode rows, comma list (default 0,16K,32K,64K,128K plus max model length - max output above 128K)");
+                  "Decode rows, comma list, or 'none' for prefill rows only (default 0,16K,32K,64K,128K up to max model "
+                  "length - max output, which ends the list)");
   cmd->add_option("--concurrency", flags->concurrency, "Decode columns, comma list (default 1,2,4,8,16,32,64,128)");
   cmd->add_option("--prefill-contexts", flags->prefill_contexts,
                   "Prefill rows, comma list, or 'none' (default 8K,16K,32K,64K,128K)");

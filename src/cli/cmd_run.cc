@@ -6,6 +6,7 @@
 
 #include "bench/attribution.h"
 #include "bench/plan.h"
+#include "bench/progress.h"
 #include "bench/run_config.h"
 #include "bench/resume.h"
 #include "bench/runner.h"
@@ -68,6 +69,8 @@ struct RunFlags {
 // Turns the flags into a validated RunConfig; errors name the flag.
 Result<RunConfig> to_config(const RunFlags& f) {
   RunConfig c;
+  if (!f.url.empty())
+    if (auto ok = check_http_url("--url", f.url); !ok) return std::unexpected(ok.error());
   c.target.base_url = f.url;
   c.launch_command = f.launch;
   c.launch_timeout_s = f.launch_timeout_s;
@@ -105,7 +108,10 @@ Result<RunConfig> to_config(const RunFlags& f) {
     if (!v) return with_flag("--max-model-len", v.error());
     c.limits_override.max_model_len = *v;
   }
-  if (!f.contexts.empty()) {
+  if (f.contexts == "none") {
+    c.matrix.contexts.clear();  // prefill rows only
+    c.contexts_given = true;
+  } else if (!f.contexts.empty()) {
     auto v = parse_token_list(f.contexts);
     if (!v) return with_flag("--contexts", v.error());
     c.matrix.contexts = *v;
@@ -210,10 +216,20 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
 
 int print_dry_run(const RunConfig& config) {
   Plan plan = make_plan(config.matrix, config.limits_override);
+  const double estimate_s = estimated_seconds(plan, config.matrix.duration_s);
   if (config.json_output) {
-    std::puts(plan_to_json(plan).dump(2).c_str());
+    auto j = plan_to_json(plan);
+    j["estimated_seconds"] = estimate_s;
+    std::puts(j.dump(2).c_str());
   } else {
     std::fputs(plan_to_text(plan).c_str(), stdout);
+    int64_t cells = 0, rows = 0;
+    for (const auto& c : plan.decode) cells += c.status == CellStatus::Valid;
+    for (const auto& r : plan.prefill) rows += r.status == CellStatus::Valid;
+    std::printf("Estimated time: %s (%lld decode cells x (%g s window + ~%g s warm-up and idle wait) + %lld prefill "
+                "rows x ~%g s; the server's speed changes it)\n",
+                ProgressLine::format_eta(estimate_s).c_str(), static_cast<long long>(cells), config.matrix.duration_s,
+                kDecodeCellOverheadEstimateS, static_cast<long long>(rows), kPrefillRowEstimateS);
   }
   return kExitOk;
 }
@@ -255,8 +271,8 @@ void add_run_command(CLI::App& app, Action& action) {
                   "Bearer token; default: $SPEEDMATRIX_API_KEY, else $OPENAI_API_KEY");
   run->add_option("--model", flags->model, "Model id to request; default: the first model the server lists");
   run->add_option("--contexts", flags->contexts,
-                  "Decode rows: prompt tokens shared by the streams of a cell, comma list "
-                  "(default 0,16K,32K,64K,128K plus max model length - max output when above 128K)");
+                  "Decode rows: prompt tokens shared by the streams of a cell, comma list, or 'none' (prefill rows "
+                  "only) (default 0,16K,32K,64K,128K up to max model length - max output, which ends the list)");
   run->add_option("--concurrency", flags->concurrency,
                   "Decode columns: simultaneous requests, comma list (default 1,2,4,8,16,32,64,128)");
   run->add_option("--prefill-contexts", flags->prefill_contexts,
