@@ -4,7 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 
-#include "bench/plan.h"
+#include "result/plan.h"
 
 namespace sm {
 

@@ -4,18 +4,13 @@
 #include <optional>
 #include <string>
 
-#include "bench/plan.h"
+#include "engines/api_kind.h"
+#include "result/plan.h"
 #include "net/stream_client.h"
 #include "result/result.h"
 #include "system/target_locality.h"
 
 namespace sm {
-
-/// Which OpenAI-compatible route the streams use.
-enum class ApiKind : uint8_t {
-  Completions,  ///< POST /v1/completions (default: the prompt is sent as-is)
-  Chat,         ///< POST /v1/chat/completions (the server applies its chat template)
-};
 
 /// Where the server is and how to talk to it.
 struct TargetConfig {

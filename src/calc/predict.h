@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "bench/plan.h"
+#include "result/plan.h"
 #include "calc/perf_model.h"
 #include "calc/setup.h"
 #include "core/error.h"

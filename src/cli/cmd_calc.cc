@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "bench/plan.h"
+#include "result/plan.h"
 #include "calc/catalog.h"
 #include "calc/catalog_listing.h"
 #include "calc/predict.h"

@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "bench/attribution.h"
-#include "bench/plan.h"
+#include "result/plan.h"
 #include "bench/progress.h"
 #include "bench/run_config.h"
 #include "bench/resume.h"

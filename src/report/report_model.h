@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/plan.h"
+#include "result/cell_status.h"
 #include "report/report_headline.h"
 #include "result/result.h"
 

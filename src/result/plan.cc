@@ -1,29 +1,9 @@
-#include "bench/plan.h"
+#include "result/plan.h"
 
 #include <algorithm>
 #include <fmt/format.h>
 
 namespace sm {
-
-std::string_view to_string(CellStatus status) {
-  switch (status) {
-    case CellStatus::Valid: return "valid";
-    case CellStatus::OverCapacity: return "over_capacity";
-    case CellStatus::TooLong: return "too_long";
-    case CellStatus::Error: return "error";
-    case CellStatus::Interrupted: return "interrupted";
-    case CellStatus::Pending: return "pending";
-  }
-  return "unknown";
-}
-
-Result<CellStatus> parse_cell_status(std::string_view text) {
-  for (CellStatus s : {CellStatus::Valid, CellStatus::OverCapacity, CellStatus::TooLong, CellStatus::Error,
-                       CellStatus::Interrupted, CellStatus::Pending}) {
-    if (to_string(s) == text) return s;
-  }
-  return fail(ErrorCode::InvalidArgument, fmt::format("unknown cell status '{}'", text));
-}
 
 std::vector<int64_t> default_contexts(std::optional<int64_t> max_model_len, int64_t max_output_tokens) {
   const std::vector<int64_t> standard{0, 16 * kK, 32 * kK, 64 * kK, 128 * kK};

@@ -1,27 +1,16 @@
 #pragma once
 // The plan: which prefill rows and decode cells a run has, and which of them can run at all.
+// Part of the record: result.json keeps the matrix settings, and calc, reports and the site plan
+// the same way a run does.
 #include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
 
 #include "core/error.h"
+#include "result/cell_status.h"
 
 namespace sm {
-
-/// Status of a prefill row or decode cell. Planning assigns Valid/OverCapacity/TooLong;
-/// running can turn Valid into Error or Interrupted.
-enum class CellStatus : uint8_t {
-  Valid,         ///< runs (or ran) and its numbers hold
-  OverCapacity,  ///< not run: concurrency × (context + max output) > KV capacity
-  TooLong,       ///< not run: context + max output > the model's context length
-  Error,         ///< ran and failed; the reason is kept
-  Interrupted,   ///< stopped by Ctrl-C while running; its numbers are partial
-  Pending,       ///< planned as valid but not measured yet (a resumable run)
-};
-
-std::string_view to_string(CellStatus status);
-Result<CellStatus> parse_cell_status(std::string_view text);
 
 /// The shape of the matrix, as the user asked for it (or the defaults).
 struct MatrixSettings {

@@ -1,4 +1,4 @@
-#include "bench/plan.h"
+#include "result/plan.h"
 
 #include <gtest/gtest.h>
 
