@@ -299,8 +299,8 @@ std::optional<bool> llamacpp_kv_unified_from_log(std::string_view log) {
   return std::nullopt;
 }
 
-HttpTransport default_transport() {
-  return [](const HttpRequest& req) { return http_fetch(req, FetchOptions{10, 5, 64u << 20}); };
+HttpTransport default_transport(const ConnectionOptions& connection) {
+  return [connection](const HttpRequest& req) { return http_fetch(req, FetchOptions{10, 5, 64u << 20, connection}); };
 }
 
 }  // namespace sm
