@@ -201,7 +201,8 @@ Result<ProbeResult> probe_server(const ProbeOptions& options, const HttpTranspor
   if (!models_resp) return fail(models_resp.error().code, fmt::format("cannot reach {}: {}", options.base_url, models_resp.error().message));
   if (models_resp->status == 401 || models_resp->status == 403)
     return fail(ErrorCode::Http, fmt::format("{}/v1/models: HTTP {}: the server wants an API key (--api-key, "
-                                             "SPEEDMATRIX_API_KEY or OPENAI_API_KEY)",
+                                             "SPEEDMATRIX_API_KEY or OPENAI_API_KEY, sent as Authorization: Bearer) "
+                                             "or the header it expects (--header 'Name: value')",
                                              options.base_url, models_resp->status));
   json models = parse_json(models_resp->body);
   if (models_resp->status != 200 || !models.is_object() || !models.contains("data") || !models["data"].is_array())
