@@ -222,6 +222,12 @@ HttpRequest MatrixRun::completion_request(const std::string& prompt, int64_t max
 Result<void> MatrixRun::connect() {
   if (!config_.target.api_key.empty()) headers_.push_back("Authorization: Bearer " + config_.target.api_key);
   const HttpRequest models{join_url(base_url_, "/v1/models"), "", headers_};
+  if (connection_.http2 && !is_https_url(base_url_) && !libcurl_reuses_cleartext_http2()) {
+    note(fmt::format("--http2: this libcurl ({}) cannot reuse an HTTP/2 connection over plain http (curl issue "
+                     "#10634, fixed in 8.0.0); the run uses HTTP/1.1. HTTP/2 over https works",
+                     libcurl_version()));
+    connection_.http2 = false;
+  }
   auto measured = measure_round_trip(models, connection_, kRoundTripRequests);
   if (!measured && connection_.http2 && !is_https_url(base_url_)) {
     ConnectionOptions plain = connection_;

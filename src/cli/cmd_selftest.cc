@@ -10,6 +10,7 @@
 #include "telemetry/telemetry_recorder.h"
 #include "telemetry/telemetry_sources_open.h"
 #include "selftest/selftest.h"
+#include "net/connection_options.h"
 #include "selftest/streamer.h"
 
 namespace sm::cli {
@@ -26,6 +27,7 @@ struct SelftestFlags {
   double busy_poll_us = 0;  ///< set with its default by add_busy_poll_option
   double streamer_tick_us = 0;
   bool telemetry = false;
+  bool http2 = false;
   double telemetry_interval_s = 0.5;
   std::string nvml_lib;
 };
@@ -49,8 +51,9 @@ std::unique_ptr<TelemetryRecorder> start_selftest_telemetry(const SelftestFlags&
   return recorder;
 }
 
-void print_term(const std::vector<SelftestPoint>& points, double paced_rate) {
-  std::printf("speedmatrix client ceiling (one core; fast local streamer in a child process)\n\n");
+void print_term(const std::vector<SelftestPoint>& points, double paced_rate, bool http2) {
+  std::printf("speedmatrix client ceiling (one core; fast local streamer in a child process; %s)\n\n",
+              http2 ? "HTTP/2, the streams multiplexed on one connection" : "HTTP/1.1, one connection per stream");
   std::printf("%8s %14s %12s %12s %10s %16s %8s\n", "streams", "tokens/s", "lag p50 µs", "lag p99 µs", "RSS MiB",
               "python tokens/s", "ratio");
   for (const auto& p : points) {
@@ -79,6 +82,10 @@ void add_selftest_command(CLI::App& app, Action& action) {
   cmd->add_option("--format", flags->format, "'term' or 'json'")->capture_default_str()->check(CLI::IsMember({"term", "json"}));
   cmd->add_flag("--no-python", flags->no_python, "Skip the Python asyncio + aiohttp comparison");
   cmd->add_flag("--no-lag", flags->no_lag, "Skip the paced lag phase");
+  cmd->add_flag("--http2", flags->http2,
+                "Measure the client's HTTP/2 path (what run --http2 uses): the streamer speaks HTTP/2 and every "
+                "point's streams are multiplexed on one connection; compare with the default, HTTP/1.1 with one "
+                "connection per stream. No Python comparison (aiohttp's client speaks HTTP/1.1 only)");
   cmd->add_option("--paced-rate", flags->paced_rate,
                   "Lag phase: tokens/s per stream, one token per chunk (at most a quarter of the ceiling in all)")
       ->capture_default_str()
@@ -111,6 +118,17 @@ void add_selftest_command(CLI::App& app, Action& action) {
       opts.paced_tok_s_per_stream = flags->paced_rate;
       opts.busy_poll_ns = static_cast<int64_t>(flags->busy_poll_us * 1e3);
       opts.streamer_tick_ns = static_cast<int64_t>(flags->streamer_tick_us * 1e3);
+      opts.http2 = flags->http2;
+      if (opts.http2 && !libcurl_reuses_cleartext_http2()) {
+        // The streamer speaks plain http: the client's HTTP/2 path cannot be measured with this libcurl.
+        std::fprintf(stderr,
+                     "speedmatrix selftest: --http2 needs libcurl 8.0.0 or later: this one (%s) cannot reuse an "
+                     "HTTP/2 connection over plain http (curl issue #10634), and the self-test's streamer is plain "
+                     "http. run --http2 over https is not affected\n",
+                     libcurl_version().c_str());
+        return kExitFailure;
+      }
+      if (opts.http2) opts.python = false;  // aiohttp's client speaks HTTP/1.1 only
       std::unique_ptr<TelemetryRecorder> telemetry;
       if (flags->telemetry) telemetry = start_selftest_telemetry(*flags);
       auto points = run_selftest(opts);
@@ -133,12 +151,13 @@ void add_selftest_command(CLI::App& app, Action& action) {
                          {"lag_p99_us", p.lag_p99_us},
                          {"paced_tokens_per_s", p.paced_tokens_per_s},
                          {"rss_mib", p.rss_mib},
+                         {"http_version", flags->http2 ? "2" : "1.1"},
                          {"python_tokens_per_s", p.python_tokens_per_s ? nlohmann::json(*p.python_tokens_per_s) : nlohmann::json()},
                          {"python_ratio", p.python_tokens_per_s ? nlohmann::json(p.tokens_per_s / *p.python_tokens_per_s)
                                                                 : nlohmann::json()}});
         std::puts(out.dump(2).c_str());
       } else {
-        print_term(*points, flags->paced_rate);
+        print_term(*points, flags->paced_rate, flags->http2);
       }
       return kExitOk;
     };
@@ -153,6 +172,7 @@ void add_selftest_command(CLI::App& app, Action& action) {
   hidden->add_option("--rate", streamer->total_tokens_per_s);
   hidden->add_option("--hold", streamer->hold_streams);
   hidden->add_option("--tick-ns", streamer->tick_ns);
+  hidden->add_flag("--http2", streamer->http2);
   hidden->add_option("--port-fd", *port_fd)->required();
   hidden->callback([streamer, port_fd, &action]() {
     action = [streamer, port_fd]() { return run_streamer(*streamer, *port_fd); };

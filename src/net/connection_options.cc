@@ -68,6 +68,10 @@ bool no_proxy_matches(std::string_view no_proxy, const std::string& host) {
 
 }  // namespace
 
+bool libcurl_reuses_cleartext_http2() { return curl_version_info(CURLVERSION_NOW)->version_num >= 0x080000; }
+
+std::string libcurl_version() { return curl_version_info(CURLVERSION_NOW)->version; }
+
 bool is_https_url(std::string_view url) { return lower(url.substr(0, 8)) == "https://"; }
 
 void apply_connection_options(CURL* easy, std::string_view url, const ConnectionOptions& o) {

@@ -63,6 +63,15 @@ std::string proxy_from_environment(std::string_view url, const char* (*getenv)(c
 /// environment's; empty = direct.
 std::string effective_proxy(std::string_view url, const ConnectionOptions& options);
 
+/// Whether this process's libcurl can send a second request on an HTTP/2 connection over plain
+/// http (prior knowledge). libcurl before 8.0.0 cannot: the reused connection fails with "Error in
+/// the HTTP/2 framing layer" (curl issue #10634, fixed in 8.0.0); Debian 12 has 7.88.1. HTTP/2
+/// over https (ALPN) is not affected.
+bool libcurl_reuses_cleartext_http2();
+
+/// "7.88.1": the libcurl this process runs with.
+std::string libcurl_version();
+
 /// True for an https:// URL (case-insensitive scheme).
 bool is_https_url(std::string_view url);
 

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "selftest/chunk_template.h"
+#include "selftest/h2_streamer.h"
 
 namespace sm {
 
@@ -24,36 +26,6 @@ namespace {
 
 constexpr const char kHead[] =
     "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n";
-
-// A vLLM completions chunk with continuous usage, padded time stamp at a fixed offset.
-struct ChunkTemplate {
-  std::string text;
-  size_t stamp_at = 0;  ///< offset of the 19-digit time stamp
-  size_t count_at = 0;  ///< offset of the 10-digit cumulative completion count
-};
-
-ChunkTemplate make_template() {
-  ChunkTemplate t;
-  t.text = R"(data: {"id":"cmpl-selftest","object":"text_completion","created":1764600000,"model":"selftest",)"
-           R"("choices":[{"index":0,"text":" tok","logprobs":null,"finish_reason":null}],)"
-           R"("usage":{"prompt_tokens":16,"completion_tokens":)";
-  t.count_at = t.text.size();
-  t.text += "0000000000";
-  t.text += R"(,"total_tokens":0},"t":)";
-  t.stamp_at = t.text.size();
-  t.text += "0000000000000000000";
-  t.text += "}\n\n";
-  return t;
-}
-
-// Right-aligned digits padded with spaces (JSON allows whitespace before a number; leading
-// zeros it does not).
-void put_digits(char* at, uint64_t value, int width) {
-  for (int i = width - 1; i >= 0; --i) {
-    at[i] = (value == 0 && i < width - 1) ? ' ' : static_cast<char>('0' + value % 10);
-    value /= 10;
-  }
-}
 
 constexpr int kSendBufferBytes = 256 * 1024;
 constexpr int64_t kHoldLimitNs = 30'000'000'000;  ///< release held streams after this long anyway
@@ -68,7 +40,8 @@ struct Conn {
 
 }  // namespace
 
-int run_streamer(const StreamerConfig& config, int port_fd) {
+int run_streamer(const StreamerConfig& config, int port_fd, StreamerStats* stats) {
+  if (config.http2) return run_h2_streamer(config, port_fd, stats);
   const Clock& clock = SteadyClock::instance();
   int listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   int one = 1;
@@ -93,7 +66,7 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
   epoll_ctl(ep, EPOLL_CTL_ADD, listen_fd, &ev);
   std::vector<Conn> conns(65536);
   std::vector<int> streaming;  ///< fds of connections that stream
-  const ChunkTemplate tmpl = make_template();
+  const ChunkTemplate tmpl = ChunkTemplate::make();
   std::string block;
   const int64_t start_ns = clock.now_ns();
   const int64_t end_ns = start_ns + static_cast<int64_t>(config.run_s * 1e9);
@@ -107,15 +80,9 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
   double next_due_ns = static_cast<double>(start_ns);
   size_t rr = 0;  ///< round-robin position among streaming connections (paced mode)
   bool have_pwait2 = true;
+  StreamerStats served;
 
-  auto append_chunks = [&](Conn& c, int n, int64_t stamp_ns) {
-    for (int i = 0; i < n; ++i) {
-      size_t at = c.out.size();
-      c.out += tmpl.text;
-      put_digits(c.out.data() + at + tmpl.count_at, ++c.sent_tokens % 10000000000ULL, 10);
-      put_digits(c.out.data() + at + tmpl.stamp_at, static_cast<uint64_t>(stamp_ns), 19);
-    }
-  };
+  auto append_chunks = [&](Conn& c, int n, int64_t stamp_ns) { tmpl.append(c.out, n, c.sent_tokens, stamp_ns); };
   auto flush = [&](Conn& c) -> bool {
     while (!c.out.empty()) {
       ssize_t n = ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -171,6 +138,7 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
             ::close(cfd);
             continue;
           }
+          ++served.connections;
           setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
           // A bounded send buffer: thousands of unpaced streams with the kernel's autotuned
           // buffers (megabytes each) drive TCP into memory pressure, which is not what is measured.
@@ -201,6 +169,7 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
           c.streaming = true;
           c.out = kHead;
           streaming.push_back(fd);
+          ++served.streams;
           // The socket is writable now, and its EPOLLOUT edge may have passed already.
           if (!paced && released) fill(c);
           continue;
@@ -237,6 +206,7 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
   if (std::getenv("SPEEDMATRIX_STREAMER_DEBUG"))
     std::fprintf(stderr, "selftest streamer: %lld send errors, %lld hangups\n", static_cast<long long>(send_errors),
                  static_cast<long long>(hangups));
+  if (stats) *stats = served;
   return 0;
 }
 

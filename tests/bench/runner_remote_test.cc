@@ -247,5 +247,37 @@ TEST(RunnerRemote, HttpsProxyFromTheEnvironmentTunnelsAndNoProxySkipsIt) {
   ::unsetenv("no_proxy");
 }
 
+TEST(RunnerRemote, Http2FallsBackCleanlyToAServerThatSpeaksOnlyHttp11) {
+  test::TempDir dir;
+  ScriptedServer server;  // HTTP/1.1 only, on plain http
+
+  RunConfig plain = one_cell(server.url(), dir.file("plain"));
+  plain.target.connection.http2 = true;
+  RunOutput plain_run = run_captured(plain);
+  ASSERT_EQ(plain_run.code, 0) << plain_run.err;
+  EXPECT_NE(plain_run.err.find("--http2"), std::string::npos) << plain_run.err;
+  EXPECT_NE(plain_run.err.find("the run uses HTTP/1.1"), std::string::npos) << plain_run.err;
+  RunResult r = read_result(dir, "plain");
+  expect_all_valid(r);
+  ASSERT_TRUE(r.connection.has_value());
+  EXPECT_TRUE(r.connection->http2_requested);
+  EXPECT_EQ(r.connection->http_version, "1.1");
+
+  auto cert = test::make_test_certificate(dir.path().string());
+  SKIP_WITHOUT_CERTIFICATE(cert);
+  test::TlsFront front(*cert, server.port());  // https that does not offer h2 in its handshake
+  RunConfig tls = one_cell(front.url(), dir.file("tls"));
+  tls.target.connection.http2 = true;
+  tls.target.connection.cacert_file = cert->cert_file;
+  RunOutput tls_run = run_captured(tls);
+  ASSERT_EQ(tls_run.code, 0) << tls_run.err;
+  EXPECT_NE(tls_run.err.find("--http2: the server answered with HTTP/1.1"), std::string::npos) << tls_run.err;
+  RunResult t = read_result(dir, "tls");
+  expect_all_valid(t);
+  EXPECT_EQ(t.connection->http_version, "1.1");
+  EXPECT_NE(test::read_file(dir.file("tls/report.md")).find("--http2 was asked for, but the server answered with HTTP/1.1"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace sm

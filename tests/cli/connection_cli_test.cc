@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "net/connection_options.h"
 #include "support/scripted_server.h"
 #include "support/temp_dir.h"
 
@@ -80,6 +81,20 @@ TEST(ConnectionCli, ProbeNeedsTheGatewaysHeader) {
   Outcome ok = run_binary(dir, "probe --url " + server.url() + " --header 'api-key: probe-key-8842'");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_NE(ok.out.find("scripted-model"), std::string::npos) << ok.out;
+}
+
+TEST(ConnectionCli, SelftestHttp2MeasuresOrSaysWhichLibcurlItNeeds) {
+  test::TempDir dir;
+  Outcome r = run_binary(dir, "selftest --http2 --streams 4 --seconds 0.3 --no-lag --format json");
+  if (libcurl_reuses_cleartext_http2()) {
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("\"http_version\": \"2\""), std::string::npos) << r.out;
+  } else {
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_NE(r.err.find("--http2 needs libcurl 8.0.0 or later: this one (" + libcurl_version() + ")"),
+              std::string::npos)
+        << r.err;
+  }
 }
 
 }  // namespace

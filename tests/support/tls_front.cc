@@ -74,8 +74,21 @@ struct TlsFront::Impl {
   }
 };
 
-TlsFront::TlsFront(const TestCertificate& certificate, uint16_t backend_port) : impl_(std::make_unique<Impl>()) {
+// ALPN: "h2" when the client offers it; otherwise no protocol (the client falls back to HTTP/1.1).
+static int select_h2(SSL*, const unsigned char** out, unsigned char* out_len, const unsigned char* in, unsigned int in_len,
+              void*) {
+  static const unsigned char kH2[] = {2, 'h', '2'};
+  unsigned char* selected = nullptr;
+  if (SSL_select_next_proto(&selected, out_len, kH2, sizeof kH2, in, in_len) != OPENSSL_NPN_NEGOTIATED)
+    return SSL_TLSEXT_ERR_NOACK;
+  *out = selected;
+  return SSL_TLSEXT_ERR_OK;
+}
+
+TlsFront::TlsFront(const TestCertificate& certificate, uint16_t backend_port, bool offer_h2)
+    : impl_(std::make_unique<Impl>()) {
   impl_->backend_port = backend_port;
+  if (offer_h2) SSL_CTX_set_alpn_select_cb(impl_->ssl.native_handle(), &select_h2, nullptr);
   impl_->ssl.use_certificate_chain_file(certificate.cert_file);
   impl_->ssl.use_private_key_file(certificate.key_file, asio::ssl::context::pem);
   tcp::endpoint endpoint(asio::ip::address_v4::loopback(), 0);

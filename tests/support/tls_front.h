@@ -13,8 +13,10 @@ namespace sm::test {
 
 class TlsFront {
  public:
-  /// Serves `certificate` and relays to 127.0.0.1:`backend_port`.
-  TlsFront(const TestCertificate& certificate, uint16_t backend_port);
+  /// Serves `certificate` and relays to 127.0.0.1:`backend_port`. With `offer_h2` the TLS
+  /// handshake accepts HTTP/2 when the client offers it (ALPN "h2"), and the backend must then
+  /// speak cleartext HTTP/2 (the self-test's HTTP/2 streamer); without, clients get HTTP/1.1.
+  TlsFront(const TestCertificate& certificate, uint16_t backend_port, bool offer_h2 = false);
   ~TlsFront();
   TlsFront(const TlsFront&) = delete;
   TlsFront& operator=(const TlsFront&) = delete;
