@@ -22,6 +22,7 @@
 
 #include "core/clock.h"
 #include "selftest/chunk_template.h"
+#include "selftest/tls_server.h"
 
 namespace sm {
 
@@ -47,11 +48,14 @@ struct Streamer;
 struct H2Conn {
   Streamer* server = nullptr;
   int fd = -1;
+  SSL* ssl = nullptr;        ///< --tls: the connection's TLS session ("h2" negotiated)
+  bool handshaking = false;  ///< --tls: the handshake has not finished
   nghttp2_session* session = nullptr;
   std::string out;  ///< frames waiting for the socket
   std::unordered_map<int32_t, std::unique_ptr<H2Stream>> streams;
   ~H2Conn() {
     if (session) nghttp2_session_del(session);
+    if (ssl) SSL_free(ssl);
   }
 };
 
@@ -66,6 +70,7 @@ struct Streamer {
   bool released = false;
   StreamerStats served;
   nghttp2_session_callbacks* callbacks = nullptr;
+  std::unique_ptr<TlsServerContext> tls;  ///< --tls
 
   Streamer(const StreamerConfig& c, const Clock& k) : config(c), clock(k) {}
 
@@ -142,6 +147,7 @@ struct Streamer {
 
   // nghttp2's frames into conn.out, then as much of conn.out as the socket takes. False: close.
   bool send(H2Conn& c) {
+    if (c.handshaking) return true;
     while (true) {
       const uint8_t* data = nullptr;
       const ssize_t n = nghttp2_session_mem_send(c.session, &data);
@@ -152,7 +158,8 @@ struct Streamer {
     }
     size_t at = 0;
     while (at < c.out.size()) {
-      const ssize_t n = ::send(c.fd, c.out.data() + at, c.out.size() - at, MSG_NOSIGNAL | MSG_DONTWAIT);
+      const ssize_t n = c.ssl ? tls_write(c.ssl, c.out.data() + at, c.out.size() - at)
+                              : ::send(c.fd, c.out.data() + at, c.out.size() - at, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ENOBUFS || errno == ENOMEM) break;
         c.out.erase(0, at);
@@ -203,6 +210,10 @@ struct Streamer {
       auto conn = std::make_unique<H2Conn>();
       conn->server = this;
       conn->fd = fd;
+      if (tls) {
+        conn->ssl = tls->wrap(fd);
+        conn->handshaking = true;
+      }
       nghttp2_session_server_new(&conn->session, callbacks, conn.get());
       nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, kMaxConcurrentStreams}};
       nghttp2_submit_settings(conn->session, NGHTTP2_FLAG_NONE, settings, 1);
@@ -218,9 +229,14 @@ struct Streamer {
 
   // Reads what the client sent (requests, window updates, resets) and answers. False: close.
   bool receive(H2Conn& c) {
+    if (c.handshaking) {
+      const int h = tls_handshake(c.ssl);
+      if (h <= 0) return h == 0;
+      c.handshaking = false;
+    }
     char buf[16384];
     while (true) {
-      const ssize_t r = ::recv(c.fd, buf, sizeof buf, 0);
+      const ssize_t r = c.ssl ? tls_read(c.ssl, buf, sizeof buf) : ::recv(c.fd, buf, sizeof buf, 0);
       if (r == 0) return false;
       if (r < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
       const ssize_t used = nghttp2_session_mem_recv(c.session, reinterpret_cast<const uint8_t*>(buf), static_cast<size_t>(r));
@@ -254,6 +270,14 @@ int run_h2_streamer(const StreamerConfig& config, int port_fd, StreamerStats* st
   ::close(port_fd);
 
   Streamer s(config, clock);
+  if (config.tls) {
+    auto made = TlsServerContext::create(true);
+    if (!made) {
+      std::fprintf(stderr, "selftest streamer: %s\n", made.error().message.c_str());
+      return 1;
+    }
+    s.tls = std::move(*made);
+  }
   nghttp2_session_callbacks_new(&s.callbacks);
   nghttp2_session_callbacks_set_on_begin_headers_callback(s.callbacks, &Streamer::on_begin_headers);
   nghttp2_session_callbacks_set_on_header_callback(s.callbacks, &Streamer::on_header);
@@ -293,7 +317,7 @@ int run_h2_streamer(const StreamerConfig& config, int port_fd, StreamerStats* st
       if (it == s.conns.end()) continue;
       H2Conn& c = *it->second;
       bool ok = !(events[i].events & (EPOLLHUP | EPOLLERR));
-      if (ok && (events[i].events & EPOLLIN)) ok = s.receive(c);
+      if (ok && (c.ssl || (events[i].events & EPOLLIN))) ok = s.receive(c);
       if (ok) ok = (!s.paced && s.released) ? s.fill(c) : s.send(c);
       if (!ok) s.close_conn(fd);
     }

@@ -31,6 +31,7 @@ struct SelftestOptions {
   bool lag = true;                ///< also run the paced phase (lag below the ceiling)
   bool python = true;             ///< also run the Python comparison (when python3 + aiohttp exist)
   bool http2 = false;             ///< HTTP/2: the streamer speaks it and the client multiplexes (run --http2)
+  bool tls = false;               ///< https: the streamer encrypts, the client decrypts (a remote server's cost)
   std::string self_exe = "/proc/self/exe";  ///< binary that runs the streamer (hidden subcommand)
 };
 

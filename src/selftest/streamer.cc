@@ -13,12 +13,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/clock.h"
 #include "selftest/chunk_template.h"
 #include "selftest/h2_streamer.h"
+#include "selftest/tls_server.h"
 
 namespace sm {
 
@@ -32,6 +34,8 @@ constexpr int64_t kHoldLimitNs = 30'000'000'000;  ///< release held streams afte
 
 struct Conn {
   int fd = -1;
+  SSL* ssl = nullptr;       ///< --tls: the connection's TLS session
+  bool handshaking = false; ///< --tls: the handshake has not finished
   bool streaming = false;   ///< request read, headers sent
   std::string in;           ///< request bytes until the blank line (+ body, ignored)
   std::string out;          ///< bytes waiting to be written
@@ -43,6 +47,15 @@ struct Conn {
 int run_streamer(const StreamerConfig& config, int port_fd, StreamerStats* stats) {
   if (config.http2) return run_h2_streamer(config, port_fd, stats);
   const Clock& clock = SteadyClock::instance();
+  std::unique_ptr<TlsServerContext> tls;
+  if (config.tls) {
+    auto made = TlsServerContext::create(false);
+    if (!made) {
+      std::fprintf(stderr, "selftest streamer: %s\n", made.error().message.c_str());
+      return 1;
+    }
+    tls = std::move(*made);
+  }
   int listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   int one = 1;
   setsockopt(listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -85,7 +98,8 @@ int run_streamer(const StreamerConfig& config, int port_fd, StreamerStats* stats
   auto append_chunks = [&](Conn& c, int n, int64_t stamp_ns) { tmpl.append(c.out, n, c.sent_tokens, stamp_ns); };
   auto flush = [&](Conn& c) -> bool {
     while (!c.out.empty()) {
-      ssize_t n = ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      ssize_t n = c.ssl ? tls_write(c.ssl, c.out.data(), c.out.size())
+                        : ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return true;
         if (errno == ENOBUFS || errno == ENOMEM) return true;  // kernel memory pressure: try again later
@@ -98,6 +112,7 @@ int run_streamer(const StreamerConfig& config, int port_fd, StreamerStats* stats
   };
   auto close_conn = [&](int fd) {
     epoll_ctl(ep, EPOLL_CTL_DEL, fd, nullptr);
+    if (conns[static_cast<size_t>(fd)].ssl) SSL_free(conns[static_cast<size_t>(fd)].ssl);
     ::close(fd);
     conns[static_cast<size_t>(fd)] = Conn{};
     std::erase(streaming, fd);
@@ -144,6 +159,10 @@ int run_streamer(const StreamerConfig& config, int port_fd, StreamerStats* stats
           // buffers (megabytes each) drive TCP into memory pressure, which is not what is measured.
           setsockopt(cfd, SOL_SOCKET, SO_SNDBUF, &kSendBufferBytes, sizeof kSendBufferBytes);
           conns[static_cast<size_t>(cfd)] = Conn{cfd};
+          if (tls) {
+            conns[static_cast<size_t>(cfd)].ssl = tls->wrap(cfd);
+            conns[static_cast<size_t>(cfd)].handshaking = true;
+          }
           epoll_event cev{};
           cev.events = EPOLLIN | EPOLLOUT | EPOLLET;
           cev.data.fd = cfd;
@@ -157,11 +176,21 @@ int run_streamer(const StreamerConfig& config, int port_fd, StreamerStats* stats
         close_conn(fd);
         continue;
       }
-      if (!c.streaming && (events[i].events & EPOLLIN)) {
+      if (c.handshaking) {
+        const int h = tls_handshake(c.ssl);
+        if (h < 0) {
+          close_conn(fd);
+          continue;
+        }
+        if (h == 0) continue;
+        c.handshaking = false;  // the request may have come with the handshake's last bytes: read on
+      }
+      if (!c.streaming && (c.ssl || (events[i].events & EPOLLIN))) {
         char buf[16384];
         ssize_t r;
-        while ((r = ::recv(fd, buf, sizeof buf, 0)) > 0) c.in.append(buf, static_cast<size_t>(r));
-        if (r == 0) {
+        while ((r = c.ssl ? tls_read(c.ssl, buf, sizeof buf) : ::recv(fd, buf, sizeof buf, 0)) > 0)
+          c.in.append(buf, static_cast<size_t>(r));
+        if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
           close_conn(fd);
           continue;
         }

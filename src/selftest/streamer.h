@@ -20,6 +20,9 @@ struct StreamerConfig {
   /// Speak HTTP/2 (cleartext, prior knowledge) instead of HTTP/1.1: every connection carries any
   /// number of streams (selftest --http2).
   bool http2 = false;
+  /// Serve https (a throwaway certificate; with http2, "h2" negotiated in the handshake) so the
+  /// client's TLS path is measured too (selftest --tls).
+  bool tls = false;
 };
 
 /// What a streamer served, for tests that run it in a thread.

@@ -83,6 +83,14 @@ TEST(ConnectionCli, ProbeNeedsTheGatewaysHeader) {
   EXPECT_NE(ok.out.find("scripted-model"), std::string::npos) << ok.out;
 }
 
+TEST(ConnectionCli, SelftestHttp2OverTlsMeasures) {
+  test::TempDir dir;
+  Outcome r = run_binary(dir, "selftest --http2 --tls --streams 4 --seconds 0.3 --no-lag --format json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"http_version\": \"2\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"tls\": true"), std::string::npos) << r.out;
+}
+
 TEST(ConnectionCli, SelftestHttp2MeasuresOrSaysWhichLibcurlItNeeds) {
   test::TempDir dir;
   Outcome r = run_binary(dir, "selftest --http2 --streams 4 --seconds 0.3 --no-lag --format json");
@@ -94,6 +102,7 @@ TEST(ConnectionCli, SelftestHttp2MeasuresOrSaysWhichLibcurlItNeeds) {
     EXPECT_NE(r.err.find("--http2 needs libcurl 8.0.0 or later: this one (" + libcurl_version() + ")"),
               std::string::npos)
         << r.err;
+    EXPECT_NE(r.err.find("add --tls"), std::string::npos) << r.err;
   }
 }
 

@@ -138,5 +138,28 @@ TEST(H2Streamer, RoundTripNegotiatesHttp2) {
   streamer.join();
 }
 
+TEST(H2Streamer, OverItsOwnTlsTheStreamersServeBothVersions) {
+  for (bool http2 : {false, true}) {
+    StreamerConfig config;
+    config.http2 = http2;
+    config.tls = true;
+    config.run_s = 3;
+    config.hold_streams = 8;
+    StreamerThread streamer(config);
+    CountingHandler handler;
+    StreamClientOptions options;
+    options.connection.http2 = http2;
+    options.connection.insecure = true;  // the streamer's throwaway certificate
+    options.connection.proxy = "";
+    StreamClient client(SteadyClock::instance(), handler, options);
+    stream_until_all_produce(client, handler, "https://127.0.0.1:" + std::to_string(streamer.port()) + "/v1/completions", 8);
+    EXPECT_TRUE(handler.errors.empty()) << handler.errors.front();
+    EXPECT_EQ(handler.events.size(), 8u) << (http2 ? "HTTP/2" : "HTTP/1.1");
+    const StreamerStats stats = streamer.join();
+    EXPECT_EQ(stats.streams, 8);
+    EXPECT_EQ(stats.connections, http2 ? 1 : 8) << (http2 ? "HTTP/2" : "HTTP/1.1");
+  }
+}
+
 }  // namespace
 }  // namespace sm
