@@ -21,6 +21,7 @@ struct TargetConfig {
   double connect_timeout_s = 10;  ///< TCP/TLS connect limit per request
   double read_timeout_s = 600;    ///< a stream silent this long fails (prefill of long prompts is slow)
   int64_t busy_poll_ns = kDefaultBusyPollNs;  ///< StreamClientOptions::busy_poll_ns
+  ConnectionOptions connection;   ///< --cacert, --insecure, --header, --proxy, --http2: on every request
 };
 
 /// The validated configuration of one run.

@@ -28,6 +28,7 @@
 #include "metrics/cell_metrics.h"
 #include "metrics/stats.h"
 #include "report/report.h"
+#include "net/round_trip.h"
 #include "net/url.h"
 #include "result/redact_result.h"
 #include "result/result_json.h"
@@ -78,13 +79,17 @@ std::string unit_summary(const DecodeCell& cell) {
 
 bool use_color(std::FILE* f) { return isatty(fileno(f)) && std::getenv("NO_COLOR") == nullptr; }
 
-StreamClientOptions client_options(const TargetConfig& target) {
+StreamClientOptions client_options(const TargetConfig& target, const ConnectionOptions& connection) {
   StreamClientOptions o;
   o.connect_timeout_s = target.connect_timeout_s;
   o.read_timeout_s = target.read_timeout_s;
   o.busy_poll_ns = target.busy_poll_ns;
+  o.connection = connection;
   return o;
 }
+
+// Small GETs timed before the first cell: the median is the run's network round trip.
+constexpr int kRoundTripRequests = 5;
 
 // One run of the matrix: the stages of design.md's data flow, in order.
 class MatrixRun {
@@ -92,7 +97,7 @@ class MatrixRun {
   MatrixRun(const RunConfig& config, const Clock& clock)
       : config_(config),
         clock_(clock),
-        loop_(clock, client_options(config.target)),
+        connection_(config.target.connection),
         progress_(stdout, !config.quiet && isatty(fileno(stdout)) && !config.json_output, use_color(stdout), clock,
                   // Not a terminal (a log, CI, nohup): a line per finished cell on stderr instead.
                   !config.quiet && !(isatty(fileno(stdout)) && !config.json_output) ? stderr : nullptr),
@@ -103,7 +108,9 @@ class MatrixRun {
  private:
   Result<void> launch();
   Result<void> start_embedded_engine();
+  Result<void> connect();
   Result<void> probe();
+  void report_unreachable(const Error& error);
   Result<void> prepare();
   Result<void> prepare_resume();
   Result<void> calibrate_counter();
@@ -120,13 +127,16 @@ class MatrixRun {
   static bool ignores_max_tokens(const RequestRecord& r);
   void note_once_ignores_max_tokens(const RequestRecord& r);
   void save();
+  ConnectionInfo connection_info() const;
   RedactOptions redact_options() const;
   void note(const std::string& message);
   int finish(bool interrupted);
 
   const RunConfig& config_;
   const Clock& clock_;
-  ClosedLoop loop_;
+  ConnectionOptions connection_;  ///< the run's connection options, as connect() settled them
+  std::optional<RoundTrip> round_trip_;  ///< connect()'s measurement
+  std::unique_ptr<ClosedLoop> loop_;  ///< the measuring loop (made by connect(), with connection_)
   ProgressLine progress_;
   ProbeResult probe_;
   CapacityLimits limits_;
@@ -159,6 +169,7 @@ Result<void> MatrixRun::start_embedded_engine() {
   if (!server) return std::unexpected(server.error());
   sim_ = std::move(*server);
   base_url_ = sim_->base_url();
+  connection_.proxy = "";  // in this process, on loopback: never through a proxy
   std::fprintf(stderr, "speedmatrix: no --url given: measuring the built-in simulated engine (%s) at %s\n",
                sim_->model_id().c_str(), base_url_.c_str());
   return {};
@@ -175,7 +186,10 @@ Result<void> MatrixRun::launch() {
   std::fprintf(stderr, "speedmatrix: starting the server: %s\n",
                redact_command(config_.launch_command, redact_options()).c_str());
   if (auto ok = server_.start(config_.launch_command, launch_log_path_); !ok) return ok;
-  return server_.wait_healthy(join_url(base_url_, "/health"), config_.launch_timeout_s);
+  // Not over HTTP/2 yet: a server that speaks only HTTP/1.1 would never look healthy.
+  ConnectionOptions health = connection_;
+  health.http2 = false;
+  return server_.wait_healthy(join_url(base_url_, "/health"), config_.launch_timeout_s, health);
 }
 
 // Secrets never leave the machine: everything written or printed from result_ goes through
@@ -183,12 +197,30 @@ Result<void> MatrixRun::launch() {
 RedactOptions MatrixRun::redact_options() const {
   RedactOptions options;
   options.drop_host = config_.redact_host;
+  for (const auto& h : connection_.headers) options.secrets.push_back(header_value(h));
   if (options.drop_host) {
     options.hosts.push_back(url_host(base_url_));
     char host[256] = {};
     if (gethostname(host, sizeof host - 1) == 0) options.hosts.emplace_back(host);
   }
   return options;
+}
+
+ConnectionInfo MatrixRun::connection_info() const {
+  ConnectionInfo c;
+  c.tls = is_https_url(base_url_);
+  c.tls_verified = c.tls && !connection_.insecure;
+  if (c.tls) c.cacert = connection_.cacert_file;
+  c.proxy = effective_proxy(base_url_, connection_);
+  if (!c.proxy.empty()) c.proxy_source = connection_.proxy ? "--proxy" : "environment";
+  c.http2_requested = config_.target.connection.http2;
+  for (const auto& h : connection_.headers) c.headers.push_back(header_name(h) + ": " + std::string(kRedacted));
+  if (round_trip_) {
+    c.http_version = round_trip_->http_version;
+    if (!round_trip_->samples_ms.empty()) c.rtt_ms = round_trip_->median_ms;
+    c.rtt_requests = static_cast<int64_t>(round_trip_->samples_ms.size());
+  }
+  return c;
 }
 
 void MatrixRun::note(const std::string& message) {
@@ -206,10 +238,48 @@ HttpRequest MatrixRun::completion_request(const std::string& prompt, int64_t max
                      build_completion_body(probe_.kind, config_.target.api, spec), headers_};
 }
 
-Result<void> MatrixRun::probe() {
+// The first contact: a few small GETs on one connection give the network round trip, settle the
+// HTTP version (--http2 against a server that does not speak it falls back to HTTP/1.1), and
+// fail early, with the fix named, on a certificate, proxy or header problem.
+Result<void> MatrixRun::connect() {
   if (!config_.target.api_key.empty()) headers_.push_back("Authorization: Bearer " + config_.target.api_key);
+  const HttpRequest models{join_url(base_url_, "/v1/models"), "", headers_};
+  if (connection_.http2 && !is_https_url(base_url_) && !libcurl_reuses_cleartext_http2()) {
+    note(fmt::format("--http2: this libcurl ({}) cannot reuse an HTTP/2 connection over plain http (curl issue "
+                     "#10634, fixed in 8.0.0); the run uses HTTP/1.1. HTTP/2 over https works",
+                     libcurl_version()));
+    connection_.http2 = false;
+  }
+  auto measured = measure_round_trip(models, connection_, kRoundTripRequests);
+  if (!measured && connection_.http2 && !is_https_url(base_url_)) {
+    ConnectionOptions plain = connection_;
+    plain.http2 = false;
+    if (auto retried = measure_round_trip(models, plain, kRoundTripRequests)) {
+      note("--http2: the server does not speak HTTP/2 over plain http (prior knowledge failed: " +
+           measured.error().message + "); the run uses HTTP/1.1");
+      connection_ = plain;
+      measured = std::move(retried);
+    }
+  }
+  if (!measured) return std::unexpected(measured.error());
+  if (measured->http_status == 401 || measured->http_status == 403)
+    return fail(ErrorCode::Http,
+                fmt::format("{} answered HTTP {}: the server wants credentials: --api-key KEY (sent as "
+                            "Authorization: Bearer), or the header it expects with --header 'Name: value'",
+                            models.url, measured->http_status));
+  if (connection_.http2 && measured->http_version != "2")
+    note(fmt::format("--http2: the server answered with HTTP/{}; each stream gets its own connection",
+                     measured->http_version.empty() ? "?" : measured->http_version));
+  if (connection_.insecure && is_https_url(base_url_))
+    note("--insecure: the server's TLS certificate is not checked; the result and the report say so");
+  round_trip_ = std::move(*measured);
+  loop_ = std::make_unique<ClosedLoop>(clock_, client_options(config_.target, connection_));
+  return {};
+}
+
+Result<void> MatrixRun::probe() {
   ProbeOptions opts{base_url_, headers_, config_.target.model};
-  auto probed = probe_server(opts, default_transport());
+  auto probed = probe_server(opts, default_transport(connection_));
   if (!probed) return std::unexpected(probed.error());
   probe_ = std::move(*probed);
   if (probe_.kind == EngineKind::LlamaCpp && !launch_log_path_.empty()) {
@@ -249,9 +319,13 @@ Result<void> MatrixRun::prepare_resume() {
     return fail(ErrorCode::InvalidArgument,
                 fmt::format("--resume: the server now serves '{}', the interrupted run measured '{}'",
                             probe_.engine.model, stored->engine.model));
+  const bool was_unverified = stored->connection && stored->connection->tls && !stored->connection->tls_verified;
   result_ = std::move(*stored);
   result_.target_url = base_url_;  // the embedded engine or a relaunched server may listen elsewhere now
   ++result_.resumes;
+  // How this session reached the server; a certificate left unchecked by any session stays said.
+  result_.connection = connection_info();
+  if (was_unverified) result_.connection->tls_verified = false;
   result_.finished_at.clear();
   run_dir_ = config_.resume_dir;
   matrix_ = config_.matrix;
@@ -292,6 +366,7 @@ Result<void> MatrixRun::prepare() {
   result_.target_url = base_url_;
   result_.launch_command = config_.launch_command;
   result_.engine = probe_.engine;
+  result_.connection = connection_info();
   attribute_hardware(result_, config_, base_url_);
   if (sim_) {
     // The machine being "measured" is the simulated one: its GPU comes from the calculator.
@@ -378,7 +453,7 @@ RequestRecord MatrixRun::single_request(const std::string& prompt, int64_t promp
       config_.request_timeout_s > 0 ? config_.request_timeout_s : default_request_timeout_s(prompt_tokens);
   spec.request_timeout_ns = static_cast<int64_t>(timeout_s * 1e9);
   spec.on_tick = [this] { progress_.tick(); };
-  LoopOutcome out = loop_.run(spec);
+  LoopOutcome out = loop_->run(spec);
   if (out.interrupted) error = "interrupted";
   if (out.records.empty()) {
     if (error.empty()) error = "request was not sent";
@@ -410,7 +485,7 @@ Result<void> MatrixRun::calibrate_counter() {
   std::string error;
   if (probe_.engine.tokenize_endpoint) {
     endpoint_counter_ = make_endpoint_counter(probe_.kind, base_url_, probe_.engine.model, headers_,
-                                              default_transport());
+                                              default_transport(connection_));
     auto counted = endpoint_counter_->count(sample);
     if (counted) {
       RequestRecord r = single_request(sample, *counted, 1, error);
@@ -457,7 +532,7 @@ Result<BuiltPrompt> MatrixRun::build_prompt(int64_t context, const std::string& 
 
 ServerWatch& MatrixRun::watch() {
   if (!watch_) {
-    ServerWatchOptions o{probe_.kind, base_url_, headers_, load_transport(), config_.drain_timeout_s};
+    ServerWatchOptions o{probe_.kind, base_url_, headers_, load_transport(connection_), config_.drain_timeout_s};
     watch_ = std::make_unique<ServerWatch>(
         o, clock_, [](int64_t ns) { std::this_thread::sleep_for(std::chrono::nanoseconds(ns)); },
         [this](const std::string& n) {
@@ -531,7 +606,7 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
   spec.ramp_timeout_ns = static_cast<int64_t>(config_.ramp_timeout_s * 1e9);
   spec.on_tick = [this] { progress_.tick(); };
   watch().window_opening(matrix_.duration_s);
-  LoopOutcome out = loop_.run(spec);
+  LoopOutcome out = loop_->run(spec);
   watch().window_closed(out, cell);  // server_running_mean; SGLang's cut requests aborted
   progress_.end();
   // Context 0 is the shortest prompt: its target is whatever the head measured.
@@ -596,7 +671,7 @@ void MatrixRun::start_telemetry_sampling() {
   o.kind = probe_.kind;
   o.base_url = base_url_;
   o.headers = headers_;
-  o.transport = load_transport();
+  o.transport = load_transport(connection_);
   o.run_dir = run_dir_;
   o.series_file = result_.resumes > 0 ? fmt::format("telemetry-resume{}.jsonl", result_.resumes) : "telemetry.jsonl";
   telemetry_ = start_telemetry(o, clock_, [this](const std::string& n) {
@@ -671,6 +746,18 @@ int MatrixRun::finish(bool interrupted) {
   return interrupted ? kExitInterrupted : kExitOk;
 }
 
+// The first contact failed. A resumed --url run says what to do: its server must still be there.
+void MatrixRun::report_unreachable(const Error& error) {
+  if (!config_.resume_dir.empty() && !sim_ && config_.launch_command.empty() &&
+      (error.code == ErrorCode::Network || error.code == ErrorCode::Timeout))
+    std::fprintf(stderr,
+                 "speedmatrix run: --resume: the interrupted run's server does not answer: %s\n"
+                 "  Start it again (the same model and settings), or give --url where it runs now.\n",
+                 redact_text(error.message, redact_options()).c_str());
+  else
+    std::fprintf(stderr, "speedmatrix run: %s\n", error.message.c_str());
+}
+
 int MatrixRun::execute() {
   // The client's own ceiling first (~1 s), while nothing else runs: every cell is compared to it.
   std::optional<double> ceiling_tok_s;
@@ -690,15 +777,12 @@ int MatrixRun::execute() {
     std::fprintf(stderr, "speedmatrix run: %s\n", ok.error().message.c_str());
     return interrupt_requested() ? kExitInterrupted : kExitFailure;
   }
+  if (auto ok = connect(); !ok) {
+    report_unreachable(ok.error());
+    return kExitFailure;
+  }
   if (auto ok = probe(); !ok) {
-    if (!config_.resume_dir.empty() && !sim_ && config_.launch_command.empty() &&
-        (ok.error().code == ErrorCode::Network || ok.error().code == ErrorCode::Timeout))
-      std::fprintf(stderr,
-                   "speedmatrix run: --resume: the interrupted run's server does not answer: %s\n"
-                   "  Start it again (the same model and settings), or give --url where it runs now.\n",
-                   redact_text(ok.error().message, redact_options()).c_str());
-    else
-      std::fprintf(stderr, "speedmatrix run: %s\n", ok.error().message.c_str());
+    report_unreachable(ok.error());
     return kExitFailure;
   }
   if (auto ok = prepare(); !ok) {

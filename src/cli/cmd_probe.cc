@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "cli/commands.h"
+#include "cli/connection_flags.h"
 #include "core/units.h"
 #include "engines/probe.h"
 #include "net/url.h"
@@ -17,6 +18,7 @@ namespace {
 struct ProbeFlags {
   std::string url;
   std::string api_key;
+  ConnectionFlags connection;  ///< --cacert, --insecure, --header, --proxy
   std::string model;
   std::string format = "term";
 };
@@ -64,6 +66,7 @@ void add_probe_command(CLI::App& app, Action& action) {
               "Example: speedmatrix probe --url http://127.0.0.1:8080 --format json");
   cmd->add_option("--url", flags->url, "Base URL of an OpenAI-compatible server")->required();
   cmd->add_option("--api-key", flags->api_key, "Bearer token; default: $SPEEDMATRIX_API_KEY, else $OPENAI_API_KEY");
+  add_connection_flags(cmd, flags->connection, false, "the server");
   cmd->add_option("--model", flags->model, "Model to describe; default: the first the server lists");
   cmd->add_option("--format", flags->format, "'term' or 'json'")->capture_default_str()->check(CLI::IsMember({"term", "json"}));
   cmd->callback([flags, &action]() {
@@ -82,7 +85,12 @@ void add_probe_command(CLI::App& app, Action& action) {
         if (const char* k = std::getenv("OPENAI_API_KEY"); k && *k) key = k;
       std::vector<std::string> headers;
       if (!key.empty()) headers.push_back("Authorization: Bearer " + key);
-      auto probed = probe_server({url, headers, flags->model}, default_transport());
+      auto connection = to_connection_options(flags->connection);
+      if (!connection) {
+        std::fprintf(stderr, "speedmatrix probe: %s\n", connection.error().message.c_str());
+        return kExitUsage;
+      }
+      auto probed = probe_server({url, headers, flags->model}, default_transport(*connection));
       if (!probed) {
         std::fprintf(stderr, "speedmatrix probe: %s\n", probed.error().message.c_str());
         return kExitFailure;

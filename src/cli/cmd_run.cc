@@ -11,6 +11,7 @@
 #include "bench/resume.h"
 #include "bench/runner.h"
 #include "cli/commands.h"
+#include "cli/connection_flags.h"
 #include "core/units.h"
 #include "net/url.h"
 #include "report/plan_text.h"
@@ -33,6 +34,7 @@ struct RunFlags {
   HardwareDeclaration hardware;  ///< --server-hardware, --gpu, --gpu-count
   std::string api = "completions";
   std::string api_key;
+  ConnectionFlags connection;  ///< --cacert, --insecure, --header, --proxy, --http2
   std::string model;
   std::string contexts;
   std::string concurrency;
@@ -93,6 +95,9 @@ Result<RunConfig> to_config(const RunFlags& f) {
   c.target.read_timeout_s = f.timeout_s;
   c.target.connect_timeout_s = f.connect_timeout_s;
   c.target.busy_poll_ns = static_cast<int64_t>(f.busy_poll_us * 1e3);
+  auto connection = to_connection_options(f.connection);
+  if (!connection) return std::unexpected(connection.error());
+  c.target.connection = std::move(*connection);
 
   auto with_flag = [](const char* flag, Error e) { return fail(e.code, fmt::format("{}: {}", flag, e.message)); };
   auto max_out = parse_token_count(f.max_output);
@@ -192,6 +197,7 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   // A run that dropped its hostname keeps doing so when resumed.
   c.redact_host = from_flags.redact_host || stored->hardware.hostname == kRedactedHost;
   c.target.api_key = from_flags.target.api_key;
+  c.target.connection = from_flags.target.connection;  // header values were never stored: give them again
   c.target.read_timeout_s = from_flags.target.read_timeout_s;
   c.target.connect_timeout_s = from_flags.target.connect_timeout_s;
   c.target.busy_poll_ns = from_flags.target.busy_poll_ns;
@@ -248,6 +254,7 @@ void add_run_command(CLI::App& app, Action& action) {
       "  speedmatrix run --url http://127.0.0.1:8000\n"
       "  speedmatrix run --url http://host:8080 --contexts 0,4K --concurrency 1,2,4 --duration 10\n"
       "  speedmatrix run --url http://gpu-box:8000 --server-hardware gpu-box.json  (from `speedmatrix hardware --out`)\n"
+      "  speedmatrix run --url https://lab-box:8443 --cacert lab-ca.pem --header 'api-key: KEY' --http2\n"
       "  speedmatrix run --dry-run --kv-capacity 530000 --max-model-len 262144 --format json");
   run->add_option("--url", flags->url, "Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000");
   run->add_option("--launch", flags->launch,
@@ -269,6 +276,7 @@ void add_run_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   run->add_option("--api-key", flags->api_key,
                   "Bearer token; default: $SPEEDMATRIX_API_KEY, else $OPENAI_API_KEY");
+  add_connection_flags(run, flags->connection, true, "the server");
   run->add_option("--model", flags->model, "Model id to request; default: the first model the server lists");
   run->add_option("--contexts", flags->contexts,
                   "Decode rows: prompt tokens shared by the streams of a cell, comma list, or 'none' (prefill rows "

@@ -10,6 +10,7 @@
 #include "telemetry/telemetry_recorder.h"
 #include "telemetry/telemetry_sources_open.h"
 #include "selftest/selftest.h"
+#include "net/connection_options.h"
 #include "selftest/streamer.h"
 
 namespace sm::cli {
@@ -26,6 +27,8 @@ struct SelftestFlags {
   double busy_poll_us = 0;  ///< set with its default by add_busy_poll_option
   double streamer_tick_us = 0;
   bool telemetry = false;
+  bool http2 = false;
+  bool tls = false;
   double telemetry_interval_s = 0.5;
   std::string nvml_lib;
 };
@@ -49,8 +52,10 @@ std::unique_ptr<TelemetryRecorder> start_selftest_telemetry(const SelftestFlags&
   return recorder;
 }
 
-void print_term(const std::vector<SelftestPoint>& points, double paced_rate) {
-  std::printf("speedmatrix client ceiling (one core; fast local streamer in a child process)\n\n");
+void print_term(const std::vector<SelftestPoint>& points, double paced_rate, bool http2, bool tls) {
+  std::printf("speedmatrix client ceiling (one core; fast local streamer in a child process; %s%s)\n\n",
+              http2 ? "HTTP/2, the streams multiplexed on one connection" : "HTTP/1.1, one connection per stream",
+              tls ? ", over TLS" : "");
   std::printf("%8s %14s %12s %12s %10s %16s %8s\n", "streams", "tokens/s", "lag p50 µs", "lag p99 µs", "RSS MiB",
               "python tokens/s", "ratio");
   for (const auto& p : points) {
@@ -79,6 +84,14 @@ void add_selftest_command(CLI::App& app, Action& action) {
   cmd->add_option("--format", flags->format, "'term' or 'json'")->capture_default_str()->check(CLI::IsMember({"term", "json"}));
   cmd->add_flag("--no-python", flags->no_python, "Skip the Python asyncio + aiohttp comparison");
   cmd->add_flag("--no-lag", flags->no_lag, "Skip the paced lag phase");
+  cmd->add_flag("--tls", flags->tls,
+                "The streamer serves https (a throwaway certificate) and the client decrypts, as against a remote "
+                "https server; no Python comparison");
+  cmd->add_flag("--http2", flags->http2,
+                "Measure the client's HTTP/2 path (what run --http2 uses): the streamer speaks HTTP/2 and every "
+                "point's streams are multiplexed on one connection; compare with the default, HTTP/1.1 with one "
+                "connection per stream. No Python comparison (aiohttp's client speaks HTTP/1.1 only). With libcurl "
+                "before 8.0.0 it needs --tls (HTTP/2 over plain http cannot reuse a connection there)");
   cmd->add_option("--paced-rate", flags->paced_rate,
                   "Lag phase: tokens/s per stream, one token per chunk (at most a quarter of the ceiling in all)")
       ->capture_default_str()
@@ -111,6 +124,19 @@ void add_selftest_command(CLI::App& app, Action& action) {
       opts.paced_tok_s_per_stream = flags->paced_rate;
       opts.busy_poll_ns = static_cast<int64_t>(flags->busy_poll_us * 1e3);
       opts.streamer_tick_ns = static_cast<int64_t>(flags->streamer_tick_us * 1e3);
+      opts.http2 = flags->http2;
+      opts.tls = flags->tls;
+      if (opts.tls) opts.python = false;  // the comparison client is plain http
+      if (opts.http2 && !opts.tls && !libcurl_reuses_cleartext_http2()) {
+        // The streamer speaks plain http: the client's HTTP/2 path cannot be measured with this libcurl.
+        std::fprintf(stderr,
+                     "speedmatrix selftest: --http2 needs libcurl 8.0.0 or later: this one (%s) cannot reuse an "
+                     "HTTP/2 connection over plain http (curl issue #10634); add --tls to measure HTTP/2 over https "
+                     "(as run --http2 reaches a remote server)\n",
+                     libcurl_version().c_str());
+        return kExitFailure;
+      }
+      if (opts.http2) opts.python = false;  // aiohttp's client speaks HTTP/1.1 only
       std::unique_ptr<TelemetryRecorder> telemetry;
       if (flags->telemetry) telemetry = start_selftest_telemetry(*flags);
       auto points = run_selftest(opts);
@@ -133,12 +159,14 @@ void add_selftest_command(CLI::App& app, Action& action) {
                          {"lag_p99_us", p.lag_p99_us},
                          {"paced_tokens_per_s", p.paced_tokens_per_s},
                          {"rss_mib", p.rss_mib},
+                         {"http_version", flags->http2 ? "2" : "1.1"},
+                         {"tls", flags->tls},
                          {"python_tokens_per_s", p.python_tokens_per_s ? nlohmann::json(*p.python_tokens_per_s) : nlohmann::json()},
                          {"python_ratio", p.python_tokens_per_s ? nlohmann::json(p.tokens_per_s / *p.python_tokens_per_s)
                                                                 : nlohmann::json()}});
         std::puts(out.dump(2).c_str());
       } else {
-        print_term(*points, flags->paced_rate);
+        print_term(*points, flags->paced_rate, flags->http2, flags->tls);
       }
       return kExitOk;
     };
@@ -153,6 +181,8 @@ void add_selftest_command(CLI::App& app, Action& action) {
   hidden->add_option("--rate", streamer->total_tokens_per_s);
   hidden->add_option("--hold", streamer->hold_streams);
   hidden->add_option("--tick-ns", streamer->tick_ns);
+  hidden->add_flag("--http2", streamer->http2);
+  hidden->add_flag("--tls", streamer->tls);
   hidden->add_option("--port-fd", *port_fd)->required();
   hidden->callback([streamer, port_fd, &action]() {
     action = [streamer, port_fd]() { return run_streamer(*streamer, *port_fd); };

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/connection_flags.h"
 #include "upload/run_upload.h"
 #include "upload/upload_client.h"
 
@@ -21,6 +22,7 @@ struct UploadFlags {
   int retries = 5;
   double timeout_s = 60;
   bool redact_host = false;
+  ConnectionFlags connection;  ///< --cacert, --insecure, --header, --proxy (for the results site)
 };
 
 int send(const std::string& path, upload::UploadOptions options) {
@@ -42,6 +44,12 @@ int run_upload(const UploadFlags& f) {
   options.max_attempts = f.retries + 1;
   options.timeout_s = f.timeout_s;
   options.redact.drop_host = f.redact_host;
+  auto connection = to_connection_options(f.connection);
+  if (!connection) {
+    std::fprintf(stderr, "speedmatrix upload: %s\n", connection.error().message.c_str());
+    return kExitUsage;
+  }
+  options.connection = std::move(*connection);
   if (options.token.empty()) {
     std::fprintf(stderr, "speedmatrix upload: no token: give --token T or set SPEEDMATRIX_UPLOAD_TOKEN\n");
     return kExitUsage;
@@ -97,6 +105,7 @@ void add_upload_command(CLI::App& app, Action& action) {
   cmd->add_option("--retries", flags->retries, "Tries after the first, with exponential backoff (network errors, 429, 5xx)")
       ->capture_default_str();
   cmd->add_option("--timeout", flags->timeout_s, "Seconds one try may take")->capture_default_str();
+  add_connection_flags(cmd, flags->connection, false, "the results site");
   cmd->add_flag("--redact-host", flags->redact_host,
                 "Also drop hostnames and local paths before sending (API keys, tokens, passwords and URL "
                 "credentials are always removed; see `speedmatrix run --help`)");

@@ -201,7 +201,8 @@ Result<ProbeResult> probe_server(const ProbeOptions& options, const HttpTranspor
   if (!models_resp) return fail(models_resp.error().code, fmt::format("cannot reach {}: {}", options.base_url, models_resp.error().message));
   if (models_resp->status == 401 || models_resp->status == 403)
     return fail(ErrorCode::Http, fmt::format("{}/v1/models: HTTP {}: the server wants an API key (--api-key, "
-                                             "SPEEDMATRIX_API_KEY or OPENAI_API_KEY)",
+                                             "SPEEDMATRIX_API_KEY or OPENAI_API_KEY, sent as Authorization: Bearer) "
+                                             "or the header it expects (--header 'Name: value')",
                                              options.base_url, models_resp->status));
   json models = parse_json(models_resp->body);
   if (models_resp->status != 200 || !models.is_object() || !models.contains("data") || !models["data"].is_array())
@@ -299,8 +300,8 @@ std::optional<bool> llamacpp_kv_unified_from_log(std::string_view log) {
   return std::nullopt;
 }
 
-HttpTransport default_transport() {
-  return [](const HttpRequest& req) { return http_fetch(req, FetchOptions{10, 5, 64u << 20}); };
+HttpTransport default_transport(const ConnectionOptions& connection) {
+  return [connection](const HttpRequest& req) { return http_fetch(req, FetchOptions{10, 5, 64u << 20, connection}); };
 }
 
 }  // namespace sm

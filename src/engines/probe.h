@@ -33,8 +33,8 @@ struct ProbeOptions {
 /// Detects the engine (probe order of engines.md) and reads its limits.
 Result<ProbeResult> probe_server(const ProbeOptions& options, const HttpTransport& transport);
 
-/// The production transport (http_fetch, 10 s timeout).
-HttpTransport default_transport();
+/// The production transport (http_fetch, 10 s timeout) with the run's TLS, proxy and headers.
+HttpTransport default_transport(const ConnectionOptions& connection = {});
 
 // Per-engine readers of one response body; exposed for fixture tests.
 struct CapacityReading {

@@ -100,8 +100,8 @@ Result<ServerLoad> ServerLoadReader::read() const {
   return *load_of(*reading);  // a reading always has the running count its parser required
 }
 
-HttpTransport load_transport() {
-  return [](const HttpRequest& req) { return http_fetch(req, FetchOptions{5, 3, 32u << 20}); };
+HttpTransport load_transport(const ConnectionOptions& connection) {
+  return [connection](const HttpRequest& req) { return http_fetch(req, FetchOptions{5, 3, 32u << 20, connection}); };
 }
 
 }  // namespace sm

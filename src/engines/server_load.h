@@ -86,7 +86,7 @@ class ServerLoadReader {
 };
 
 /// The production transport for load reads: http_fetch with short timeouts (a sample that takes
-/// longer than a few seconds is worth less than the next one).
-HttpTransport load_transport();
+/// longer than a few seconds is worth less than the next one), with the run's TLS, proxy and headers.
+HttpTransport load_transport(const ConnectionOptions& connection = {});
 
 }  // namespace sm

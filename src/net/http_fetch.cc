@@ -44,12 +44,14 @@ Result<HttpResponse> http_fetch(const HttpRequest& request, const FetchOptions& 
   curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, error_buf);
   curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, static_cast<long>(options.timeout_s * 1000));
   curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout_s * 1000));
+  apply_connection_options(easy, request.url, options.connection);
   if (!request.body.empty()) {
     headers = curl_slist_append(headers, "Content-Type: application/json");
     curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body.data());
     curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
   }
   for (const auto& h : request.headers) headers = curl_slist_append(headers, h.c_str());
+  headers = append_connection_headers(headers, options.connection);
   curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
   CURLcode code = curl_easy_perform(easy);
   curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &response.status);
@@ -63,7 +65,7 @@ Result<HttpResponse> http_fetch(const HttpRequest& request, const FetchOptions& 
   if (code != CURLE_OK) {
     const char* detail = error_buf[0] ? error_buf : curl_easy_strerror(code);
     return fail(code == CURLE_OPERATION_TIMEDOUT ? ErrorCode::Timeout : ErrorCode::Network,
-                fmt::format("{}: {}", request.url, detail));
+                fmt::format("{}: {}", request.url, transfer_error_text(code, detail, request.url, options.connection)));
   }
   return response;
 }

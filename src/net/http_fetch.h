@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "net/connection_options.h"
 #include "net/stream_client.h"
 
 namespace sm {
@@ -18,6 +19,7 @@ struct FetchOptions {
   double timeout_s = 30;                  ///< whole-request limit
   double connect_timeout_s = 10;          ///< connect limit
   size_t max_body_bytes = 64u << 20;      ///< larger bodies fail with a Protocol error
+  ConnectionOptions connection;           ///< TLS, proxy, HTTP version, extra headers (--cacert, ...)
 };
 
 /// Performs the request. Transport failures are errors; any HTTP status is a response.

@@ -152,6 +152,10 @@ struct StreamClient::Impl {
     curl_easy_setopt(easy, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(easy, CURLOPT_LOW_SPEED_TIME, std::max(1L, static_cast<long>(options.read_timeout_s)));
     if (options.verbose) curl_easy_setopt(easy, CURLOPT_VERBOSE, 1L);
+    apply_connection_options(easy, t->request.url, options.connection);
+    // HTTP/2: a stream started while the first connection is still being set up waits for it
+    // and joins it, instead of opening a connection of its own.
+    if (options.connection.http2) curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
     // "Expect:" off: a large prompt must not wait a second for "100 Continue".
     t->headers = curl_slist_append(t->headers, "Expect:");
     if (!t->request.body.empty()) {
@@ -161,6 +165,7 @@ struct StreamClient::Impl {
       curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(t->request.body.size()));
     }
     for (const auto& h : t->request.headers) t->headers = curl_slist_append(t->headers, h.c_str());
+    t->headers = append_connection_headers(t->headers, options.connection);
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, t->headers);
     uint64_t id = t->id;
     transfers[id] = std::move(t);
@@ -208,7 +213,7 @@ struct StreamClient::Impl {
     } else {
       end.error_code = (code == CURLE_OPERATION_TIMEDOUT) ? ErrorCode::Timeout : ErrorCode::Network;
       const char* detail = t->curl_error[0] ? t->curl_error : curl_easy_strerror(code);
-      end.error = detail;
+      end.error = transfer_error_text(code, detail, t->request.url, options.connection);
       if (code == CURLE_OPERATION_TIMEDOUT && t->bytes_rx > 0)
         end.error = fmt::format("stream stalled: nothing received for {:.0f} s ({})", options.read_timeout_s, detail);
     }
@@ -283,6 +288,11 @@ StreamClient::StreamClient(const Clock& clock, StreamHandler& handler, StreamCli
   curl_multi_setopt(impl_->multi, CURLMOPT_TIMERDATA, impl_.get());
   // Keep a connection per stream alive for the closed loop's next request.
   curl_multi_setopt(impl_->multi, CURLMOPT_MAXCONNECTS, 8192L);
+  // HTTP/2 (--http2): streams share a connection up to the server's own stream limit (its
+  // SETTINGS_MAX_CONCURRENT_STREAMS), not libcurl's default of 100. Without it: no sharing.
+  curl_multi_setopt(impl_->multi, CURLMOPT_PIPELINING,
+                    impl_->options.connection.http2 ? CURLPIPE_MULTIPLEX : CURLPIPE_NOTHING);
+  curl_multi_setopt(impl_->multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 100000L);
 }
 
 StreamClient::~StreamClient() {

@@ -13,6 +13,7 @@
 
 #include "core/clock.h"
 #include "core/error.h"
+#include "net/connection_options.h"
 
 namespace sm {
 
@@ -57,6 +58,9 @@ struct StreamClientOptions {
   /// Poll without sleeping for up to this long after a read while reads come closer together
   /// than that (net/busy_poll.h): keeps wake-up delays out of the stamps. 0 = always sleep.
   int64_t busy_poll_ns = kDefaultBusyPollNs;
+  /// TLS, proxy, extra headers, and HTTP/2: with connection.http2 the streams to one server share
+  /// connections (multiplexed, up to the server's stream limit) instead of one each.
+  ConnectionOptions connection;
 };
 
 class StreamClient {

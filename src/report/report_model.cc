@@ -11,6 +11,7 @@
 #include "core/units.h"
 #include "metrics/cell_metrics.h"
 #include "report/cell_format.h"
+#include "report/connection_model.h"
 #include "report/telemetry_model.h"
 
 namespace sm::report {
@@ -476,6 +477,7 @@ std::vector<Finding> findings(const RunResult& r) {
     info("The hardware was declared by whoever ran the benchmark (" + r.hardware.source_detail +
          "), not probed by speedmatrix on the server.");
   for (auto& note : telemetry_notes(r)) out.push_back(std::move(note));
+  for (auto& note : connection_findings(r)) out.push_back(std::move(note));
   if (!r.engine.forces_output_length)
     warn("Output length not forced: this engine cannot ignore end of sequence, so requests may end before "
          "max output and cells measure a mix of prefill and decode.");
@@ -681,6 +683,7 @@ ReportModel build_report_model(const RunResult& r) {
   m.kind_label = kind_display(r.kind);
   m.headline = headline_figures(r);
   m.facts = {hardware_facts(r.hardware), engine_facts(r.engine), run_facts(r)};
+  if (auto connection = connection_facts(r)) m.facts.push_back(std::move(*connection));
   if (r.client_hardware) m.facts.push_back(client_facts(*r.client_hardware));
   add_telemetry_facts(m.facts, r);
   m.launch_command = r.launch_command;

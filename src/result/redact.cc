@@ -468,8 +468,19 @@ std::string redact_host_names(std::string s, const std::vector<std::string>& hos
 
 }  // namespace
 
+// Every occurrence of a value the run knows is secret (a --header value) becomes <redacted>.
+static std::string redact_literals(std::string out, const std::vector<std::string>& secrets) {
+  for (const auto& secret : secrets) {
+    if (secret.size() < kMinLiteralSecretBytes) continue;
+    for (size_t at = out.find(secret); at != std::string::npos; at = out.find(secret, at + kRedacted.size()))
+      out.replace(at, secret.size(), kRedacted);
+  }
+  return out;
+}
+
 std::string redact_text(std::string_view text, const RedactOptions& options) {
-  std::string out = redact_urls(text, options);
+  std::string out = redact_literals(std::string(text), options.secrets);
+  out = redact_urls(out, options);
   out = redact_assignments(out);
   out = redact_key_shapes(out);
   if (options.drop_host) {
@@ -484,7 +495,7 @@ std::string redact_command(std::string_view command, const RedactOptions& option
 }
 
 std::string redact_url(std::string_view url, const RedactOptions& options) {
-  std::string out = redact_one_url(url, options);
+  std::string out = redact_one_url(redact_literals(std::string(url), options.secrets), options);
   out = redact_key_shapes(out);
   if (options.drop_host) out = redact_host_names(std::move(out), options.hosts);
   return out;

@@ -20,6 +20,7 @@
 //    AIza… (prefix kept: `sk-<redacted>`), only as whole words ("task-…" is not a key);
 //  - URL user info (`http://<redacted>@host`) and key-like query or fragment parameters (the
 //    names above plus key, sig, signature, auth, ...; case-insensitive).
+//  - any of RedactOptions::secrets, wherever it appears (a server that echoes a header back);
 // With drop_host also:
 //  - the host of every URL (`http://<redacted-host>:8000`, the port is kept), every name in
 //    `hosts` wherever it appears as a word, and
@@ -37,9 +38,16 @@ inline constexpr std::string_view kRedacted = "<redacted>";
 inline constexpr std::string_view kRedactedHost = "<redacted-host>";
 inline constexpr std::string_view kRedactedDir = "<dir>";
 
+/// Literal secrets shorter than this are not searched for (a header value "1" is no secret, and
+/// blanking every "1" would ruin the text).
+inline constexpr size_t kMinLiteralSecretBytes = 6;
+
 struct RedactOptions {
   bool drop_host = false;          ///< --redact-host: hostnames and local paths go too
   std::vector<std::string> hosts;  ///< with drop_host: names to remove wherever they appear as words
+  /// Values known to be secret wherever they appear (the run's --header values): each becomes
+  /// <redacted>, from free text and URLs alike (kMinLiteralSecretBytes or longer).
+  std::vector<std::string> secrets;
 };
 
 /// Free text (a note, a warning, an error message, a command line): every rule above. Quotes

@@ -86,6 +86,15 @@ void redact_result(RunResult& r, const RedactOptions& given) {
   redact_machine(r.hardware, options);
   if (r.client_hardware) redact_machine(*r.client_hardware, options);
   if (r.telemetry) text(r.telemetry->gpu_unavailable);  // may name an --nvml-lib path
+  if (r.connection) {
+    // Header values are never kept, whatever the file said: only the names.
+    for (auto& h : r.connection->headers) {
+      const size_t colon = h.find(':');
+      h = (colon == std::string::npos ? h : h.substr(0, colon)) + ": " + std::string(kRedacted);
+    }
+    r.connection->proxy = redact_url(r.connection->proxy, options);
+    text(r.connection->cacert);
+  }
 
   for (auto& row : r.prefill) text(row.error);
   for (auto& cell : r.decode) {

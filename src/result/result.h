@@ -191,6 +191,22 @@ struct ClientCeiling {
   int64_t streams = 0;      ///< concurrent streams of that measurement
 };
 
+/// How the client reached the server, and the network's share of every latency
+/// (docs/METRICS.md, "Connection"). Header values are never recorded.
+struct ConnectionInfo {
+  bool tls = false;                  ///< the target URL is https://
+  bool tls_verified = false;         ///< tls, and the server's certificate was checked (false with --insecure)
+  std::string cacert;                ///< --cacert file the certificate was checked against; empty: the system's CAs
+  std::string proxy;                 ///< proxy the requests went through (credentials redacted); empty: direct
+  std::string proxy_source;          ///< "--proxy" or "environment" (https_proxy, ...); empty when direct
+  bool http2_requested = false;      ///< --http2 was given
+  std::string http_version;          ///< what the server answered with: "1.1" or "2"
+  std::vector<std::string> headers;  ///< --header lines with their values redacted: "api-key: <redacted>"
+  std::optional<double> rtt_ms;      ///< median send -> first byte of small GETs (/v1/models) on an open
+                                     ///< connection, before the first cell: the network's part of every TTFT
+  int64_t rtt_requests = 0;          ///< requests that median is of
+};
+
 /// The whole run.
 struct RunResult {
   int schema_version = kResultSchemaVersion;
@@ -212,6 +228,7 @@ struct RunResult {
   RunSettings settings;
   std::optional<ClientCeiling> client_ceiling;
   std::optional<TelemetryInfo> telemetry;  ///< nullopt: not sampled (--no-telemetry, predictions, older files)
+  std::optional<ConnectionInfo> connection;  ///< nullopt: no server contacted (predictions, older files)
   std::vector<PrefillRow> prefill;
   std::vector<DecodeCell> decode;
   std::vector<std::string> warnings;  ///< run-level warnings

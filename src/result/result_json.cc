@@ -308,6 +308,34 @@ Result<DecodeCell> decode_from_json(const json& j) {
   return c;
 }
 
+json connection_to_json(const ConnectionInfo& c) {
+  return {{"tls", c.tls},
+          {"tls_verified", c.tls_verified},
+          {"cacert", c.cacert},
+          {"proxy", c.proxy},
+          {"proxy_source", c.proxy_source},
+          {"http2_requested", c.http2_requested},
+          {"http_version", c.http_version},
+          {"headers", c.headers},
+          {"rtt_ms", opt(c.rtt_ms)},
+          {"rtt_requests", c.rtt_requests}};
+}
+
+ConnectionInfo connection_from_json(const json& j) {
+  ConnectionInfo c;
+  read(j, "tls", c.tls);
+  read(j, "tls_verified", c.tls_verified);
+  read(j, "cacert", c.cacert);
+  read(j, "proxy", c.proxy);
+  read(j, "proxy_source", c.proxy_source);
+  read(j, "http2_requested", c.http2_requested);
+  read(j, "http_version", c.http_version);
+  read(j, "headers", c.headers);
+  read_opt(j, "rtt_ms", c.rtt_ms);
+  read(j, "rtt_requests", c.rtt_requests);
+  return c;
+}
+
 }  // namespace
 
 json hardware_to_json(const HardwareInfo& h) {
@@ -374,6 +402,7 @@ json to_json(const RunResult& r) {
           {"settings", settings_to_json(r.settings)},
           {"client_ceiling", ceiling},
           {"telemetry", r.telemetry ? telemetry_info_to_json(*r.telemetry) : json(nullptr)},
+          {"connection", r.connection ? connection_to_json(*r.connection) : json(nullptr)},
           {"prefill", prefill},
           {"decode", decode},
           {"warnings", r.warnings}};
@@ -416,6 +445,7 @@ Result<RunResult> result_from_json(const json& j) {
     }
     if (auto it = j.find("settings"); it != j.end() && it->is_object()) r.settings = settings_from_json(*it);
     if (auto it = j.find("telemetry"); it != j.end() && it->is_object()) r.telemetry = telemetry_info_from_json(*it);
+    if (auto it = j.find("connection"); it != j.end() && it->is_object()) r.connection = connection_from_json(*it);
     if (auto it = j.find("client_ceiling"); it != j.end() && it->is_object())
       r.client_ceiling = ClientCeiling{it->value("tokens_per_s", 0.0), it->value("streams", int64_t{0})};
     if (auto it = j.find("prefill"); it != j.end() && it->is_array()) {

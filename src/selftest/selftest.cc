@@ -28,13 +28,15 @@ namespace {
 class StreamerProcess {
  public:
   static Result<std::unique_ptr<StreamerProcess>> start(const std::string& exe, double run_s, double paced_tok_s,
-                                                         int64_t hold_streams, int64_t tick_ns) {
+                                                         int64_t hold_streams, int64_t tick_ns, bool http2, bool tls) {
     int fds[2];
     if (pipe(fds) != 0) return fail(ErrorCode::Io, "pipe failed");
     auto p = std::make_unique<StreamerProcess>();
     std::string run = fmt::format("{}", run_s), rate = fmt::format("{}", paced_tok_s), fd = std::to_string(fds[1]);
     std::vector<std::string> args = {exe,  "selftest-streamer", "--seconds", run, "--rate", rate, "--port-fd", fd,
                                      "--hold", std::to_string(hold_streams), "--tick-ns", std::to_string(tick_ns)};
+    if (http2) args.push_back("--http2");
+    if (tls) args.push_back("--tls");
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -185,7 +187,8 @@ Result<PhaseResult> run_phase(const SelftestOptions& options, int64_t streams, d
   // The streamer outlives the phase by far (it is killed when the phase ends): a saturated
   // client returns to its loop only every few seconds at thousands of streams, and a streamer
   // that exits first would cut every stream mid-chunk.
-  auto streamer = StreamerProcess::start(exe, warmup_s + seconds + 600, paced_tok_s, streams, options.streamer_tick_ns);
+  auto streamer = StreamerProcess::start(exe, warmup_s + seconds + 600, paced_tok_s, streams, options.streamer_tick_ns,
+                                         options.http2, options.tls);
   if (!streamer) return std::unexpected(streamer.error());
   const Clock& clock = SteadyClock::instance();
   IngestHandler handler(paced_tok_s > 0);
@@ -193,8 +196,12 @@ Result<PhaseResult> run_phase(const SelftestOptions& options, int64_t streams, d
   client_options.connect_timeout_s = 10;
   client_options.read_timeout_s = 30;
   client_options.busy_poll_ns = options.busy_poll_ns;
+  client_options.connection.proxy = "";  // loopback: never through a proxy from the environment
+  client_options.connection.http2 = options.http2;
+  client_options.connection.insecure = options.tls;  // its own child's throwaway certificate, on loopback
   StreamClient client(clock, handler, client_options);
-  const std::string url = fmt::format("http://127.0.0.1:{}/v1/completions", (*streamer)->port());
+  const std::string url =
+      fmt::format("{}://127.0.0.1:{}/v1/completions", options.tls ? "https" : "http", (*streamer)->port());
   const std::string body = R"({"model":"selftest","prompt":"hi","max_tokens":1000000000,"stream":true})";
   handler.expect_streams(static_cast<size_t>(streams));
   for (int64_t i = 0; i < streams; ++i) client.start(static_cast<uint64_t>(i + 1), HttpRequest{url, body, {}});
@@ -240,7 +247,7 @@ std::optional<double> run_python(const std::string& exe, int64_t streams, double
     }
   }
   if (script.empty()) return std::nullopt;
-  auto streamer = StreamerProcess::start(exe, seconds + 600, 0, streams, 0);
+  auto streamer = StreamerProcess::start(exe, seconds + 600, 0, streams, 0, false, false);
   if (!streamer) return std::nullopt;
   // Debian's python3 carries python3-aiohttp (scripts/setup installs it).
   const char* python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";

@@ -30,6 +30,8 @@ struct SelftestOptions {
   int64_t streamer_tick_ns = 0;         ///< the paced streamer's StreamerConfig::tick_ns (0: each chunk when due)
   bool lag = true;                ///< also run the paced phase (lag below the ceiling)
   bool python = true;             ///< also run the Python comparison (when python3 + aiohttp exist)
+  bool http2 = false;             ///< HTTP/2: the streamer speaks it and the client multiplexes (run --http2)
+  bool tls = false;               ///< https: the streamer encrypts, the client decrypts (a remote server's cost)
   std::string self_exe = "/proc/self/exe";  ///< binary that runs the streamer (hidden subcommand)
 };
 

@@ -13,10 +13,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/clock.h"
+#include "selftest/chunk_template.h"
+#include "selftest/h2_streamer.h"
+#include "selftest/tls_server.h"
 
 namespace sm {
 
@@ -25,41 +29,13 @@ namespace {
 constexpr const char kHead[] =
     "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n";
 
-// A vLLM completions chunk with continuous usage, padded time stamp at a fixed offset.
-struct ChunkTemplate {
-  std::string text;
-  size_t stamp_at = 0;  ///< offset of the 19-digit time stamp
-  size_t count_at = 0;  ///< offset of the 10-digit cumulative completion count
-};
-
-ChunkTemplate make_template() {
-  ChunkTemplate t;
-  t.text = R"(data: {"id":"cmpl-selftest","object":"text_completion","created":1764600000,"model":"selftest",)"
-           R"("choices":[{"index":0,"text":" tok","logprobs":null,"finish_reason":null}],)"
-           R"("usage":{"prompt_tokens":16,"completion_tokens":)";
-  t.count_at = t.text.size();
-  t.text += "0000000000";
-  t.text += R"(,"total_tokens":0},"t":)";
-  t.stamp_at = t.text.size();
-  t.text += "0000000000000000000";
-  t.text += "}\n\n";
-  return t;
-}
-
-// Right-aligned digits padded with spaces (JSON allows whitespace before a number; leading
-// zeros it does not).
-void put_digits(char* at, uint64_t value, int width) {
-  for (int i = width - 1; i >= 0; --i) {
-    at[i] = (value == 0 && i < width - 1) ? ' ' : static_cast<char>('0' + value % 10);
-    value /= 10;
-  }
-}
-
 constexpr int kSendBufferBytes = 256 * 1024;
 constexpr int64_t kHoldLimitNs = 30'000'000'000;  ///< release held streams after this long anyway
 
 struct Conn {
   int fd = -1;
+  SSL* ssl = nullptr;       ///< --tls: the connection's TLS session
+  bool handshaking = false; ///< --tls: the handshake has not finished
   bool streaming = false;   ///< request read, headers sent
   std::string in;           ///< request bytes until the blank line (+ body, ignored)
   std::string out;          ///< bytes waiting to be written
@@ -68,8 +44,18 @@ struct Conn {
 
 }  // namespace
 
-int run_streamer(const StreamerConfig& config, int port_fd) {
+int run_streamer(const StreamerConfig& config, int port_fd, StreamerStats* stats) {
+  if (config.http2) return run_h2_streamer(config, port_fd, stats);
   const Clock& clock = SteadyClock::instance();
+  std::unique_ptr<TlsServerContext> tls;
+  if (config.tls) {
+    auto made = TlsServerContext::create(false);
+    if (!made) {
+      std::fprintf(stderr, "selftest streamer: %s\n", made.error().message.c_str());
+      return 1;
+    }
+    tls = std::move(*made);
+  }
   int listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   int one = 1;
   setsockopt(listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -93,7 +79,7 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
   epoll_ctl(ep, EPOLL_CTL_ADD, listen_fd, &ev);
   std::vector<Conn> conns(65536);
   std::vector<int> streaming;  ///< fds of connections that stream
-  const ChunkTemplate tmpl = make_template();
+  const ChunkTemplate tmpl = ChunkTemplate::make();
   std::string block;
   const int64_t start_ns = clock.now_ns();
   const int64_t end_ns = start_ns + static_cast<int64_t>(config.run_s * 1e9);
@@ -107,18 +93,13 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
   double next_due_ns = static_cast<double>(start_ns);
   size_t rr = 0;  ///< round-robin position among streaming connections (paced mode)
   bool have_pwait2 = true;
+  StreamerStats served;
 
-  auto append_chunks = [&](Conn& c, int n, int64_t stamp_ns) {
-    for (int i = 0; i < n; ++i) {
-      size_t at = c.out.size();
-      c.out += tmpl.text;
-      put_digits(c.out.data() + at + tmpl.count_at, ++c.sent_tokens % 10000000000ULL, 10);
-      put_digits(c.out.data() + at + tmpl.stamp_at, static_cast<uint64_t>(stamp_ns), 19);
-    }
-  };
+  auto append_chunks = [&](Conn& c, int n, int64_t stamp_ns) { tmpl.append(c.out, n, c.sent_tokens, stamp_ns); };
   auto flush = [&](Conn& c) -> bool {
     while (!c.out.empty()) {
-      ssize_t n = ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      ssize_t n = c.ssl ? tls_write(c.ssl, c.out.data(), c.out.size())
+                        : ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return true;
         if (errno == ENOBUFS || errno == ENOMEM) return true;  // kernel memory pressure: try again later
@@ -131,6 +112,7 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
   };
   auto close_conn = [&](int fd) {
     epoll_ctl(ep, EPOLL_CTL_DEL, fd, nullptr);
+    if (conns[static_cast<size_t>(fd)].ssl) SSL_free(conns[static_cast<size_t>(fd)].ssl);
     ::close(fd);
     conns[static_cast<size_t>(fd)] = Conn{};
     std::erase(streaming, fd);
@@ -171,11 +153,16 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
             ::close(cfd);
             continue;
           }
+          ++served.connections;
           setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
           // A bounded send buffer: thousands of unpaced streams with the kernel's autotuned
           // buffers (megabytes each) drive TCP into memory pressure, which is not what is measured.
           setsockopt(cfd, SOL_SOCKET, SO_SNDBUF, &kSendBufferBytes, sizeof kSendBufferBytes);
           conns[static_cast<size_t>(cfd)] = Conn{cfd};
+          if (tls) {
+            conns[static_cast<size_t>(cfd)].ssl = tls->wrap(cfd);
+            conns[static_cast<size_t>(cfd)].handshaking = true;
+          }
           epoll_event cev{};
           cev.events = EPOLLIN | EPOLLOUT | EPOLLET;
           cev.data.fd = cfd;
@@ -189,11 +176,21 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
         close_conn(fd);
         continue;
       }
-      if (!c.streaming && (events[i].events & EPOLLIN)) {
+      if (c.handshaking) {
+        const int h = tls_handshake(c.ssl);
+        if (h < 0) {
+          close_conn(fd);
+          continue;
+        }
+        if (h == 0) continue;
+        c.handshaking = false;  // the request may have come with the handshake's last bytes: read on
+      }
+      if (!c.streaming && (c.ssl || (events[i].events & EPOLLIN))) {
         char buf[16384];
         ssize_t r;
-        while ((r = ::recv(fd, buf, sizeof buf, 0)) > 0) c.in.append(buf, static_cast<size_t>(r));
-        if (r == 0) {
+        while ((r = c.ssl ? tls_read(c.ssl, buf, sizeof buf) : ::recv(fd, buf, sizeof buf, 0)) > 0)
+          c.in.append(buf, static_cast<size_t>(r));
+        if (r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
           close_conn(fd);
           continue;
         }
@@ -201,6 +198,7 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
           c.streaming = true;
           c.out = kHead;
           streaming.push_back(fd);
+          ++served.streams;
           // The socket is writable now, and its EPOLLOUT edge may have passed already.
           if (!paced && released) fill(c);
           continue;
@@ -237,6 +235,7 @@ int run_streamer(const StreamerConfig& config, int port_fd) {
   if (std::getenv("SPEEDMATRIX_STREAMER_DEBUG"))
     std::fprintf(stderr, "selftest streamer: %lld send errors, %lld hangups\n", static_cast<long long>(send_errors),
                  static_cast<long long>(hangups));
+  if (stats) *stats = served;
   return 0;
 }
 

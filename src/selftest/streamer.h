@@ -17,10 +17,22 @@ struct StreamerConfig {
   /// a whole core). Else sleep between sends and wake every tick to send the chunks that fell
   /// due together, each stamped at its own write (bursts, like a server's decode steps).
   int64_t tick_ns = 0;
+  /// Speak HTTP/2 (cleartext, prior knowledge) instead of HTTP/1.1: every connection carries any
+  /// number of streams (selftest --http2).
+  bool http2 = false;
+  /// Serve https (a throwaway certificate; with http2, "h2" negotiated in the handshake) so the
+  /// client's TLS path is measured too (selftest --tls).
+  bool tls = false;
+};
+
+/// What a streamer served, for tests that run it in a thread.
+struct StreamerStats {
+  int64_t connections = 0;  ///< connections accepted
+  int64_t streams = 0;      ///< streaming requests answered (HTTP/2: streams over all connections)
 };
 
 /// Binds 127.0.0.1:0, writes the port as a decimal line to `port_fd`, and serves until run_s.
-/// Returns a process exit code.
-int run_streamer(const StreamerConfig& config, int port_fd);
+/// Returns a process exit code; fills `stats` when given.
+int run_streamer(const StreamerConfig& config, int port_fd, StreamerStats* stats = nullptr);
 
 }  // namespace sm

@@ -146,7 +146,8 @@ std::string ServerProcess::log_tail(int lines) const {
   return out.str();
 }
 
-Result<void> ServerProcess::wait_healthy(const std::string& health_url, double timeout_s) {
+Result<void> ServerProcess::wait_healthy(const std::string& health_url, double timeout_s,
+                                         const ConnectionOptions& connection) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   std::string last;
   while (std::chrono::steady_clock::now() < deadline) {
@@ -158,7 +159,7 @@ Result<void> ServerProcess::wait_healthy(const std::string& health_url, double t
                                                   "({}):\n{}",
                                                   how, log_path_, log_tail(20)));
     }
-    auto r = http_fetch(HttpRequest{health_url, "", {}}, FetchOptions{2, 1, 1 << 20});
+    auto r = http_fetch(HttpRequest{health_url, "", {}}, FetchOptions{2, 1, 1 << 20, connection});
     if (r && r->status == 200) return {};
     last = r ? fmt::format("HTTP {}", r->status) : r.error().message;
     std::this_thread::sleep_for(std::chrono::milliseconds(250));

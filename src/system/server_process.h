@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "net/connection_options.h"
 
 namespace sm {
 
@@ -23,7 +24,7 @@ class ServerProcess {
 
   /// Polls `health_url` until it answers 200, the process exits, or `timeout_s` passes. The
   /// error names what happened and carries the log's last lines.
-  Result<void> wait_healthy(const std::string& health_url, double timeout_s);
+  Result<void> wait_healthy(const std::string& health_url, double timeout_s, const ConnectionOptions& connection = {});
 
   /// SIGTERM to the whole process group, up to `grace_s` to exit, then SIGKILL. Idempotent.
   void stop(double grace_s = 10);

@@ -95,6 +95,7 @@ Result<UploadOutcome> upload_result_text(const std::string& json_text, const Upl
   FetchOptions fetch;
   fetch.timeout_s = o.timeout_s;
   fetch.max_body_bytes = 1 << 20;
+  fetch.connection = o.connection;
   const int attempts = std::max(1, o.max_attempts);
   Error last{ErrorCode::Internal, "not tried"};
   for (int attempt = 1; attempt <= attempts; ++attempt) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "net/connection_options.h"
 #include "result/redact.h"
 
 namespace sm::upload {
@@ -29,6 +30,9 @@ struct UploadOptions {
   std::function<void(double seconds)> sleep;
   /// What upload_result_file blanks before sending (secrets always; drop_host: --redact-host).
   RedactOptions redact;
+  /// --cacert, --insecure, --header, --proxy for the site (never the measured server's: a run's
+  /// --header values are not sent to a results site).
+  ConnectionOptions connection;
 };
 
 /// What a successful upload got back.

@@ -73,8 +73,14 @@ struct ParsedRequest {
   std::string path;
   std::string query;
   std::string authorization;
+  std::map<std::string, std::string> headers;  ///< name in lower case -> value
   std::string body;
 };
+
+std::string lower_case(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
 
 }  // namespace
 
@@ -110,12 +116,15 @@ struct ScriptedServer::Impl {
       out.path.resize(q);
     }
     size_t content_length = 0;
+    out.headers.clear();
+    out.authorization.clear();
     while (std::getline(head, line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       auto colon = line.find(':');
       if (colon == std::string::npos) continue;
       std::string name = line.substr(0, colon);
       for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (size_t v = line.find_first_not_of(' ', colon + 1); v != std::string::npos) out.headers[name] = line.substr(v);
       if (name == "content-length") content_length = std::stoul(line.substr(colon + 1));
       if (name == "authorization")
         if (size_t v = line.find_first_not_of(' ', colon + 1); v != std::string::npos) out.authorization = line.substr(v);
@@ -133,7 +142,7 @@ struct ScriptedServer::Impl {
   }
 
   bool respond(int fd, int status, std::string_view content_type, std::string_view body) {
-    std::string reason = status == 200 ? "OK" : status == 404 ? "Not Found" : "Error";
+    std::string reason = status == 200 ? "OK" : status == 404 ? "Not Found" : status == 401 ? "Unauthorized" : "Error";
     std::string head = fmt::format(
         "HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: keep-alive\r\n\r\n", status,
         reason, content_type, body.size());
@@ -288,6 +297,7 @@ struct ScriptedServer::Impl {
     info.path = req.path;
     info.query = req.query;
     info.authorization = req.authorization;
+    info.headers = req.headers;
     info.body = req.body;
     if (body.is_object()) {
       info.prompt_tokens = count_prompt_tokens(body);
@@ -296,6 +306,12 @@ struct ScriptedServer::Impl {
     {
       std::lock_guard lock(mu);
       all.push_back(info);
+    }
+    for (const auto& [name, value] : options.required_headers) {
+      auto it = req.headers.find(lower_case(name));
+      if (it == req.headers.end() || it->second != value)
+        return respond(fd, 401, "application/json",
+                       R"({"error":{"code":"401","message":"Access denied due to invalid subscription key or wrong API endpoint."}})");
     }
     if (auto answered = handle_load_route(fd, req, body)) return *answered;
     if (req.path == "/health") return respond(fd, 200, "text/plain", "");

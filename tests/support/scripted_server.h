@@ -10,6 +10,7 @@
 // counts its elements); chat prompts add kChatTemplateTokens. Output tokens are the word " tok".
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,6 +59,7 @@ struct RequestInfo {
   std::string path;           ///< e.g. "/v1/completions"
   std::string query;          ///< after the '?' of the request target, e.g. "api_key=k"
   std::string authorization;  ///< the Authorization header's value, e.g. "Bearer k"
+  std::map<std::string, std::string> headers;  ///< every header, name in lower case -> value
   std::string body;           ///< raw JSON body
   int64_t prompt_tokens = 0;  ///< counted by the server's tokenizer
   int64_t max_tokens = 0;     ///< from max_tokens / max_completion_tokens
@@ -101,6 +103,11 @@ struct ScriptedServerOptions {
   /// A stream the client cancelled is still reported running for this many more /metrics polls
   /// (an engine that keeps generating after the client left), unless /abort_request names it.
   int64_t cancelled_linger_polls = 0;
+
+  // --- A gateway in front of the engine ---
+  /// Every request on every route must carry these headers (name, any case -> exact value), as
+  /// an API gateway's key check (Azure's "api-key: ..."); one without is answered 401.
+  std::map<std::string, std::string> required_headers;
 };
 
 class ScriptedServer {
