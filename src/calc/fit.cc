@@ -177,12 +177,19 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
       set_params(work, z);
       return objective(work);
     };
-    // Two passes: the second restarts the simplex at the first's best (Nelder–Mead stalls).
+    // Restarts the simplex at the best point until a pass no longer improves (Nelder–Mead
+    // stalls on a collapsed simplex).
     int evals = 0;
     auto z = nelder_mead(f, z0, 1.0, 800, evals);
     out.evaluations += evals;
-    z = nelder_mead(f, z, 0.3, 400, evals);
-    out.evaluations += evals;
+    double best = f(z);
+    for (int pass = 0; pass < 8; ++pass) {
+      z = nelder_mead(f, z, 0.3, 600, evals);
+      out.evaluations += evals;
+      const double now = f(z);
+      if (now > best - 1e-10) break;
+      best = now;
+    }
     set_params(work, z);
     const double fitted = loss_of(work);
     EngineParams start_copy = start;
