@@ -239,6 +239,21 @@ CrossValidation cross_validate(const std::vector<CorpusCase>& cases, const Catal
   return cv;
 }
 
+std::map<std::string, double> error_intervals(const std::vector<Residual>& residuals, const std::string& engine_id,
+                                              size_t min_rows) {
+  std::map<std::string, std::vector<double>> groups;
+  for (const auto& r : residuals) {
+    if (r.c->setup.engine.id != engine_id) continue;
+    const std::string family(metric_family(r.c->metric));
+    groups[family + "/" + r.c->row.gpu_class].push_back(r.error());
+    groups[family + "/all"].push_back(r.error());
+  }
+  std::map<std::string, double> out;
+  for (const auto& [key, errors] : groups)
+    if (errors.size() >= min_rows) out[key] = std::round(error_stats(errors).p80_abs * 1000.0) / 1000.0;
+  return out;
+}
+
 std::string error_table(const std::vector<Residual>& residuals) {
   // (family, engine, class) -> errors; "all" rows per family and per family × engine.
   std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> groups;
@@ -286,6 +301,10 @@ nlohmann::json engine_file_json(const std::vector<EngineParams>& engines) {
                     {"tokenize_us_per_token", e.tokenize_s_per_token * 1e6},
                     {"source", e.source},
                     {"notes", e.notes}});
+    if (!e.error_80.empty()) {
+      list.back()["error_80"] = e.error_80;
+      list.back()["error_source"] = e.error_source;
+    }
   }
   return {{"engines", list}};
 }

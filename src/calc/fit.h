@@ -75,6 +75,12 @@ struct CrossValidation {
 /// predicts the source's rows.
 CrossValidation cross_validate(const std::vector<CorpusCase>& cases, const Catalog& catalog);
 
+/// The 80% interval half-widths (EngineParams::error_80) of `engine_id` from cross-validation
+/// residuals: "family/class" for every class with at least `min_rows` rows, "family/all" for
+/// every family with at least `min_rows`.
+std::map<std::string, double> error_intervals(const std::vector<Residual>& residuals, const std::string& engine_id,
+                                              size_t min_rows = 5);
+
 /// Table text: one line per (engine, GPU class, family) and per family overall, columns rows,
 /// median |err|, p90 |err|, within ±25%, bias.
 std::string error_table(const std::vector<Residual>& residuals);

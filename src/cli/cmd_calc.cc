@@ -279,6 +279,14 @@ int run_fit(const CalcFlags& cf, const FitFlags& f) {
   text += "\nIn-sample errors (fitted on every row):\n" + calc::error_table(all);
   if (f.cross_validate) {
     const calc::CrossValidation cv = calc::cross_validate(cases, *catalog);
+    for (auto& e : fitted) {
+      e.error_80 = calc::error_intervals(cv.residuals, e.id);
+      e.error_source = fmt::format("80th percentile of |predicted/measured - 1| over the {} rows' leave-one-source-out "
+                                   "cross-validation (speedmatrix calc fit --cross-validate), groups of 5 rows or more",
+                                   f.corpus);
+      if (!e.error_80.empty())
+        text += fmt::format("{} 80% intervals: {}\n", e.id, nlohmann::json(e.error_80).dump());
+    }
     text += "\nLeave-one-source-out cross-validation (each row predicted by a fit that never saw its source):\n" +
             calc::error_table(cv.residuals);
     if (!cv.unfitted_sources.empty())

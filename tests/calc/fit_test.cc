@@ -2,6 +2,9 @@
 // it writes is one the catalog reads, and leave-one-source-out cross-validation on the committed
 // corpus meets the issue's targets.
 #include "calc/fit.h"
+#include "calc/predict.h"
+
+#include <fmt/format.h>
 
 #include <gtest/gtest.h>
 
@@ -99,6 +102,45 @@ TEST(CalcFit, LeaveOneSourceOutMeetsTheIssue13Targets) {
   EXPECT_LE(d.median_abs, 0.15);
   EXPECT_GE(d.within25, 0.80);
   EXPECT_LE(p.median_abs, 0.20);
+}
+
+}  // namespace
+}  // namespace sm::calc
+
+namespace sm::calc {
+namespace {
+
+// Issue 13 part 3: every prediction carries the interval of its engine and GPU class.
+TEST(CalcFit, PredictionsCarryTheErrorIntervalOfTheirEngineAndGpuClass) {
+  auto catalog = Catalog::builtin();
+  ASSERT_TRUE(catalog);
+  auto llama = catalog->find_engine("llamacpp");
+  ASSERT_TRUE(llama);
+  EXPECT_GT(llama->error_80.at("decode/geforce"), 0);
+  calc::Setup s;
+  s.gpu = *catalog->find_gpu("rtx4090");
+  s.model = *catalog->find_model("llama-3.1-8b");
+  s.quant = *catalog->find_quant("q4_k_m");
+  s.engine = *llama;
+  PredictOptions o;
+  o.matrix.contexts = {0};
+  o.matrix.concurrency = {1};
+  o.matrix.prefill_contexts = {4096};
+  o.matrix.duration_s = 1;
+  o.matrix.max_output_tokens = 128;
+  auto r = predict(s, o);
+  ASSERT_TRUE(r) << r.error().message;
+  const std::string want = fmt::format("decode ±{:.0f}%", 100 * llama->error_80.at("decode/geforce"));
+  bool found = false;
+  for (const auto& w : r->warnings) found = found || (w.find("80% interval") != std::string::npos && w.find(want) != std::string::npos);
+  EXPECT_TRUE(found) << want;
+  // A malformed interval key is refused with the entry and key.
+  Catalog c = *catalog;
+  auto bad = c.add_json(R"({"engines":[{"id":"x","bandwidth_efficiency":0.9,"decode_compute_efficiency":0.5,
+      "prefill_compute_efficiency":0.5,"step_overhead_ms":1,"default_gpu_mem_util":0.9,"source":"t",
+      "error_80":{"decode":0.2}}]})", "t.json");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("error_80"), std::string::npos) << bad.error().message;
 }
 
 }  // namespace
