@@ -235,6 +235,47 @@ std::vector<CorpusCase> map_corpus(const std::vector<CorpusRow>& rows, const Cat
   return out;
 }
 
+std::vector<CorpusCase> cases_from_run(const RunResult& run, const Setup& setup) {
+  std::vector<CorpusCase> out;
+  auto base = [&](const std::string& id) {
+    CorpusCase c;
+    c.usable = true;
+    c.setup = setup;
+    c.row.id = id;
+    c.row.source_id = run.run_id;
+    c.row.gpu = setup.gpu.id;
+    c.row.gpu_class = gpu_class(setup.gpu);
+    c.row.model = setup.model.id;
+    c.row.quant = setup.quant.id;
+    c.row.engine = setup.engine.id;
+    return c;
+  };
+  for (const auto& cell : run.decode) {
+    if (cell.status != CellStatus::Valid || !cell.total_tok_s || !(*cell.total_tok_s > 0)) continue;
+    CorpusCase c = base(fmt::format("C{}xN{}", cell.context, cell.concurrency));
+    c.metric = CorpusMetric::DecodeTotal;
+    c.row.metric = "decode_tok_s_total";
+    c.row.unit = "tok/s";
+    c.row.value = *cell.total_tok_s;
+    c.concurrency = cell.concurrency;
+    c.context = cell.context;
+    c.output = run.settings.max_output_tokens;
+    c.shared_prefix = true;
+    out.push_back(std::move(c));
+  }
+  for (const auto& row : run.prefill) {
+    if (row.status != CellStatus::Valid || !row.ttft_ms || !(*row.ttft_ms > 0) || row.context <= 0) continue;
+    CorpusCase c = base(fmt::format("P{}", row.context));
+    c.metric = CorpusMetric::Ttft;
+    c.row.metric = "ttft_ms";
+    c.row.unit = "ms";
+    c.row.value = *row.ttft_ms;
+    c.prompt = row.context;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 double predict_corpus_value(const CorpusCase& c, const EngineParams& engine) {
   Setup s = c.setup;
   s.engine = engine;
@@ -252,7 +293,8 @@ double predict_corpus_value(const CorpusCase& c, const EngineParams& engine) {
     case CorpusMetric::Tpot: {
       const int64_t mid = c.context + c.output / 2;
       std::vector<int64_t> contexts(static_cast<size_t>(n), mid);
-      const double step = pm.decode_step_time_s(contexts);  // serving prompts differ: no shared prefix
+      // Serving benchmarks send different prompts; a speedmatrix cell shares one cached prompt.
+      const double step = pm.decode_step_time_s(contexts, c.shared_prefix ? c.context : 0);
       double per_token = step;  // seconds per output token of one stream
       // Under load every request also has its prompt prefilled once per cycle of O tokens.
       if (n > 1 && c.output > 0 && c.prompt > 0)

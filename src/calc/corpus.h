@@ -18,6 +18,7 @@
 #include "calc/catalog.h"
 #include "calc/setup.h"
 #include "core/error.h"
+#include "result/result.h"
 
 namespace sm::calc {
 
@@ -45,6 +46,7 @@ struct CorpusCase {
   int64_t context = 0;   ///< tokens in the KV cache when the measured phase starts
   int64_t prompt = 0;    ///< prompt tokens per request (prefill rows: the prompt measured)
   int64_t output = 0;    ///< output tokens per request (0: not stated)
+  bool shared_prefix = false;  ///< every stream shares its context (a speedmatrix decode cell: one cached prompt)
 };
 
 /// Parses measurements.csv (RFC 4180 quoting). Fails on a missing column or a non-numeric number.
@@ -54,6 +56,11 @@ Result<std::vector<CorpusRow>> load_corpus_file(const std::string& path);
 
 /// Maps every row to a setup from `catalog`; rows it cannot describe get usable = false and why.
 std::vector<CorpusCase> map_corpus(const std::vector<CorpusRow>& rows, const Catalog& catalog);
+
+/// A measured speedmatrix run as cases for `setup` (the run's GPU, model, quantisation, engine):
+/// every valid decode cell (total tok/s of N streams sharing a C-token cached prompt, max output
+/// O) and every valid prefill row (TTFT of a cold P-token prompt). `calc --calibrate-from`.
+std::vector<CorpusCase> cases_from_run(const RunResult& run, const Setup& setup);
 
 /// The model's prediction of `c`'s figure in the row's unit (tok/s or ms) with engine parameters
 /// `engine` (instead of c.setup.engine). Closed forms, no simulation:

@@ -53,6 +53,9 @@ struct CalcFlags {
   std::vector<std::string> quant_files;
   std::vector<std::string> engine_files;
   bool list = false;
+  std::string calibrate_from;
+  std::string calibrate_model;
+  std::string calibrate_quant;
 };
 
 int usage_error(const std::string& message) {
@@ -182,7 +185,46 @@ int run_calc(const CalcFlags& f) {
 
   auto config = to_config(f, *catalog);
   if (!config) return usage_error(config.error().message);
-  const auto& [setup, options] = *config;
+  auto [setup, options] = *config;
+  std::vector<std::string> calibration_notes;
+  if (!f.calibrate_from.empty()) {
+    // Measure once, predict every model: fit this GPU's engine parameters to the user's own run
+    // (its model may differ from the one predicted), then predict with them.
+    auto run = read_result_file(f.calibrate_from);
+    if (!run) return usage_error("--calibrate-from: " + run.error().message);
+    const std::string model_name = f.calibrate_model.empty() ? run->engine.model : f.calibrate_model;
+    const std::string quant_name = f.calibrate_quant.empty() ? run->engine.quantization : f.calibrate_quant;
+    auto model = catalog->find_model(model_name);
+    if (!model)
+      return usage_error(fmt::format("--calibrate-from: the run's model \"{}\" is not in the catalog; name it with "
+                                     "--calibrate-model ({})", model_name, model.error().message));
+    auto quant = catalog->find_quant(quant_name);
+    if (!quant)
+      return usage_error(fmt::format("--calibrate-from: the run's quantisation \"{}\" is not in the catalog; name it "
+                                     "with --calibrate-quant ({})", quant_name, quant.error().message));
+    calc::Setup run_setup = setup;
+    run_setup.model = *model;
+    run_setup.quant = *quant;
+    const auto cases = calc::cases_from_run(*run, run_setup);
+    if (cases.empty()) return usage_error("--calibrate-from: the run has no valid decode cell or prefill row");
+    const calc::FitResult fit = calc::fit_engine(cases, setup.engine);
+    std::vector<double> before, after;
+    for (const auto& r : fit.residuals) {
+      after.push_back(r.error());
+      before.push_back(calc::predict_corpus_value(*r.c, setup.engine) / r.measured - 1.0);
+    }
+    const auto sb = calc::error_stats(before), sa = calc::error_stats(after);
+    calibration_notes.push_back(fmt::format(
+        "calibrated from {} ({} on {}, {} cells and rows): bandwidth efficiency {:.3f} -> {:.3f}, decode compute "
+        "{:.3f} -> {:.3f}, prefill compute {:.3f} -> {:.3f}, step overhead {:.2f} -> {:.2f} ms; the run's median "
+        "error {:.0f}% -> {:.0f}%",
+        f.calibrate_from, model->id, setup.gpu.id, cases.size(), setup.engine.bandwidth_efficiency,
+        fit.params.bandwidth_efficiency, setup.engine.decode_compute_efficiency, fit.params.decode_compute_efficiency,
+        setup.engine.prefill_compute_efficiency, fit.params.prefill_compute_efficiency,
+        setup.engine.step_overhead_s * 1000, fit.params.step_overhead_s * 1000, 100 * sb.median_abs,
+        100 * sa.median_abs));
+    setup.engine = fit.params;
+  }
   char started[32];
   const std::string started_at(format_iso8601_utc(wall_clock_unix_ms(), started));
   auto result = calc::predict(setup, options);
@@ -190,6 +232,7 @@ int run_calc(const CalcFlags& f) {
     std::fprintf(stderr, "speedmatrix calc: %s\n", result.error().message.c_str());
     return kExitFailure;
   }
+  for (const auto& note : calibration_notes) result->warnings.insert(result->warnings.begin(), note);
   result->started_at = started_at;
   result->finished_at = started_at;
 
@@ -353,6 +396,13 @@ void add_calc_command(CLI::App& app, Action& action) {
   cmd->add_option("--model-file", flags->model_files, "JSON file of extra model shapes (data/models.json layout)");
   cmd->add_option("--quant-file", flags->quant_files, "JSON file of extra quantisations (data/quants.json layout)");
   cmd->add_option("--engine-file", flags->engine_files, "JSON file of engine parameters (data/engines.json layout)");
+  cmd->add_option("--calibrate-from", flags->calibrate_from,
+                  "A result.json measured on this GPU: fit the engine's efficiencies and step overhead to it, then "
+                  "predict (any model) with them");
+  cmd->add_option("--calibrate-model", flags->calibrate_model,
+                  "Catalog model of the --calibrate-from run (default: the run's served model name)");
+  cmd->add_option("--calibrate-quant", flags->calibrate_quant,
+                  "Catalog quantisation of the --calibrate-from run (default: the run's quantisation)");
   cmd->add_flag("--list", flags->list, "List the GPUs, models, quantisations and engines, then exit");
   auto fit_flags = std::make_shared<FitFlags>();
   CLI::App* fit = cmd->add_subcommand("fit", "Fit the engines' parameters to the calibration corpus (issue 13)");
