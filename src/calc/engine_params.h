@@ -13,6 +13,10 @@ struct EngineParams {
   std::string name;                      ///< display name, e.g. "vLLM"
   std::vector<std::string> aliases;      ///< other names accepted on the command line
   double bandwidth_efficiency = 0.9;     ///< fraction of datasheet bandwidth memory-bound kernels reach (≤ 0.95)
+  /// Fraction of datasheet bandwidth the attention kernels reach reading the KV cache; 0: the same
+  /// as bandwidth_efficiency. Fitted where the corpus asks for it (llama.cpp decode slows with
+  /// context faster than its KV reads at the weights' efficiency explain).
+  double attention_bandwidth_efficiency = 0;
   double decode_compute_efficiency = 0.5;   ///< fraction of tensor peak decode-step matmuls reach
   double prefill_compute_efficiency = 0.5;  ///< fraction of tensor peak prefill (large matmuls, attention) reaches
   double step_overhead_s = 0.002;        ///< fixed time of every scheduler step not hidden behind the GPU (launch, scheduling, sampling)

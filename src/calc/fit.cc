@@ -22,6 +22,7 @@ double& param_ref(EngineParams& e, std::string_view name) {
   if (name == "decode_compute_efficiency") return e.decode_compute_efficiency;
   if (name == "prefill_compute_efficiency") return e.prefill_compute_efficiency;
   if (name == "step_overhead_ms") return e.step_overhead_s;
+  if (name == "attention_bandwidth_efficiency") return e.attention_bandwidth_efficiency;
   return e.tp_loss_per_extra_gpu;
 }
 
@@ -114,7 +115,8 @@ const std::vector<FitBound>& fit_bounds() {
                                           {"decode_compute_efficiency", 0.05, 0.9},
                                           {"prefill_compute_efficiency", 0.05, 0.9},
                                           {"step_overhead_ms", 0.05, 30},
-                                          {"tp_loss_per_extra_gpu", 0.0, 0.3}};
+                                          {"tp_loss_per_extra_gpu", 0.0, 0.3},
+                                          {"attention_bandwidth_efficiency", 0.05, 0.95}};
   return b;
 }
 
@@ -122,6 +124,9 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
                      const std::string& exclude_source) {
   FitResult out;
   out.params = start;
+  EngineParams start_filled = start;  // an unset attention efficiency starts at the weights' one
+  if (start_filled.attention_bandwidth_efficiency <= 0)
+    start_filled.attention_bandwidth_efficiency = start_filled.bandwidth_efficiency;
   std::vector<const CorpusCase*> used;
   std::map<std::string, int> per_source;
   for (const auto& c : cases)
@@ -150,7 +155,7 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
   const auto& bounds = fit_bounds();
   std::vector<double> start_values;
   {
-    EngineParams tmp = start;
+    EngineParams tmp = start_filled;
     for (const auto& b : bounds) start_values.push_back(std::max(param_ref(tmp, b.name), 1e-9));
   }
   auto prior_of = [&](EngineParams& e) {
@@ -170,7 +175,7 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
   if (!used.empty()) {
     const auto& b = fit_bounds();
     std::vector<double> z0(b.size());
-    EngineParams work = start;
+    EngineParams work = start_filled;
     for (size_t i = 0; i < b.size(); ++i)
       z0[i] = to_z(param_ref(work, b[i].name) / scale_of(b[i].name), b[i].lo, b[i].hi);
     auto f = [&](const std::vector<double>& z) {
@@ -192,7 +197,7 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
     }
     set_params(work, z);
     const double fitted = loss_of(work);
-    EngineParams start_copy = start;
+    EngineParams start_copy = start_filled;
     if (objective(work) < objective(start_copy)) {
       out.params = work;
       out.loss = fitted;
@@ -301,6 +306,8 @@ nlohmann::json engine_file_json(const std::vector<EngineParams>& engines) {
                     {"tokenize_us_per_token", e.tokenize_s_per_token * 1e6},
                     {"source", e.source},
                     {"notes", e.notes}});
+    if (e.attention_bandwidth_efficiency > 0)
+      list.back()["attention_bandwidth_efficiency"] = round(e.attention_bandwidth_efficiency, 1e4);
     if (!e.error_80.empty()) {
       list.back()["error_80"] = e.error_80;
       list.back()["error_source"] = e.error_source;

@@ -303,6 +303,8 @@ int run_fit(const CalcFlags& cf, const FitFlags& f) {
         if (n == "decode_compute_efficiency") return e.decode_compute_efficiency;
         if (n == "prefill_compute_efficiency") return e.prefill_compute_efficiency;
         if (n == "step_overhead_ms") return e.step_overhead_s * 1000.0;
+        if (n == "attention_bandwidth_efficiency")
+          return e.attention_bandwidth_efficiency > 0 ? e.attention_bandwidth_efficiency : e.bandwidth_efficiency;
         return e.tp_loss_per_extra_gpu;
       };
       text += fmt::format("  {:<28} {:>8.4f} -> {:>8.4f}   [{}, {}]\n", b.name, get(*start), get(fit.params), b.lo, b.hi);
