@@ -192,6 +192,13 @@ int run_calc(const CalcFlags& f) {
     // (its model may differ from the one predicted), then predict with them.
     auto run = read_result_file(f.calibrate_from);
     if (!run) return usage_error("--calibrate-from: " + run.error().message);
+    // The run calibrates the engine it was measured with.
+    if (!run->engine.kind.empty()) {
+      auto run_engine = catalog->find_engine(run->engine.kind);
+      if (run_engine && run_engine->id != setup.engine.id)
+        return usage_error(fmt::format("--calibrate-from: the run was measured with {}, not --engine {}",
+                                       run_engine->id, setup.engine.id));
+    }
     const std::string model_name = f.calibrate_model.empty() ? run->engine.model : f.calibrate_model;
     const std::string quant_name = f.calibrate_quant.empty() ? run->engine.quantization : f.calibrate_quant;
     auto model = catalog->find_model(model_name);

@@ -168,6 +168,11 @@ TEST(CalcCli, CalibrateFromARunPredictsAnotherModelOnThatGpu) {
   Outcome md = run_calc(dir, "calc --calibrate-from run.json --calibrate-model qwen3-8b --calibrate-quant bf16" + target +
                                  matrix + " --format md");
   EXPECT_NE(md.out.find("calibrated from run.json"), std::string::npos);
+  // A run of another engine does not calibrate this one.
+  Outcome other = run_calc(dir, "calc --calibrate-from run.json --calibrate-model qwen3-8b --calibrate-quant bf16 "
+                                "--gpu h100-sxm --model llama-3.1-8b --quant fp8 --engine sglang");
+  EXPECT_NE(other.exit_code, 0);
+  EXPECT_NE(other.err.find("measured with vllm"), std::string::npos) << other.err;
   // A model the catalog does not know is refused, naming the flag to use.
   Outcome bad = run_calc(dir, "calc --calibrate-from run.json --calibrate-model no-such-model" + target);
   EXPECT_NE(bad.exit_code, 0);
