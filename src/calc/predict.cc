@@ -324,6 +324,25 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
     }
     r.decode.push_back(cell);
   }
+  // The error interval of this engine on this GPU class (docs/calculator.md, "Honest error").
+  {
+    const std::string cls = gpu_class(setup.gpu);
+    auto interval = [&](const char* family) -> std::string {
+      const auto& e = setup.engine.error_80;
+      if (auto it = e.find(std::string(family) + "/" + cls); it != e.end())
+        return fmt::format("{} ±{:.0f}%", family, 100 * it->second);
+      if (auto it = e.find(std::string(family) + "/all"); it != e.end())
+        return fmt::format("{} ±{:.0f}% (all GPU classes: none measured on {})", family, 100 * it->second, cls);
+      return fmt::format("{}: no estimate", family);
+    };
+    if (setup.engine.error_80.empty())
+      r.warnings.push_back(fmt::format("expected error: no estimate for engine '{}' (no calibration-corpus rows)",
+                                       setup.engine.id));
+    else
+      r.warnings.push_back(fmt::format(
+          "expected error (80% interval, leave-one-source-out over the calibration corpus, {} on {} GPUs): {}, {}",
+          setup.engine.id, cls, interval("decode"), interval("prefill")));
+  }
   if (setup.engine.notes.find("uncalibrated") != std::string::npos)
     r.warnings.push_back(fmt::format("engine '{}' parameters are not calibrated against a measured matrix: {}",
                                      setup.engine.id, setup.engine.notes));
