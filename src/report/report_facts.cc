@@ -1,0 +1,216 @@
+// The cards of a report: how a machine and a model are named, and the Hardware, Engine, Run
+// and Client facts.
+#include "report/report_sections.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+#include <set>
+
+#include "core/units.h"
+#include "metrics/cell_metrics.h"
+#include "report/cell_format.h"
+#include "report/connection_model.h"
+#include "report/report_sections.h"
+#include "report/telemetry_model.h"
+
+namespace sm::report {
+
+namespace {
+
+std::string strip_prefix(std::string s, std::string_view prefix) {
+  if (s.starts_with(prefix)) s.erase(0, prefix.size());
+  return s;
+}
+
+void erase_all(std::string& s, std::string_view what) {
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what)) s.erase(at, what.size());
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  while (!s.empty() && s.front() == ' ') s.erase(0, 1);
+  return s;
+}
+
+// "NVIDIA GeForce RTX 3090" -> "RTX 3090"; "NVIDIA H100 SXM 80 GB" -> "H100 SXM 80GB", so catalog
+// names (calc, sim) and the "24GB" the report appends read alike on the site.
+std::string short_gpu_name(const std::string& name) {
+  std::string s = strip_prefix(strip_prefix(name, "NVIDIA "), "GeForce ");
+  for (size_t at = s.find(" GB"); at != std::string::npos; at = s.find(" GB", at)) {
+    const bool after_digit = at > 0 && std::isdigit(static_cast<unsigned char>(s[at - 1]));
+    const bool word_ends = at + 3 == s.size() || !std::isalnum(static_cast<unsigned char>(s[at + 3]));
+    if (after_digit && word_ends)
+      s.erase(at, 1);
+    else
+      ++at;
+  }
+  return s;
+}
+
+// "AMD Ryzen 9 7900X 12-Core Processor" -> "AMD Ryzen 9 7900X";
+// "Intel(R) Core(TM) i9-13900K CPU @ 3.00GHz" -> "Intel Core i9-13900K".
+std::string short_cpu_name(std::string name) {
+  for (std::string_view mark : {"(R)", "(TM)", "(tm)", "(r)"}) erase_all(name, mark);
+  if (size_t at = name.find(" @ "); at != std::string::npos) name.resize(at);
+  name = trim(name);
+  for (std::string_view tail : {" Processor", " CPU"})
+    if (name.ends_with(tail)) name.resize(name.size() - tail.size());
+  // "... 12-Core" -> "..."
+  if (name.ends_with("-Core")) {
+    size_t space = name.rfind(' ');
+    if (space != std::string::npos) name.resize(space);
+  }
+  return trim(name);
+}
+
+std::string vram_tag(int64_t bytes) {
+  std::string gb = format_gb(bytes);
+  erase_all(gb, " ");
+  return gb;
+}
+
+}  // namespace
+
+std::string hardware_display_name(const HardwareInfo& hw) {
+  if (hw.source == HardwareSource::Unknown) return std::string(kUnknownHardwareName);
+  if (!hw.gpus.empty()) {
+    const GpuInfo& first = hw.gpus.front();
+    bool same = std::all_of(hw.gpus.begin(), hw.gpus.end(), [&](const GpuInfo& g) { return g.name == first.name; });
+    std::string name = short_gpu_name(first.name);
+    if (name.empty()) name = "unknown GPU";
+    if (first.vram_bytes && name.find("GB") == std::string::npos) name += " " + vram_tag(*first.vram_bytes);
+    if (!same) return name + fmt::format(" + {} more GPUs", hw.gpus.size() - 1);
+    if (hw.gpus.size() > 1) return fmt::format("{}× {}", hw.gpus.size(), name);
+    return name;
+  }
+  if (!hw.cpu_model.empty()) return short_cpu_name(hw.cpu_model);
+  if (!hw.type.empty()) return hw.type;
+  return std::string(kUnknownHardwareName);
+}
+
+namespace section {
+
+// "cyankiwi/Qwen3.5-4B-AWQ-4bit" -> "Qwen3.5-4B-AWQ-4bit"; "/m/x-Q4_K_M.gguf" -> "x-Q4_K_M".
+std::string model_display_name(const EngineInfo& engine) {
+  std::string path = engine.model_path;
+  while (!path.empty() && path.back() == '/') path.pop_back();
+  if (!path.empty()) {
+    size_t slash = path.rfind('/');
+    std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (base.ends_with(".gguf")) base.resize(base.size() - 5);
+    if (!base.empty()) return base;
+  }
+  if (!engine.model.empty()) return engine.model;
+  return "Unknown model";
+}
+
+void add(std::vector<Fact>& facts, std::string label, std::string value) {
+  if (!value.empty()) facts.push_back({std::move(label), std::move(value)});
+}
+
+FactGroup hardware_facts(const HardwareInfo& hw) {
+  FactGroup g{"hardware", "Hardware", {}};
+  add(g.facts, "Type", hw.type);
+  if (!hw.gpus.empty()) {
+    const GpuInfo& first = hw.gpus.front();
+    bool same = std::all_of(hw.gpus.begin(), hw.gpus.end(), [&](const GpuInfo& x) { return x.name == first.name; });
+    std::vector<std::string> names;
+    if (same) {
+      names.push_back(hw.gpus.size() > 1 ? fmt::format("{}× {}", hw.gpus.size(), short_gpu_name(first.name))
+                                         : short_gpu_name(first.name));
+    } else {
+      for (const auto& gpu : hw.gpus) names.push_back(short_gpu_name(gpu.name));
+    }
+    add(g.facts, hw.gpus.size() > 1 ? "GPUs" : "GPU", join(names, ", "));
+    int64_t total = 0;
+    bool known = true;
+    for (const auto& gpu : hw.gpus) {
+      if (gpu.vram_bytes) total += *gpu.vram_bytes;
+      else known = false;
+    }
+    if (known && hw.gpus.size() == 1) add(g.facts, "VRAM", format_gb(total));
+    else if (known) add(g.facts, "VRAM", fmt::format("{} in all ({} GPUs)", format_gb(total), hw.gpus.size()));
+  }
+  if (!hw.cpu_model.empty()) {
+    std::string cpu = short_cpu_name(hw.cpu_model);
+    if (hw.cpu_cores) cpu += fmt::format(" ({}C)", *hw.cpu_cores);
+    add(g.facts, "CPU", cpu);
+  }
+  if (hw.ram_bytes) add(g.facts, "RAM", format_gb(*hw.ram_bytes));
+  add(g.facts, "OS", hw.os);
+  if (!hw.gpus.empty()) {
+    const GpuInfo& gpu = hw.gpus.front();
+    add(g.facts, "Driver", gpu.driver);
+    if (gpu.power_limit_w) add(g.facts, "Power limit", fmt::format("{} W", std::llround(*gpu.power_limit_w)));
+    add(g.facts, "PCIe", gpu.pcie);
+  }
+  add(g.facts, "Kernel", hw.kernel);
+  if (hw.source == HardwareSource::Declared) add(g.facts, "Source", "declared, not probed: " + hw.source_detail);
+  if (hw.source == HardwareSource::Unknown)
+    add(g.facts, "Source", "unknown: " + (hw.source_detail.empty() ? "the server ran on another machine" : hw.source_detail));
+  return g;
+}
+
+// The machine that measured, when it was not the server's.
+FactGroup client_facts(const HardwareInfo& hw) {
+  FactGroup g = hardware_facts(hw);
+  g.id = "client";
+  g.title = "Client";
+  return g;
+}
+
+FactGroup engine_facts(const EngineInfo& e) {
+  FactGroup g{"engine", "Engine", {}};
+  add(g.facts, "Engine", e.kind);
+  if (e.version != "predicted") add(g.facts, "Version", e.version);  // calc's placeholder, not a version
+  add(g.facts, "Quantization", e.quantization);
+  add(g.facts, "Backend", e.backend);
+  add(g.facts, "Build", e.build);
+  add(g.facts, "Weights", e.model_path);
+  if (e.max_model_len) add(g.facts, "Max model length", format_thousands(*e.max_model_len) + " tokens");
+  if (e.kv_capacity_tokens) {
+    std::string kv = format_thousands(*e.kv_capacity_tokens) + " tokens";
+    if (!e.kv_capacity_source.empty()) kv += " (from " + e.kv_capacity_source + ")";
+    add(g.facts, "KV cache", kv);
+  }
+  if (e.slots) add(g.facts, "Max running requests", format_thousands(*e.slots));
+  if (e.prefix_caching) add(g.facts, "Prefix caching", *e.prefix_caching ? "On" : "Off");
+  if (!e.forces_output_length) add(g.facts, "Output length", "Not forced (end of sequence cannot be ignored)");
+  return g;
+}
+
+FactGroup run_facts(const RunResult& r) {
+  const RunSettings& s = r.settings;
+  FactGroup g{"run", "Run", {}};
+  add(g.facts, "Served model", r.engine.model);
+  add(g.facts, "Decode test", sentence_case(s.decode_test));
+  add(g.facts, "Prefill mode", sentence_case(s.prefill_mode));
+  add(g.facts, "Time per measurement", format_duration_s(s.duration_s));
+  add(g.facts, "Max output", format_thousands(s.max_output_tokens) + " tokens");
+  add(g.facts, "API", s.api == "chat" ? "Chat completions" : sentence_case(s.api));
+  add(g.facts, "Temperature", fmt::format("{:g}", s.temperature));
+  if (s.seed != 0) add(g.facts, "Prompt seed", fmt::format("{}", s.seed));
+  if (s.kv_capacity_override)
+    add(g.facts, "KV capacity (given)", format_thousands(*s.kv_capacity_override) + " tokens");
+  if (s.max_model_len_override)
+    add(g.facts, "Max model length (given)", format_thousands(*s.max_model_len_override) + " tokens");
+  if (r.client_ceiling)
+    add(g.facts, "Client ceiling",
+        fmt::format("{} tok/s over {} streams", format_rate(r.client_ceiling->tokens_per_s),
+                    format_thousands(r.client_ceiling->streams)));
+  add(g.facts, "Target", r.target_url);
+  if (r.kind != "predicted") {  // a prediction has no start or finish
+    add(g.facts, "Started", r.started_at);
+    add(g.facts, "Finished", r.finished_at);
+  }
+  add(g.facts, "Run id", r.run_id);
+  return g;
+}
+
+}  // namespace section
+
+}  // namespace sm::report

@@ -1,0 +1,184 @@
+// The decode matrices (total, per request, tokens per joule), the prefill lines and the table of
+// every measurement.
+#include "report/report_sections.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <map>
+#include <set>
+
+#include "core/units.h"
+#include "metrics/cell_metrics.h"
+#include "report/cell_format.h"
+#include "report/connection_model.h"
+#include "report/report_sections.h"
+#include "report/telemetry_model.h"
+
+namespace sm::report::section {
+
+std::string cell_note(const DecodeCell& c) {
+  std::vector<std::string> parts;
+  if (!c.error.empty()) parts.push_back(c.error);
+  for (const auto& w : c.warnings) parts.push_back(w);
+  return join(parts, "; ");
+}
+
+// Fills `heat` with each value's log position between the smallest and largest of the matrix.
+void set_heat(Matrix& m) {
+  double lo = 0, hi = 0;
+  bool any = false;
+  for (const auto& row : m.cells)
+    for (const auto& cell : row)
+      if (cell.value_num && *cell.value_num > 0) {
+        lo = any ? std::min(lo, *cell.value_num) : *cell.value_num;
+        hi = any ? std::max(hi, *cell.value_num) : *cell.value_num;
+        any = true;
+      }
+  if (!any) return;
+  for (auto& row : m.cells)
+    for (auto& cell : row)
+      if (cell.value_num && *cell.value_num > 0)
+        cell.heat = hi > lo ? std::log(*cell.value_num / lo) / std::log(hi / lo) : 1.0;
+}
+
+
+// The tokens-per-joule matrix's cell: valid cells only; GPU power under the value.
+void set_efficiency(MatrixCell& cell, const DecodeCell& c) {
+  if (c.status != CellStatus::Valid) {
+    cell.value = status_label(c.status);
+    return;
+  }
+  const CellTelemetry& t = c.telemetry;
+  if (!t.tokens_per_joule) return;  // stays a dash
+  cell.value_num = t.tokens_per_joule;
+  cell.value = format_tokens_per_joule(t.tokens_per_joule);
+  if (t.gpu_power_w) cell.detail = format_power_w(t.gpu_power_w);
+  if (!t.throttle.empty() && t.throttle != "ok")
+    cell.note = join({cell.note, "GPU throttled: " + throttle_label(t.throttle)}, "; ");
+}
+
+Matrix build_matrix(const RunResult& r, MatrixKind kind) {
+  Matrix m;
+  if (kind == MatrixKind::Total) {
+    m.title = "Sustained decode";
+    m.caption = "total tok/s · rows are context length, columns are simultaneous requests";
+    m.detail_label = "TTFT";
+    m.detail_name = "TTFT";
+  } else if (kind == MatrixKind::PerRequest) {
+    m.title = "Per request";
+    m.caption = "tok/s each request sees · rows are context length, columns are simultaneous requests";
+    m.detail_label = "/token";
+    m.detail_name = "time between tokens";
+  } else {
+    m.title = "Tokens per joule";
+    m.caption = "output tokens per joule of GPU energy · rows are context length, columns are simultaneous requests";
+    m.detail_name = "GPU power";
+  }
+  m.contexts = matrix_contexts(r);
+  m.concurrency = matrix_concurrency(r);
+  m.cells.assign(m.contexts.size(), std::vector<MatrixCell>(m.concurrency.size()));
+  for (auto& row : m.cells)
+    for (auto& cell : row) cell.value = std::string(kDash);
+  for (const auto& c : r.decode) {
+    size_t i = std::lower_bound(m.contexts.begin(), m.contexts.end(), c.context) - m.contexts.begin();
+    size_t j = std::lower_bound(m.concurrency.begin(), m.concurrency.end(), c.concurrency) - m.concurrency.begin();
+    MatrixCell& cell = m.cells[i][j];
+    cell.present = true;
+    cell.status = c.status;
+    cell.note = cell_note(c);
+    if (kind == MatrixKind::Efficiency) {
+      set_efficiency(cell, c);
+      continue;
+    }
+    std::optional<double> value = kind == MatrixKind::Total ? c.total_tok_s : c.per_request_tok_s;
+    if (has_numbers(c.status) && value) {
+      cell.value_num = value;
+      cell.value = format_tok_s(value);
+      cell.detail = kind == MatrixKind::Total ? format_latency_ms(c.ttft_ms) : format_gap_ms(c.tbt_ms);
+    } else {
+      cell.value = status_label(c.status);
+    }
+  }
+  set_heat(m);
+  if (kind == MatrixKind::Efficiency) {
+    bool any = std::any_of(m.cells.begin(), m.cells.end(), [](const auto& row) {
+      return std::any_of(row.begin(), row.end(), [](const MatrixCell& cell) { return cell.value_num.has_value(); });
+    });
+    if (!any) m.cells.clear();
+  }
+  return m;
+}
+
+std::vector<PrefillLine> prefill_lines(const RunResult& r) {
+  std::vector<PrefillLine> out;
+  for (const auto& p : r.prefill) {
+    PrefillLine line;
+    line.context = p.context;
+    line.status = p.status;
+    line.context_text = context_label(p.context);
+    line.note = p.error;
+    if (has_numbers(p.status) && p.prompt_tok_s) {
+      line.rate = format_prompt_rate(p.prompt_tok_s);
+      line.rate_tok_s = p.prompt_tok_s;
+      line.ttft_ms = p.ttft_ms;
+      line.ttft = format_latency_ms(p.ttft_ms) + " TTFT";
+    } else {
+      line.rate = status_label(p.status);
+    }
+    out.push_back(std::move(line));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.context < b.context; });
+  return out;
+}
+
+std::string dash() { return std::string(kDash); }
+
+Table measurements_table(const RunResult& r) {
+  Table t;
+  t.header = {"Phase",  "Context", "Requests at once", "Status", "Total tok/s", "Per request tok/s", "TTFT",
+              "Time between tokens", "Average active requests", "Completed requests", "Output tokens",
+              "Measured for"};
+  t.align = {Align::Left,  Align::Right, Align::Right, Align::Left,  Align::Right, Align::Right,
+             Align::Right, Align::Right, Align::Right, Align::Right, Align::Right, Align::Right};
+  std::vector<const PrefillRow*> prefill;
+  for (const auto& p : r.prefill) prefill.push_back(&p);
+  std::stable_sort(prefill.begin(), prefill.end(), [](auto* a, auto* b) { return a->context < b->context; });
+  std::vector<MeasurementSource> sources;
+  for (const PrefillRow* p : prefill) {
+    bool numbers = has_numbers(p->status);
+    sources.push_back({&p->telemetry, nullptr, numbers});
+    t.rows.push_back({{"Prefill", format_tokens(p->context), "1", status_label(p->status),
+                       numbers ? format_tok_s(p->prompt_tok_s) : dash(), dash(),
+                       numbers ? format_latency_ms(p->ttft_ms) : dash(), dash(), dash(),
+                       p->status == CellStatus::Valid ? "1" : dash(), dash(), dash()},
+                      p->status});
+  }
+  std::vector<const DecodeCell*> decode;
+  for (const auto& c : r.decode) decode.push_back(&c);
+  std::stable_sort(decode.begin(), decode.end(), [](auto* a, auto* b) {
+    return a->context != b->context ? a->context < b->context : a->concurrency < b->concurrency;
+  });
+  for (const DecodeCell* c : decode) {
+    sources.push_back({&c->telemetry, c, has_numbers(c->status)});
+    if (!has_numbers(c->status)) {
+      TableRow row{{"Sustained decode", format_tokens(c->context), fmt::format("{}", c->concurrency),
+                    status_label(c->status)},
+                   c->status};
+      row.cells.resize(t.header.size(), dash());
+      t.rows.push_back(std::move(row));
+      continue;
+    }
+    t.rows.push_back({{"Sustained decode", format_tokens(c->context), fmt::format("{}", c->concurrency),
+                       status_label(c->status), format_tok_s(c->total_tok_s), format_tok_s(c->per_request_tok_s),
+                       format_latency_ms(c->ttft_ms), format_gap_ms(c->tbt_ms), format_active(c->avg_active),
+                       format_count(c->completed), format_count(c->output_tokens), format_window_s(c->measured_s)},
+                      c->status});
+  }
+  append_telemetry_columns(t, sources);
+  return t;
+}
+
+}  // namespace sm::report::section
