@@ -5,6 +5,7 @@
 #include <openssl/x509.h>
 
 #include <cerrno>
+#include <csignal>
 
 namespace sm {
 
@@ -31,6 +32,9 @@ ssize_t fail_with(SSL* ssl, int ret) {
 }  // namespace
 
 Result<std::unique_ptr<TlsServerContext>> TlsServerContext::create(bool offer_h2) {
+  // SSL_write writes with write(2), which has no MSG_NOSIGNAL: a client that hangs up mid-write
+  // would kill the process with SIGPIPE. The streamer treats EPIPE like any closed connection.
+  std::signal(SIGPIPE, SIG_IGN);
   std::unique_ptr<TlsServerContext> c(new TlsServerContext());
   c->ctx_ = SSL_CTX_new(TLS_server_method());
   if (!c->ctx_) return fail(ErrorCode::Internal, "SSL_CTX_new failed");
