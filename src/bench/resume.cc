@@ -6,6 +6,14 @@
 
 namespace sm {
 
+std::string resume_target(const RunResult& stored) {
+  if (!stored.settings.target.empty()) return stored.settings.target;
+  // Files from before settings.target: how the server was reached, from what they do say.
+  if (!stored.launch_command.empty()) return "launched";
+  if (stored.hardware.source == HardwareSource::Simulated) return "embedded";
+  return "url";
+}
+
 RunConfig config_to_resume(const RunResult& stored, const std::string& dir) {
   RunConfig c;
   const RunSettings& s = stored.settings;
@@ -23,6 +31,11 @@ RunConfig config_to_resume(const RunResult& stored, const std::string& dir) {
   c.temperature = s.temperature;
   c.seed = s.seed;
   c.launch_command = stored.launch_command;
+  if (resume_target(stored) == "embedded") {
+    // The built-in engine died with the run: start it again; its old port means nothing.
+    c.embedded_sim = true;
+    c.target.base_url.clear();
+  }
   c.out_dir = dir;
   c.resume_dir = dir;
   return c;

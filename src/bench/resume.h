@@ -9,6 +9,10 @@
 
 namespace sm {
 
+/// How `stored`'s server was reached: its settings.target, or for older files "launched" (a
+/// launch command), "embedded" (simulated hardware: only the built-in engine records it) or "url".
+std::string resume_target(const RunResult& stored);
+
 /// The matrix, limits and target of `stored`, as a RunConfig that continues it in `dir`.
 RunConfig config_to_resume(const RunResult& stored, const std::string& dir);
 

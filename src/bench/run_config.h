@@ -4,18 +4,13 @@
 #include <optional>
 #include <string>
 
-#include "bench/plan.h"
+#include "engines/api_kind.h"
+#include "result/plan.h"
 #include "net/stream_client.h"
 #include "result/result.h"
 #include "system/target_locality.h"
 
 namespace sm {
-
-/// Which OpenAI-compatible route the streams use.
-enum class ApiKind : uint8_t {
-  Completions,  ///< POST /v1/completions (default: the prompt is sent as-is)
-  Chat,         ///< POST /v1/chat/completions (the server applies its chat template)
-};
 
 /// Where the server is and how to talk to it.
 struct TargetConfig {
@@ -36,6 +31,9 @@ struct RunConfig {
   CapacityLimits limits_override;  ///< --kv-capacity / --max-model-len: win over what the server says
   std::string launch_command;      ///< --launch: a server command line speedmatrix starts and stops
   double launch_timeout_s = 900;   ///< how long a launched server may take to become healthy
+  /// Refuse to launch when the URL's port already answers. Off only in tests whose scripted
+  /// server stands in for the launched one.
+  bool launch_port_check = true;
   double ramp_timeout_s = 120;     ///< longest wait for all streams of a cell to produce a token
   /// Longest a request outside a decode window (calibration, warm-up, prefill) may run; 0 =
   /// default_request_timeout_s(prompt tokens).

@@ -61,6 +61,22 @@ std::optional<std::string> failed_requests_reason(const std::vector<RequestRecor
                      first->error.empty() ? "no reason recorded" : first->error);
 }
 
+// One finished row or cell, for the progress lines written when stdout is not a terminal.
+std::string unit_summary(const PrefillRow& row) {
+  const std::string what = fmt::format("prefill {}", format_tokens(row.context));
+  if (row.status != CellStatus::Valid || !row.prompt_tok_s || !row.ttft_ms)
+    return fmt::format("{}: {}{}", what, to_string(row.status), row.error.empty() ? "" : ": " + row.error);
+  return fmt::format("{}: {:.0f} tok/s, TTFT {:.0f} ms", what, *row.prompt_tok_s, *row.ttft_ms);
+}
+
+std::string unit_summary(const DecodeCell& cell) {
+  const std::string what = fmt::format("decode {} x {}", format_tokens(cell.context), cell.concurrency);
+  if (cell.status != CellStatus::Valid || !cell.total_tok_s)
+    return fmt::format("{}: {}{}", what, to_string(cell.status), cell.error.empty() ? "" : ": " + cell.error);
+  return fmt::format("{}: {:.1f} tok/s total, {:.1f} per request", what, *cell.total_tok_s,
+                     cell.per_request_tok_s.value_or(0.0));
+}
+
 bool use_color(std::FILE* f) { return isatty(fileno(f)) && std::getenv("NO_COLOR") == nullptr; }
 
 StreamClientOptions client_options(const TargetConfig& target, const ConnectionOptions& connection) {
@@ -82,7 +98,9 @@ class MatrixRun {
       : config_(config),
         clock_(clock),
         connection_(config.target.connection),
-        progress_(stdout, !config.quiet && isatty(fileno(stdout)) && !config.json_output, use_color(stdout), clock),
+        progress_(stdout, !config.quiet && isatty(fileno(stdout)) && !config.json_output, use_color(stdout), clock,
+                  // Not a terminal (a log, CI, nohup): a line per finished cell on stderr instead.
+                  !config.quiet && !(isatty(fileno(stdout)) && !config.json_output) ? stderr : nullptr),
         base_url_(config.target.base_url) {}
 
   int execute();
@@ -92,6 +110,7 @@ class MatrixRun {
   Result<void> start_embedded_engine();
   Result<void> connect();
   Result<void> probe();
+  void report_unreachable(const Error& error);
   Result<void> prepare();
   Result<void> prepare_resume();
   Result<void> calibrate_counter();
@@ -161,6 +180,9 @@ Result<void> MatrixRun::launch() {
   std::error_code ec;
   std::filesystem::create_directories("runs", ec);
   launch_log_path_ = fmt::format("runs/.server-{}.log", ::getpid());
+  // Something already on the port would make the launch fail, or be measured in its place.
+  if (config_.launch_port_check)
+    if (auto free = check_port_free(url_host(base_url_), url_port(base_url_)); !free) return free;
   std::fprintf(stderr, "speedmatrix: starting the server: %s\n",
                redact_command(config_.launch_command, redact_options()).c_str());
   if (auto ok = server_.start(config_.launch_command, launch_log_path_); !ok) return ok;
@@ -299,6 +321,7 @@ Result<void> MatrixRun::prepare_resume() {
                             probe_.engine.model, stored->engine.model));
   const bool was_unverified = stored->connection && stored->connection->tls && !stored->connection->tls_verified;
   result_ = std::move(*stored);
+  result_.target_url = base_url_;  // the embedded engine or a relaunched server may listen elsewhere now
   ++result_.resumes;
   // How this session reached the server; a certificate left unchecked by any session stays said.
   result_.connection = connection_info();
@@ -370,6 +393,7 @@ Result<void> MatrixRun::prepare() {
                     "). Not a real server.";
   }
   RunSettings& s = result_.settings;
+  s.target = sim_ ? "embedded" : !config_.launch_command.empty() ? "launched" : "url";
   s.api = config_.target.api == ApiKind::Chat ? "chat" : "completions";
   s.max_output_tokens = matrix_.max_output_tokens;
   s.duration_s = matrix_.duration_s;
@@ -700,19 +724,38 @@ int MatrixRun::finish(bool interrupted) {
   redact_result(result_, redact_options());  // the reports and what is printed below, too
   save();
   progress_.clear();
-  if (auto ok = write_run_reports(result_, run_dir_); !ok) note("cannot write reports: " + ok.error().message);
+  if (!config_.launch_command.empty()) server_.stop();  // before the report: the last line is the folder
+  const bool reports_written = [&] {
+    auto ok = write_run_reports(result_, run_dir_);
+    if (!ok) note("cannot write reports: " + ok.error().message);
+    return ok.has_value();
+  }();
+  const std::string html = (std::filesystem::path(run_dir_) / kReportHtmlFile).string();
   if (config_.json_output) {
     std::puts(to_json(result_).dump(2).c_str());
   } else {
     RenderOptions options;
     options.color = use_color(stdout);
+    options.details_hint = reports_written ? "report.html in the run folder (below)" : "report --format html";
     std::fputs(render_report(result_, ReportFormat::Term, options).c_str(), stdout);
   }
-  std::fprintf(stderr, "speedmatrix: %s: %s\n", interrupted ? "interrupted, finished cells saved in" : "results in",
-               run_dir_.c_str());
-  if (!config_.launch_command.empty()) server_.stop();
+  std::fflush(stdout);
+  std::fprintf(stderr, "speedmatrix: %s: %s%s\n", interrupted ? "interrupted, finished cells saved in" : "results in",
+               run_dir_.c_str(), reports_written ? fmt::format(" (open {})", html).c_str() : "");
   if (save_failed_) return kExitFailure;
   return interrupted ? kExitInterrupted : kExitOk;
+}
+
+// The first contact failed. A resumed --url run says what to do: its server must still be there.
+void MatrixRun::report_unreachable(const Error& error) {
+  if (!config_.resume_dir.empty() && !sim_ && config_.launch_command.empty() &&
+      (error.code == ErrorCode::Network || error.code == ErrorCode::Timeout))
+    std::fprintf(stderr,
+                 "speedmatrix run: --resume: the interrupted run's server does not answer: %s\n"
+                 "  Start it again (the same model and settings), or give --url where it runs now.\n",
+                 redact_text(error.message, redact_options()).c_str());
+  else
+    std::fprintf(stderr, "speedmatrix run: %s\n", error.message.c_str());
 }
 
 int MatrixRun::execute() {
@@ -735,11 +778,11 @@ int MatrixRun::execute() {
     return interrupt_requested() ? kExitInterrupted : kExitFailure;
   }
   if (auto ok = connect(); !ok) {
-    std::fprintf(stderr, "speedmatrix run: %s\n", ok.error().message.c_str());
+    report_unreachable(ok.error());
     return kExitFailure;
   }
   if (auto ok = probe(); !ok) {
-    std::fprintf(stderr, "speedmatrix run: %s\n", ok.error().message.c_str());
+    report_unreachable(ok.error());
     return kExitFailure;
   }
   if (auto ok = prepare(); !ok) {
@@ -797,6 +840,7 @@ int MatrixRun::execute() {
       measure_prefill(*prefill_it, *prompt);
       warm = prefill_it->status == CellStatus::Valid;
       save();
+      progress_.finished(unit_summary(*prefill_it));
       if (prefill_it->status == CellStatus::Interrupted) {
         interrupted = true;
         break;
@@ -806,6 +850,7 @@ int MatrixRun::execute() {
       measure_decode(*c, *prompt, !warm);
       warm = false;  // later cells warm again: the previous cell's load may have evicted the prompt
       save();
+      progress_.finished(unit_summary(*c));
       if (c->status == CellStatus::Interrupted) {
         interrupted = true;
         break;

@@ -294,6 +294,7 @@ Result<EngineParams> parse_engine(const json& e, const std::string& where) {
   if (p.name.empty()) p.name = p.id;
   p.aliases = r.strings("aliases");
   p.bandwidth_efficiency = r.fraction("bandwidth_efficiency", true, 0.01, 1).value_or(0);
+  p.attention_bandwidth_efficiency = r.fraction("attention_bandwidth_efficiency", false, 0.01, 1).value_or(0);
   p.decode_compute_efficiency = r.fraction("decode_compute_efficiency", true, 0.01, 1).value_or(0);
   p.prefill_compute_efficiency = r.fraction("prefill_compute_efficiency", true, 0.01, 1).value_or(0);
   p.step_overhead_s = r.fraction("step_overhead_ms", true, 0, 1000).value_or(0) / 1000.0;
@@ -307,6 +308,18 @@ Result<EngineParams> parse_engine(const json& e, const std::string& where) {
   p.max_num_seqs = r.integer("max_num_seqs", false, 1, 256);
   p.request_overhead_s = r.fraction("request_overhead_ms", false, 0, 1e5).value_or(0) / 1000.0;
   p.tokenize_s_per_token = r.fraction("tokenize_us_per_token", false, 0, 1e4).value_or(0) / 1e6;
+  if (const json* errors = r.object("error_80")) {
+    for (const auto& [key, value] : errors->items()) {
+      const auto slash = key.find('/');
+      const std::string family = key.substr(0, slash);
+      if (slash == std::string::npos || (family != "decode" && family != "prefill") || !value.is_number() ||
+          !(value.get<double>() > 0) || value.get<double>() > 100)
+        r.problem(fmt::format("error_80 \"{}\" must be \"decode/<class>\" or \"prefill/<class>\" with a fraction > 0", key));
+      else
+        p.error_80[key] = value.get<double>();
+    }
+  }
+  p.error_source = r.string("error_source", false);
   p.source = r.string("source", true);
   p.notes = r.string("notes", false);
   if (auto ok = r.finish(); !ok) return std::unexpected(ok.error());

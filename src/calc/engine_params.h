@@ -2,6 +2,7 @@
 // The per-engine parameters of the performance model (data/engines.json). They are shared by
 // every GPU and model: docs/calculator.md explains each value and how it was fitted.
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,10 @@ struct EngineParams {
   std::string name;                      ///< display name, e.g. "vLLM"
   std::vector<std::string> aliases;      ///< other names accepted on the command line
   double bandwidth_efficiency = 0.9;     ///< fraction of datasheet bandwidth memory-bound kernels reach (≤ 0.95)
+  /// Fraction of datasheet bandwidth the attention kernels reach reading the KV cache; 0: the same
+  /// as bandwidth_efficiency. Fitted where the corpus asks for it (llama.cpp decode slows with
+  /// context faster than its KV reads at the weights' efficiency explain).
+  double attention_bandwidth_efficiency = 0;
   double decode_compute_efficiency = 0.5;   ///< fraction of tensor peak decode-step matmuls reach
   double prefill_compute_efficiency = 0.5;  ///< fraction of tensor peak prefill (large matmuls, attention) reaches
   double step_overhead_s = 0.002;        ///< fixed time of every scheduler step not hidden behind the GPU (launch, scheduling, sampling)
@@ -25,6 +30,12 @@ struct EngineParams {
   int64_t max_num_seqs = 256;            ///< default concurrent sequences (sizes the sampler's logits buffer)
   double request_overhead_s = 0.005;     ///< CPU time per request admitted (HTTP, detokenizer set-up, scheduling)
   double tokenize_s_per_token = 2e-6;    ///< CPU time to tokenize and hash one prompt token (API server)
+  /// Half-width of the 80% error interval of predictions with these values, by "family/class"
+  /// ("decode/geforce", "prefill/all"; family decode or prefill, class geforce, workstation,
+  /// datacenter, apple or all): the 80th percentile of |predicted/measured − 1| in the
+  /// leave-one-source-out cross-validation over the corpus (`calc fit --cross-validate`).
+  std::map<std::string, double> error_80;
+  std::string error_source;              ///< how error_80 was obtained
   std::string source;                    ///< where the values come from
   std::string notes;                     ///< caveats
 };

@@ -26,4 +26,15 @@ struct GpuSpec {
   std::string source;                   ///< where the figures come from
 };
 
+/// The corpus's GPU class of a catalog GPU: "apple" (Apple silicon), "geforce" (GeForce cards),
+/// "workstation" (RTX PRO / RTX A-series / DGX Spark GB10), else "datacenter".
+inline std::string gpu_class(const GpuSpec& g) {
+  if (g.type == "Apple silicon") return "apple";
+  if (g.name.find("GeForce") != std::string::npos) return "geforce";
+  if (g.name.find("RTX PRO") != std::string::npos || g.name.find("RTX A") != std::string::npos ||
+      g.name.find("GB10") != std::string::npos || g.name.find("Ada Generation") != std::string::npos)
+    return "workstation";
+  return "datacenter";
+}
+
 }  // namespace sm::calc

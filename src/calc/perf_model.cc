@@ -31,6 +31,9 @@ PerfModel::PerfModel(const Setup& setup) : setup_(setup) {
   const double tp_scale = gpus * std::max(0.1, 1.0 - s.engine.tp_loss_per_extra_gpu * (gpus - 1.0));
 
   bandwidth_bytes_per_s_ = s.gpu.bandwidth_bytes_per_s * s.engine.bandwidth_efficiency * tp_scale;
+  kv_bandwidth_bytes_per_s_ = s.engine.attention_bandwidth_efficiency > 0
+                                  ? s.gpu.bandwidth_bytes_per_s * s.engine.attention_bandwidth_efficiency * tp_scale
+                                  : bandwidth_bytes_per_s_;
   const bool eight_bit = q.activation_bits <= 8 && s.gpu.tensor_8bit_flops.has_value();
   const double matmul_peak = eight_bit ? *s.gpu.tensor_8bit_flops : s.gpu.tensor_16bit_flops;
   decode_flops_ = matmul_peak * s.engine.decode_compute_efficiency * tp_scale;
@@ -145,7 +148,7 @@ StepBreakdown PerfModel::step_breakdown(std::span<const int64_t> decode_contexts
           attention_decode_flops_ +
       (full_attention_flops_per_pair_ * prefill_pairs_full + sliding_attention_flops_per_pair_ * prefill_pairs_sliding) /
           attention_prefill_flops_;
-  b.attention_s = std::max(kv_bytes / bandwidth_bytes_per_s_, attention_compute_s);
+  b.attention_s = std::max(kv_bytes / kv_bandwidth_bytes_per_s_, attention_compute_s);
 
   // Linear-attention layers: each sequence in the step reads and writes its recurrent state.
   b.state_s = state_traffic_bytes_ * (streams + chunk_count) / bandwidth_bytes_per_s_;

@@ -50,14 +50,16 @@ struct Stream {
   double window_last_s = -1;   // last token inside the window
 };
 
-// Safety net: a cell never needs more steps than this (30 s at 10 µs per step).
-constexpr int64_t kMaxSteps = 5'000'000;
-
 }  // namespace
 
+int64_t default_max_steps(double duration_s) {
+  return 5'000'000 + static_cast<int64_t>(std::max(0.0, duration_s) * 200'000.0);
+}
+
 CellPrediction predict_decode_cell(const PerfModel& model, int64_t context, int64_t concurrency,
-                                   int64_t max_output_tokens, double duration_s) {
+                                   int64_t max_output_tokens, double duration_s, int64_t max_steps) {
   CellPrediction out;
+  if (max_steps <= 0) max_steps = default_max_steps(duration_s);
   if (concurrency < 1 || max_output_tokens < 1 || !(duration_s > 0)) return out;
   const auto n = static_cast<size_t>(concurrency);
   const double cpu_s = model.request_cpu_time_s(context);
@@ -88,7 +90,9 @@ CellPrediction predict_decode_cell(const PerfModel& model, int64_t context, int6
   double now = 0;
   const PrefillChunk last_token{std::max<int64_t>(0, context - 1), 1};
 
-  for (int64_t step = 0; step < kMaxSteps; ++step) {
+  bool window_ended = false;
+  int64_t step = 0;
+  for (; step < max_steps; ++step) {
     contexts.clear();
     chunks.clear();
     joining.clear();
@@ -119,7 +123,10 @@ CellPrediction predict_decode_cell(const PerfModel& model, int64_t context, int6
         generating_time += static_cast<double>(contexts.size() + chunks.size()) * (to - from);
       }
     }
-    if (window_open_s >= 0 && end > window_open_s + duration_s) break;
+    if (window_open_s >= 0 && end > window_open_s + duration_s) {
+      window_ended = true;
+      break;
+    }
 
     if (in_window && !contexts.empty()) gaps.emplace_back(dt, static_cast<double>(contexts.size()));
     auto emit = [&](Stream& s) {
@@ -156,7 +163,15 @@ CellPrediction predict_decode_cell(const PerfModel& model, int64_t context, int6
     if (window_open_s < 0 && with_first_token >= n) window_open_s = now;
   }
 
-  out.total_tok_s = static_cast<double>(out.output_tokens) / duration_s;
+  out.steps = step;
+  out.window_s = duration_s;
+  if (!window_ended) {
+    // The cap, not the window, ended the simulation: the figures are over what was simulated.
+    out.truncated = true;
+    out.window_s = window_open_s >= 0 ? std::max(0.0, now - window_open_s) : 0.0;
+  }
+  if (out.window_s <= 0) return out;
+  out.total_tok_s = static_cast<double>(out.output_tokens) / out.window_s;
   std::vector<double> per_stream;
   for (const Stream& s : streams)
     if (s.window_tokens >= 2 && s.window_last_s > s.window_first_s)
@@ -168,8 +183,8 @@ CellPrediction predict_decode_cell(const PerfModel& model, int64_t context, int6
   out.tbt_s = weighted_percentile(gaps, 0.5);
   out.tbt_p90_s = weighted_percentile(gaps, 0.9);
   out.tbt_p99_s = weighted_percentile(gaps, 0.99);
-  out.avg_active = active_time / duration_s;
-  out.effective_concurrency = generating_time / duration_s;
+  out.avg_active = active_time / out.window_s;
+  out.effective_concurrency = generating_time / out.window_s;
   return out;
 }
 
@@ -270,7 +285,21 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
     cell.status = planned.status;
     if (planned.status == CellStatus::Valid) {
       const CellPrediction p = predict_decode_cell(model, planned.context, planned.concurrency,
-                                                   options.matrix.max_output_tokens, options.matrix.duration_s);
+                                                   options.matrix.max_output_tokens, options.matrix.duration_s,
+                                                   options.max_steps_per_cell);
+      if (p.truncated && p.window_s <= 0) {
+        cell.status = CellStatus::Error;
+        cell.error = fmt::format("the simulation reached its cap of {} engine steps before any of the window was "
+                                 "simulated: nothing to predict",
+                                 p.steps);
+        r.decode.push_back(cell);
+        continue;
+      }
+      if (p.truncated)
+        cell.warnings.push_back(fmt::format(
+            "the simulation reached its cap of {} engine steps after {:.3g} s of the {:.3g} s window; the figures "
+            "are over that part",
+            p.steps, p.window_s, options.matrix.duration_s));
       cell.total_tok_s = p.total_tok_s;
       cell.per_request_tok_s = p.per_request_tok_s;
       cell.ttft_ms = p.ttft_s * 1000.0;
@@ -285,7 +314,7 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
       cell.effective_concurrency = p.effective_concurrency;
       cell.completed = p.completed;
       cell.output_tokens = p.output_tokens;
-      cell.measured_s = options.matrix.duration_s;
+      cell.measured_s = p.window_s;
       cell.requests_started = p.requests_started;
       cell.requests_failed = 0;
       cell.ended_early = 0;
@@ -294,6 +323,25 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
       cell.prompt_tokens_max = planned.context;
     }
     r.decode.push_back(cell);
+  }
+  // The error interval of this engine on this GPU class (docs/calculator.md, "Honest error").
+  {
+    const std::string cls = gpu_class(setup.gpu);
+    auto interval = [&](const char* family) -> std::string {
+      const auto& e = setup.engine.error_80;
+      if (auto it = e.find(std::string(family) + "/" + cls); it != e.end())
+        return fmt::format("{} ±{:.0f}%", family, 100 * it->second);
+      if (auto it = e.find(std::string(family) + "/all"); it != e.end())
+        return fmt::format("{} ±{:.0f}% (all GPU classes: none measured on {})", family, 100 * it->second, cls);
+      return fmt::format("{}: no estimate", family);
+    };
+    if (setup.engine.error_80.empty())
+      r.warnings.push_back(fmt::format("expected error: no estimate for engine '{}' (no calibration-corpus rows)",
+                                       setup.engine.id));
+    else
+      r.warnings.push_back(fmt::format(
+          "expected error (80% interval, leave-one-source-out over the calibration corpus, {} on {} GPUs): {}, {}",
+          setup.engine.id, cls, interval("decode"), interval("prefill")));
   }
   if (setup.engine.notes.find("uncalibrated") != std::string::npos)
     r.warnings.push_back(fmt::format("engine '{}' parameters are not calibrated against a measured matrix: {}",

@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "bench/plan.h"
+#include "result/plan.h"
 #include "calc/perf_model.h"
 #include "calc/setup.h"
 #include "core/error.h"
@@ -21,7 +21,12 @@ struct PredictOptions {
   MatrixSettings matrix;                        ///< rows, columns, prefill rows, max output, window length
   std::optional<int64_t> max_model_len;         ///< per-request context limit; default: the model's max position
   std::optional<int64_t> kv_capacity_override;  ///< tokens; replaces the predicted KV capacity
+  int64_t max_steps_per_cell = 0;               ///< engine steps a cell may simulate; 0: default_max_steps
 };
+
+/// The engine steps a decode cell may simulate by default: 5 million plus 200,000 per second of
+/// window (5 µs steps, far below any real engine's), so only a broken model reaches it.
+int64_t default_max_steps(double duration_s);
 
 /// One decode cell simulated step by step: N closed-loop streams over a `context`-token prompt.
 struct CellPrediction {
@@ -38,6 +43,11 @@ struct CellPrediction {
   int64_t output_tokens = 0;     ///< output tokens inside the window
   int64_t completed = 0;         ///< requests that finished inside the window
   int64_t requests_started = 0;  ///< requests sent for the cell (first wave and restarts)
+  int64_t steps = 0;             ///< engine steps simulated
+  /// The step cap was reached before the window ended: the figures cover `window_s` seconds of
+  /// the `duration_s` asked for (0 when the window never opened).
+  bool truncated = false;
+  double window_s = 0;           ///< simulated window length the figures are over
 };
 
 /// Simulates one decode cell the way the benchmark drives it (design.md "Sustained decode
@@ -47,8 +57,9 @@ struct CellPrediction {
 /// prompt's last token is recomputed) and decodes one token per step, its context growing;
 /// after `max_output` tokens it ends and a new request takes its place at once. The window
 /// opens when every stream has produced a first token and lasts `duration_s`.
+/// At most `max_steps` steps (0: default_max_steps); reaching it sets `truncated`.
 CellPrediction predict_decode_cell(const PerfModel& model, int64_t context, int64_t concurrency,
-                                   int64_t max_output_tokens, double duration_s);
+                                   int64_t max_output_tokens, double duration_s, int64_t max_steps = 0);
 
 /// The full prediction: prefill rows (cold prompt TTFT and prompt tok/s), decode cells, the KV
 /// capacity and therefore which cells are over capacity or too long. Fails when the weights do

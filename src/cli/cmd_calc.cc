@@ -1,6 +1,9 @@
 // speedmatrix calc --gpu G --model M --quant Q --engine E [matrix flags] [--format term|json|html|md|csv]
 // The decode calculator: predicts the speed-test matrix with the performance model of src/calc.
+#include <algorithm>
 #include <cstdio>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -8,9 +11,11 @@
 
 #include <fmt/format.h>
 
-#include "bench/plan.h"
+#include "result/plan.h"
 #include "calc/catalog.h"
 #include "calc/catalog_listing.h"
+#include "calc/corpus.h"
+#include "calc/fit.h"
 #include "calc/predict.h"
 #include "cli/commands.h"
 #include "core/clock.h"
@@ -48,6 +53,9 @@ struct CalcFlags {
   std::vector<std::string> quant_files;
   std::vector<std::string> engine_files;
   bool list = false;
+  std::string calibrate_from;
+  std::string calibrate_model;
+  std::string calibrate_quant;
 };
 
 int usage_error(const std::string& message) {
@@ -123,7 +131,9 @@ Result<std::pair<calc::Setup, calc::PredictOptions>> to_config(const CalcFlags& 
   }
   const int64_t max_model_len = o.max_model_len.value_or(s.model.max_position);
   o.matrix.contexts = default_contexts(max_model_len, o.matrix.max_output_tokens);
-  if (!f.contexts.empty()) {
+  if (f.contexts == "none") {
+    o.matrix.contexts.clear();  // prefill rows only
+  } else if (!f.contexts.empty()) {
     auto v = parse_token_list(f.contexts);
     if (!v) return with_flag("--contexts", v.error());
     o.matrix.contexts = *v;
@@ -175,7 +185,53 @@ int run_calc(const CalcFlags& f) {
 
   auto config = to_config(f, *catalog);
   if (!config) return usage_error(config.error().message);
-  const auto& [setup, options] = *config;
+  auto [setup, options] = *config;
+  std::vector<std::string> calibration_notes;
+  if (!f.calibrate_from.empty()) {
+    // Measure once, predict every model: fit this GPU's engine parameters to the user's own run
+    // (its model may differ from the one predicted), then predict with them.
+    auto run = read_result_file(f.calibrate_from);
+    if (!run) return usage_error("--calibrate-from: " + run.error().message);
+    // The run calibrates the engine it was measured with.
+    if (!run->engine.kind.empty()) {
+      auto run_engine = catalog->find_engine(run->engine.kind);
+      if (run_engine && run_engine->id != setup.engine.id)
+        return usage_error(fmt::format("--calibrate-from: the run was measured with {}, not --engine {}",
+                                       run_engine->id, setup.engine.id));
+    }
+    const std::string model_name = f.calibrate_model.empty() ? run->engine.model : f.calibrate_model;
+    const std::string quant_name = f.calibrate_quant.empty() ? run->engine.quantization : f.calibrate_quant;
+    auto model = catalog->find_model(model_name);
+    if (!model)
+      return usage_error(fmt::format("--calibrate-from: the run's model \"{}\" is not in the catalog; name it with "
+                                     "--calibrate-model ({})", model_name, model.error().message));
+    auto quant = catalog->find_quant(quant_name);
+    if (!quant)
+      return usage_error(fmt::format("--calibrate-from: the run's quantisation \"{}\" is not in the catalog; name it "
+                                     "with --calibrate-quant ({})", quant_name, quant.error().message));
+    calc::Setup run_setup = setup;
+    run_setup.model = *model;
+    run_setup.quant = *quant;
+    const auto cases = calc::cases_from_run(*run, run_setup);
+    if (cases.empty()) return usage_error("--calibrate-from: the run has no valid decode cell or prefill row");
+    const calc::FitResult fit = calc::fit_engine(cases, setup.engine);
+    std::vector<double> before, after;
+    for (const auto& r : fit.residuals) {
+      after.push_back(r.error());
+      before.push_back(calc::predict_corpus_value(*r.c, setup.engine) / r.measured - 1.0);
+    }
+    const auto sb = calc::error_stats(before), sa = calc::error_stats(after);
+    calibration_notes.push_back(fmt::format(
+        "calibrated from {} ({} on {}, {} cells and rows): bandwidth efficiency {:.3f} -> {:.3f}, decode compute "
+        "{:.3f} -> {:.3f}, prefill compute {:.3f} -> {:.3f}, step overhead {:.2f} -> {:.2f} ms; the run's median "
+        "error {:.0f}% -> {:.0f}%",
+        f.calibrate_from, model->id, setup.gpu.id, cases.size(), setup.engine.bandwidth_efficiency,
+        fit.params.bandwidth_efficiency, setup.engine.decode_compute_efficiency, fit.params.decode_compute_efficiency,
+        setup.engine.prefill_compute_efficiency, fit.params.prefill_compute_efficiency,
+        setup.engine.step_overhead_s * 1000, fit.params.step_overhead_s * 1000, 100 * sb.median_abs,
+        100 * sa.median_abs));
+    setup.engine = fit.params;
+  }
   char started[32];
   const std::string started_at(format_iso8601_utc(wall_clock_unix_ms(), started));
   auto result = calc::predict(setup, options);
@@ -183,6 +239,7 @@ int run_calc(const CalcFlags& f) {
     std::fprintf(stderr, "speedmatrix calc: %s\n", result.error().message.c_str());
     return kExitFailure;
   }
+  for (const auto& note : calibration_notes) result->warnings.insert(result->warnings.begin(), note);
   result->started_at = started_at;
   result->finished_at = started_at;
 
@@ -196,7 +253,107 @@ int run_calc(const CalcFlags& f) {
   RenderOptions render;
   render.color = report::stdout_wants_color(*color);
   render.width_columns = report::stdout_width_columns();
+  render.details_hint = "calc ... --format html (or md, csv)";
   return print_text(render_report(*result, *report_format, render));
+}
+
+struct FitFlags {
+  std::string corpus = "data/measurements/measurements.csv";
+  std::vector<std::string> engines;  // default: every engine with usable rows
+  std::string out;
+  bool cross_validate = false;
+  bool residuals = false;
+};
+
+int run_fit(const CalcFlags& cf, const FitFlags& f) {
+  auto catalog = load_catalog(cf);
+  if (!catalog) return usage_error(catalog.error().message);
+  auto rows = calc::load_corpus_file(f.corpus);
+  if (!rows) return usage_error(rows.error().message);
+  const auto cases = calc::map_corpus(*rows, *catalog);
+  std::map<std::string, int> skipped;
+  size_t usable = 0;
+  for (const auto& c : cases) {
+    if (c.usable)
+      ++usable;
+    else
+      ++skipped[c.why_not];
+  }
+  std::string text = fmt::format("corpus {}: {} rows, {} usable, {} skipped:\n", f.corpus, cases.size(), usable,
+                                 cases.size() - usable);
+  std::vector<std::pair<int, std::string>> by_count;
+  for (const auto& [why, n] : skipped) by_count.emplace_back(n, why);
+  std::sort(by_count.rbegin(), by_count.rend());
+  for (const auto& [n, why] : by_count) text += fmt::format("  {:>4}  {}\n", n, why);
+
+  std::vector<std::string> engine_ids = f.engines;
+  if (engine_ids.empty()) {
+    for (const auto& e : catalog->engines())
+      if (std::any_of(cases.begin(), cases.end(), [&](const auto& c) { return c.usable && c.setup.engine.id == e.id; }))
+        engine_ids.push_back(e.id);
+  }
+  std::vector<calc::EngineParams> fitted;
+  std::vector<calc::Residual> all;
+  for (const auto& id : engine_ids) {
+    auto start = catalog->find_engine(id);
+    if (!start) return usage_error("--engine: " + start.error().message);
+    calc::FitResult fit = calc::fit_engine(cases, *start);
+    fit.params.source = fmt::format("speedmatrix calc fit on {} ({} usable rows of {}; robust loss {:.3f} -> {:.3f}); "
+                                    "unfitted fields from: {}",
+                                    f.corpus, fit.rows, start->id, fit.loss_before, fit.loss, start->source);
+    text += fmt::format("\n{} ({} rows): loss {:.4f} -> {:.4f} in {} evaluations\n", start->id, fit.rows,
+                        fit.loss_before, fit.loss, fit.evaluations);
+    for (const auto& b : calc::fit_bounds()) {
+      auto get = [&](const calc::EngineParams& e) {
+        const std::string_view n = b.name;
+        if (n == "bandwidth_efficiency") return e.bandwidth_efficiency;
+        if (n == "decode_compute_efficiency") return e.decode_compute_efficiency;
+        if (n == "prefill_compute_efficiency") return e.prefill_compute_efficiency;
+        if (n == "step_overhead_ms") return e.step_overhead_s * 1000.0;
+        if (n == "attention_bandwidth_efficiency")
+          return e.attention_bandwidth_efficiency > 0 ? e.attention_bandwidth_efficiency : e.bandwidth_efficiency;
+        return e.tp_loss_per_extra_gpu;
+      };
+      text += fmt::format("  {:<28} {:>8.4f} -> {:>8.4f}   [{}, {}]\n", b.name, get(*start), get(fit.params), b.lo, b.hi);
+    }
+    if (f.residuals) {
+      text += fmt::format("  {:<8} {:<22} {:<14} {:<8} {:<24} {:>5} {:>6} {:>6} {:>10} {:>10} {:>7}\n", "row", "metric",
+                          "gpu", "quant", "model", "gpus", "conc", "ctx", "measured", "predicted", "error");
+      for (const auto& r : fit.residuals)
+        text += fmt::format("  {:<8} {:<22} {:<14} {:<8} {:<24} {:>5} {:>6} {:>6} {:>10.1f} {:>10.1f} {:>+6.0f}%\n",
+                            r.c->row.id, r.c->row.metric, r.c->row.gpu, r.c->row.quant, r.c->row.model,
+                            r.c->row.gpu_count.value_or(1), r.c->concurrency, r.c->context, r.measured, r.predicted,
+                            100 * r.error());
+    }
+    all.insert(all.end(), fit.residuals.begin(), fit.residuals.end());
+    fitted.push_back(fit.params);
+  }
+  text += "\nIn-sample errors (fitted on every row):\n" + calc::error_table(all);
+  if (f.cross_validate) {
+    const calc::CrossValidation cv = calc::cross_validate(cases, *catalog);
+    for (auto& e : fitted) {
+      e.error_80 = calc::error_intervals(cv.residuals, e.id);
+      e.error_source = fmt::format("80th percentile of |predicted/measured - 1| over the {} rows' leave-one-source-out "
+                                   "cross-validation (speedmatrix calc fit --cross-validate), groups of 5 rows or more",
+                                   f.corpus);
+      if (!e.error_80.empty())
+        text += fmt::format("{} 80% intervals: {}\n", e.id, nlohmann::json(e.error_80).dump());
+    }
+    text += "\nLeave-one-source-out cross-validation (each row predicted by a fit that never saw its source):\n" +
+            calc::error_table(cv.residuals);
+    if (!cv.unfitted_sources.empty())
+      text += fmt::format("catalog values used (no other rows of the engine): {}\n", fmt::join(cv.unfitted_sources, ", "));
+  }
+  if (!f.out.empty()) {
+    std::ofstream out(f.out, std::ios::binary | std::ios::trunc);
+    out << calc::engine_file_json(fitted).dump(2) << "\n";
+    if (!out) {
+      std::fprintf(stderr, "speedmatrix calc fit: cannot write %s\n", f.out.c_str());
+      return kExitFailure;
+    }
+    text += fmt::format("\nwrote {} (use: speedmatrix calc --engine-file {} ...)\n", f.out, f.out);
+  }
+  return print_text(text);
 }
 
 }  // namespace
@@ -231,7 +388,8 @@ void add_calc_command(CLI::App& app, Action& action) {
   cmd->add_option("--max-batched-tokens", flags->max_batched_tokens,
                   "Tokens per scheduler step, i.e. the prefill chunk (default: the engine's for this GPU)");
   cmd->add_option("--contexts", flags->contexts,
-                  "Decode rows, comma list (default 0,16K,32K,64K,128K plus max model length - max output above 128K)");
+                  "Decode rows, comma list, or 'none' for prefill rows only (default 0,16K,32K,64K,128K up to max model "
+                  "length - max output, which ends the list)");
   cmd->add_option("--concurrency", flags->concurrency, "Decode columns, comma list (default 1,2,4,8,16,32,64,128)");
   cmd->add_option("--prefill-contexts", flags->prefill_contexts,
                   "Prefill rows, comma list, or 'none' (default 8K,16K,32K,64K,128K)");
@@ -247,8 +405,36 @@ void add_calc_command(CLI::App& app, Action& action) {
   cmd->add_option("--model-file", flags->model_files, "JSON file of extra model shapes (data/models.json layout)");
   cmd->add_option("--quant-file", flags->quant_files, "JSON file of extra quantisations (data/quants.json layout)");
   cmd->add_option("--engine-file", flags->engine_files, "JSON file of engine parameters (data/engines.json layout)");
+  cmd->add_option("--calibrate-from", flags->calibrate_from,
+                  "A result.json measured on this GPU: fit the engine's efficiencies and step overhead to it, then "
+                  "predict (any model) with them");
+  cmd->add_option("--calibrate-model", flags->calibrate_model,
+                  "Catalog model of the --calibrate-from run (default: the run's served model name)");
+  cmd->add_option("--calibrate-quant", flags->calibrate_quant,
+                  "Catalog quantisation of the --calibrate-from run (default: the run's quantisation)");
   cmd->add_flag("--list", flags->list, "List the GPUs, models, quantisations and engines, then exit");
-  cmd->callback([flags, &action]() { action = [flags]() { return run_calc(*flags); }; });
+  auto fit_flags = std::make_shared<FitFlags>();
+  CLI::App* fit = cmd->add_subcommand("fit", "Fit the engines' parameters to the calibration corpus (issue 13)");
+  fit->footer(
+      "Reads data/measurements/measurements.csv (or --corpus), maps each row to a calculator setup, fits\n"
+      "each engine's efficiencies, step overhead and tensor-parallel loss (bounded, robust loss on log\n"
+      "error) and prints the residuals. --out writes an engine file for `calc --engine-file`.\n"
+      "  speedmatrix calc fit --cross-validate          # the table in docs/calculator.md");
+  fit->add_option("--corpus", fit_flags->corpus, "measurements.csv to fit")->capture_default_str();
+  fit->add_option("--engine", fit_flags->engines, "Engines to fit (default: every engine with usable rows)");
+  fit->add_option("--out", fit_flags->out, "Write the fitted engines (data/engines.json layout) to this file");
+  fit->add_flag("--cross-validate", fit_flags->cross_validate,
+                "Also run leave-one-source-out cross-validation and print its error table");
+  fit->add_flag("--residuals", fit_flags->residuals, "Print every row's measured and predicted figure");
+  fit->add_option("--engine-file", flags->engine_files, "JSON file of engine parameters to start from");
+  fit->add_option("--gpu-file", flags->gpu_files, "JSON file of extra GPUs");
+  fit->add_option("--model-file", flags->model_files, "JSON file of extra model shapes");
+  fit->add_option("--quant-file", flags->quant_files, "JSON file of extra quantisations");
+  fit->callback([flags, fit_flags, &action]() { action = [flags, fit_flags]() { return run_fit(*flags, *fit_flags); }; });
+  cmd->callback([flags, fit, &action]() {
+    if (fit->parsed()) return;
+    action = [flags]() { return run_calc(*flags); };
+  });
 }
 
 }  // namespace sm::cli

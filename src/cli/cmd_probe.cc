@@ -7,6 +7,7 @@
 #include "cli/connection_flags.h"
 #include "core/units.h"
 #include "engines/probe.h"
+#include "net/url.h"
 #include "result/result_json.h"
 #include "system/hardware_probe.h"
 
@@ -70,6 +71,10 @@ void add_probe_command(CLI::App& app, Action& action) {
   cmd->add_option("--format", flags->format, "'term' or 'json'")->capture_default_str()->check(CLI::IsMember({"term", "json"}));
   cmd->callback([flags, &action]() {
     action = [flags]() -> int {
+      if (auto ok = check_http_url("--url", flags->url); !ok) {
+        std::fprintf(stderr, "speedmatrix probe: %s\n", ok.error().message.c_str());
+        return kExitUsage;
+      }
       std::string url = flags->url;
       while (!url.empty() && url.back() == '/') url.pop_back();
       if (url.ends_with("/v1")) url.resize(url.size() - 3);

@@ -5,7 +5,8 @@
 #include <filesystem>
 
 #include "bench/attribution.h"
-#include "bench/plan.h"
+#include "result/plan.h"
+#include "bench/progress.h"
 #include "bench/run_config.h"
 #include "bench/resume.h"
 #include "bench/runner.h"
@@ -70,6 +71,8 @@ struct RunFlags {
 // Turns the flags into a validated RunConfig; errors name the flag.
 Result<RunConfig> to_config(const RunFlags& f) {
   RunConfig c;
+  if (!f.url.empty())
+    if (auto ok = check_http_url("--url", f.url); !ok) return std::unexpected(ok.error());
   c.target.base_url = f.url;
   c.launch_command = f.launch;
   c.launch_timeout_s = f.launch_timeout_s;
@@ -110,7 +113,10 @@ Result<RunConfig> to_config(const RunFlags& f) {
     if (!v) return with_flag("--max-model-len", v.error());
     c.limits_override.max_model_len = *v;
   }
-  if (!f.contexts.empty()) {
+  if (f.contexts == "none") {
+    c.matrix.contexts.clear();  // prefill rows only
+    c.contexts_given = true;
+  } else if (!f.contexts.empty()) {
     auto v = parse_token_list(f.contexts);
     if (!v) return with_flag("--contexts", v.error());
     c.matrix.contexts = *v;
@@ -174,13 +180,17 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   if (!stored) return fail(stored.error().code, "--resume: " + stored.error().message);
   if (auto ok = check_resume_settings(*stored, from_flags, given); !ok) return std::unexpected(ok.error());
   RunConfig c = config_to_resume(*stored, f.resume);
+  if (c.embedded_sim && (!f.url.empty() || !f.launch.empty()))
+    return fail(ErrorCode::InvalidArgument,
+                "--resume: the interrupted run measured the built-in simulated engine, which is started again; "
+                "drop --url and --launch (a run against another server is a new run)");
   if (!f.url.empty()) c.target.base_url = from_flags.target.base_url;
   if (!f.launch.empty()) c.launch_command = f.launch;
   // What was redacted in the stored run cannot be used again as it is: ask for the original.
   if (f.launch.empty() && is_redacted(c.launch_command))
     return fail(ErrorCode::InvalidArgument,
                 "--resume: the stored launch command was redacted; give it again with --launch \"CMD\"");
-  if (f.url.empty() && is_redacted(c.target.base_url))
+  if (f.url.empty() && !c.embedded_sim && is_redacted(c.target.base_url))
     return fail(ErrorCode::InvalidArgument, "--resume: the stored target URL was redacted; give it again with --url");
   // A model id that was a local path: ask the server (the runner checks it is the same model).
   if (f.model.empty() && is_redacted(c.target.model)) c.target.model.clear();
@@ -205,16 +215,27 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
     int port = port_from_command(c.launch_command);
     if (port > 0) c.target.base_url = fmt::format("http://127.0.0.1:{}", port);
   }
-  if (c.target.base_url.empty()) return fail(ErrorCode::InvalidArgument, "--resume: the stored run has no target URL; give --url");
+  if (c.target.base_url.empty() && !c.embedded_sim)
+    return fail(ErrorCode::InvalidArgument, "--resume: the stored run has no target URL; give --url");
   return c;
 }
 
 int print_dry_run(const RunConfig& config) {
   Plan plan = make_plan(config.matrix, config.limits_override);
+  const double estimate_s = estimated_seconds(plan, config.matrix.duration_s);
   if (config.json_output) {
-    std::puts(plan_to_json(plan).dump(2).c_str());
+    auto j = plan_to_json(plan);
+    j["estimated_seconds"] = estimate_s;
+    std::puts(j.dump(2).c_str());
   } else {
     std::fputs(plan_to_text(plan).c_str(), stdout);
+    int64_t cells = 0, rows = 0;
+    for (const auto& c : plan.decode) cells += c.status == CellStatus::Valid;
+    for (const auto& r : plan.prefill) rows += r.status == CellStatus::Valid;
+    std::printf("Estimated time: %s (%lld decode cells x (%g s window + ~%g s warm-up and idle wait) + %lld prefill "
+                "rows x ~%g s; the server's speed changes it)\n",
+                ProgressLine::format_eta(estimate_s).c_str(), static_cast<long long>(cells), config.matrix.duration_s,
+                kDecodeCellOverheadEstimateS, static_cast<long long>(rows), kPrefillRowEstimateS);
   }
   return kExitOk;
 }
@@ -258,8 +279,8 @@ void add_run_command(CLI::App& app, Action& action) {
   add_connection_flags(run, flags->connection, true, "the server");
   run->add_option("--model", flags->model, "Model id to request; default: the first model the server lists");
   run->add_option("--contexts", flags->contexts,
-                  "Decode rows: prompt tokens shared by the streams of a cell, comma list "
-                  "(default 0,16K,32K,64K,128K plus max model length - max output when above 128K)");
+                  "Decode rows: prompt tokens shared by the streams of a cell, comma list, or 'none' (prefill rows "
+                  "only) (default 0,16K,32K,64K,128K up to max model length - max output, which ends the list)");
   run->add_option("--concurrency", flags->concurrency,
                   "Decode columns: simultaneous requests, comma list (default 1,2,4,8,16,32,64,128)");
   run->add_option("--prefill-contexts", flags->prefill_contexts,
@@ -312,8 +333,10 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("--seed", flags->seed, "Seed of the prompt text (0: derived from the run id)");
   run->add_flag("--dry-run", flags->dry_run, "Print the plan (cells and their status) and contact nothing");
   run->add_option("--resume", flags->resume,
-                  "Continue the interrupted run in this folder: measures only its pending and interrupted "
-                  "cells, with its stored settings (flags that change them are refused)");
+                  "Continue the interrupted run in this folder (stopped by Ctrl-C, a kill, a crash or a reboot): "
+                  "measures only its pending and interrupted cells, with its stored settings (flags that change them "
+                  "are refused). The built-in engine or the --launch server is started again; a --url server must "
+                  "still answer (or give --url where it runs now)");
   run->add_flag("--quiet", flags->quiet, "No live progress line");
   run->add_flag("--quick", flags->quick,
                 "A quick look (about a minute): contexts 0,16K,32K, concurrency 1,4,16,64, prefill 8K,16K,32K, "

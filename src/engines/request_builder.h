@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "bench/run_config.h"
+#include "engines/api_kind.h"
 #include "engines/engine_kind.h"
 
 namespace sm {

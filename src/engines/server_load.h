@@ -16,7 +16,7 @@
 #include "core/error.h"
 #include "engines/engine_kind.h"
 #include "engines/probe.h"
-#include "telemetry/telemetry_types.h"
+#include "result/telemetry_types.h"
 
 namespace sm {
 

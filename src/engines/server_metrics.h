@@ -49,7 +49,7 @@
 #include <string_view>
 
 #include "engines/server_load.h"
-#include "telemetry/telemetry_types.h"
+#include "result/telemetry_types.h"
 
 namespace sm {
 

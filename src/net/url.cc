@@ -1,5 +1,7 @@
 #include "net/url.h"
 
+#include <fmt/format.h>
+
 namespace sm {
 
 namespace {
@@ -28,6 +30,17 @@ std::string trim_base_url(std::string_view url) {
   while (!head.empty() && head.back() == '/') head.pop_back();
   if (head.ends_with("/v1")) head.resize(head.size() - 3);
   return head + std::string(url.substr(q));
+}
+
+Result<void> check_http_url(std::string_view flag, std::string_view url) {
+  const bool http = url.starts_with("http://"), https = url.starts_with("https://");
+  if ((http || https) && url.size() > (https ? 8u : 7u) && url[https ? 8 : 7] != '/') return {};
+  if (!http && !https && url.find("://") == std::string_view::npos && !url.empty())
+    return fail(ErrorCode::InvalidArgument,
+                fmt::format("{} must be an http:// or https:// URL; did you mean http://{} ?", flag, url));
+  return fail(ErrorCode::InvalidArgument,
+              fmt::format("{} must be an http:// or https:// URL with a host, e.g. http://127.0.0.1:8000 (got '{}')",
+                          flag, url));
 }
 
 }  // namespace sm

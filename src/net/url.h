@@ -3,6 +3,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/error.h"
+
 namespace sm {
 
 /// `base` + `path`, the path inserted before any query or fragment of `base`:
@@ -12,5 +14,9 @@ std::string join_url(std::string_view base, std::string_view path);
 /// A server's base URL as `run --url` takes it: trailing '/' and a final "/v1" removed from the
 /// part before any query ("http://h:8000/v1/?key=k" -> "http://h:8000?key=k").
 std::string trim_base_url(std::string_view url);
+
+/// Fails, naming `flag`, unless `url` is an http:// or https:// URL with a host (a bare
+/// "host:8000" gets the "http://host:8000" it probably meant as a suggestion).
+Result<void> check_http_url(std::string_view flag, std::string_view url);
 
 }  // namespace sm

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "bench/plan.h"
+#include "result/cell_status.h"
 
 namespace sm::report {
 

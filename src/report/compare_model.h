@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/plan.h"
+#include "result/cell_status.h"
 #include "result/result.h"
 
 namespace sm::report {

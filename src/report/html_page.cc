@@ -40,7 +40,11 @@ h1 { font-size: 2rem; line-height: 1.2; margin: 0 0 10px; overflow-wrap: anywher
 h1 .on { color: var(--muted); font-weight: 400; }
 h2 { font-size: 1.3rem; margin: 34px 0 10px; padding-top: 6px; }
 h3 { font-size: 1.02rem; margin: 22px 0 8px; }
-.subtitle { margin: 2px 0; color: var(--muted); }
+.subtitle { margin: 2px 0; color: var(--muted); overflow-wrap: anywhere; }
+.headline { display: grid; grid-template-columns: repeat(auto-fit, minmax(180px, 1fr)); gap: 12px; margin: 18px 0 4px; }
+.headline div { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 10px 14px; }
+.headline .label, .headline .detail { display: block; color: var(--muted); font-size: .85rem; }
+.headline strong { display: block; font-size: 1.45rem; font-variant-numeric: tabular-nums; margin: 2px 0; }
 .subtitle strong { color: var(--fg); font-weight: 600; }
 .badge { display: inline-block; padding: 1px 9px; border-radius: 999px; font-size: .8rem; font-weight: 600;
   border: 1px solid var(--accent); color: var(--accent); margin-left: 6px; }
@@ -124,7 +128,7 @@ dl.defs dd { margin: 2px 0 0; color: var(--muted); }
 .ratio.up { color: var(--good); font-weight: 600; }
 .ratio.down { color: var(--bad); font-weight: 600; }
 .ratio.same { color: var(--muted); }
-footer { margin-top: 40px; padding-top: 14px; border-top: 1px solid var(--line); color: var(--muted); font-size: .85rem; }
+footer { overflow-wrap: anywhere; margin-top: 40px; padding-top: 14px; border-top: 1px solid var(--line); color: var(--muted); font-size: .85rem; }
 @media (max-width: 640px) {
   body { font-size: 14px; }
   .page { padding: 18px 12px 28px; }

@@ -2,7 +2,7 @@
 // The plan as a terminal grid: rows context, columns concurrency, like the seed page.
 #include <string>
 
-#include "bench/plan.h"
+#include "result/plan.h"
 
 namespace sm {
 

@@ -33,6 +33,9 @@ std::optional<ReportFormat> format_from_file_name(std::string_view path);
 struct RenderOptions {
   bool color = false;      ///< ANSI colours (the CLI turns them off for pipes and NO_COLOR)
   int width_columns = 100; ///< terminal width the text must fit; tables split their columns to fit
+  /// Where the terminal report's last line sends the reader for every measurement and the charts
+  /// (`run`: the run folder's report.html; `calc`: its own --format).
+  std::string details_hint = "report --format html (or md, csv)";
 };
 
 /// Renders one run in one format. `series`, the run's raw telemetry (telemetry.jsonl, see

@@ -30,6 +30,24 @@ std::string status_class(CellStatus s) {
   }
 }
 
+// "Warnings", or "Notes and warnings" when the list holds notes too (or only notes: "Notes").
+std::string findings_title(const ReportModel& m) {
+  bool notes = false, warnings = false;
+  for (const auto& f : m.findings) (f.severity == Severity::Info ? notes : warnings) = true;
+  if (notes && warnings) return "Notes and warnings";
+  return notes ? "Notes" : "Warnings";
+}
+
+// The headline figures in a strip above the fold, before the metadata cards.
+std::string headline_html(const ReportModel& m) {
+  if (m.headline.empty()) return "";
+  std::string out = "<section class=\"headline\" id=\"headline\" aria-label=\"Headline figures\">\n";
+  for (const auto& h : m.headline)
+    out += fmt::format("<div><span class=\"label\">{}</span><strong>{}</strong><span class=\"detail\">{}</span></div>\n",
+                       esc(h.label), esc(h.value), esc(h.detail));
+  return out + "</section>\n";
+}
+
 std::string header_html(const ReportModel& m, const RunResult& r, bool timeline) {
   std::string out = "<header class=\"top\">\n<p class=\"eyebrow\">Speed test matrix</p>\n";
   out += "<h1 id=\"title\">" + esc(m.model_name) + " <span class=\"on\">on</span> " + esc(m.hardware_name) +
@@ -43,7 +61,7 @@ std::string header_html(const ReportModel& m, const RunResult& r, bool timeline)
   if (!m.notes.empty()) out += "<p class=\"note\">" + esc(m.notes) + "</p>\n";
   out += "<nav class=\"toc\" aria-label=\"Sections\">";
   std::vector<std::pair<std::string, std::string>> links;
-  if (!m.findings.empty()) links.push_back({"warnings", "Warnings"});
+  if (!m.findings.empty()) links.push_back({"warnings", findings_title(m)});
   links.push_back({"hardware", "Hardware"});
   if (!m.prefill.empty()) links.push_back({"prefill", "Prefill"});
   if (!m.decode_total.cells.empty()) links.push_back({"decode", "Sustained decode"});
@@ -58,7 +76,7 @@ std::string header_html(const ReportModel& m, const RunResult& r, bool timeline)
 
 std::string findings_html(const ReportModel& m) {
   if (!m.findings.empty()) {
-    std::string out = "<section id=\"warnings\">\n<h2>Warnings</h2>\n<ul class=\"findings\">\n";
+    std::string out = "<section id=\"warnings\">\n<h2>" + findings_title(m) + "</h2>\n<ul class=\"findings\">\n";
     for (const auto& f : m.findings) {
       std::string_view cls = f.severity == Severity::Error ? "error" : f.severity == Severity::Warning ? "warning" : "info";
       std::string_view tag = f.severity == Severity::Error ? "Error" : f.severity == Severity::Warning ? "Warning" : "Note";
@@ -256,6 +274,7 @@ std::string render_html(const RunResult& r, const ReportModel& m, const Telemetr
   const std::string chart = series ? render_timeline_html(build_timeline(*series, r)) : std::string();
   std::string body;
   body += header_html(m, r, !chart.empty());
+  body += headline_html(m);
   body += findings_html(m);
   body += facts_html(m);
   body += launch_html(m);

@@ -233,7 +233,7 @@ FactGroup client_facts(const HardwareInfo& hw) {
 FactGroup engine_facts(const EngineInfo& e) {
   FactGroup g{"engine", "Engine", {}};
   add(g.facts, "Engine", e.kind);
-  add(g.facts, "Version", e.version);
+  if (e.version != "predicted") add(g.facts, "Version", e.version);  // calc's placeholder, not a version
   add(g.facts, "Quantization", e.quantization);
   add(g.facts, "Backend", e.backend);
   add(g.facts, "Build", e.build);
@@ -270,8 +270,10 @@ FactGroup run_facts(const RunResult& r) {
         fmt::format("{} tok/s over {} streams", format_rate(r.client_ceiling->tokens_per_s),
                     format_thousands(r.client_ceiling->streams)));
   add(g.facts, "Target", r.target_url);
-  add(g.facts, "Started", r.started_at);
-  add(g.facts, "Finished", r.finished_at);
+  if (r.kind != "predicted") {  // a prediction has no start or finish
+    add(g.facts, "Started", r.started_at);
+    add(g.facts, "Finished", r.finished_at);
+  }
   add(g.facts, "Run id", r.run_id);
   return g;
 }
@@ -672,11 +674,14 @@ ReportModel build_report_model(const RunResult& r) {
   m.model_name = model_display_name(r.engine);
   m.hardware_name = hardware_display_name(r.hardware);
   m.title = m.model_name + " on " + m.hardware_name;
-  m.engine_line = join({r.engine.kind, r.engine.version, r.engine.quantization}, " · ");
+  m.engine_line = join({r.engine.kind, r.engine.version == "predicted" ? std::string() : r.engine.version,
+                        r.engine.quantization},
+                       " · ");
   m.matrix_line = matrix_line(r);
   if (!r.submitted_by.empty()) m.by_line = "by " + r.submitted_by;
   m.tool_line = r.tool_version.empty() ? "speedmatrix" : "speedmatrix v" + r.tool_version;
   m.kind_label = kind_display(r.kind);
+  m.headline = headline_figures(r);
   m.facts = {hardware_facts(r.hardware), engine_facts(r.engine), run_facts(r)};
   if (auto connection = connection_facts(r)) m.facts.push_back(std::move(*connection));
   if (r.client_hardware) m.facts.push_back(client_facts(*r.client_hardware));

@@ -9,7 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/plan.h"
+#include "result/cell_status.h"
+#include "report/report_headline.h"
 #include "result/result.h"
 
 namespace sm::report {
@@ -100,6 +101,7 @@ struct ReportModel {
   std::string by_line;          ///< "by @Sandberg"; empty when nobody is named
   std::string tool_line;        ///< "speedmatrix v0.1.0"
   std::string kind_label;       ///< "Measured", "Simulated" or "Predicted"
+  std::vector<HeadlineFigure> headline;  ///< the figures a reader wants first (report_headline.h)
   std::vector<FactGroup> facts; ///< Hardware, Engine, Run
   std::string launch_command;   ///< verbatim; empty when unknown
   std::string notes;            ///< the run's free-text notes

@@ -221,8 +221,8 @@ std::string render_term(const ReportModel& m, const RenderOptions& options) {
   }
   if (!m.token_counts.empty()) out += wrap(m.token_counts, width);
   out += "\n" + ansi.dim(wrap(m.footer, width));
-  out += ansi.dim(wrap("Every measurement, the charts and the definitions: report --format html (or md, csv).",
-                       width));
+  if (!options.details_hint.empty())
+    out += ansi.dim(wrap("Every measurement, the charts and the definitions: " + options.details_hint + ".", width));
   return out;
 }
 

@@ -2,7 +2,7 @@
 // The plan as JSON: {"decode":[{"context","concurrency","status"}...],"prefill":[{"context","status"}...]}.
 #include <nlohmann/json.hpp>
 
-#include "bench/plan.h"
+#include "result/plan.h"
 
 namespace sm {
 

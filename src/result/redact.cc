@@ -506,6 +506,18 @@ std::string url_host(std::string_view url) {
   return std::string(url.substr(a.host_begin, a.host_end - a.host_begin));
 }
 
+int url_port(std::string_view url) {
+  const Authority a = find_authority(url);
+  size_t colon = a.host_end + (a.bracketed ? 1 : 0);
+  if (colon >= a.end || url[colon] != ':') return url.starts_with("https://") ? 443 : 80;
+  int port = 0;
+  for (size_t i = colon + 1; i < a.end; ++i) {
+    if (url[i] < '0' || url[i] > '9' || port > 65535) return 0;
+    port = port * 10 + (url[i] - '0');
+  }
+  return port <= 65535 ? port : 0;
+}
+
 bool is_redacted(std::string_view text) {
   for (size_t i = text.find('<'); i != std::string_view::npos; i = text.find('<', i + 1))
     if (placeholder_at(text, i)) return true;

@@ -65,6 +65,9 @@ std::string redact_command(std::string_view command, const RedactOptions& option
 /// The host of a URL ("gpu1" in "http://u@gpu1:8000/x", "::1" in "http://[::1]:80"); empty when none.
 std::string url_host(std::string_view url);
 
+/// The port of a URL: the one written, else 80 (http) or 443 (https); 0 when it is not a number.
+int url_port(std::string_view url);
+
 /// True when `text` holds a placeholder left by redaction (it cannot be used as it was typed).
 bool is_redacted(std::string_view text);
 

@@ -3,11 +3,18 @@
 #include <cctype>
 #include <string>
 
-#include "system/target_locality.h"
+#include <arpa/inet.h>
 
 namespace sm {
 
 namespace {
+
+// "10.0.0.7", "fe80::1%eth0": an IP address as written, with an optional IPv6 zone.
+bool is_ip_literal(const std::string& word) {
+  std::string body = word.substr(0, word.find('%'));
+  unsigned char bytes[16];
+  return inet_pton(AF_INET, body.c_str(), bytes) == 1 || inet_pton(AF_INET6, body.c_str(), bytes) == 1;
+}
 
 void add_host(std::vector<std::string>& hosts, const std::string& host) {
   if (host.empty() || is_redacted(host)) return;
@@ -35,7 +42,7 @@ std::string drop_addresses(const std::string& text) {
            text[end] != '(' && text[end] != ')' && text[end] != ';')
       ++end;
     const std::string word = text.substr(i, end - i);
-    out += IpAddress::parse(word) ? std::string(kRedactedHost) : word;
+    out += is_ip_literal(word) ? std::string(kRedactedHost) : word;
     i = end;
   }
   return out;

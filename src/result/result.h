@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "bench/plan.h"
+#include "result/cell_status.h"
 
 namespace sm {
 
@@ -84,6 +84,10 @@ struct RunSettings {
   uint64_t seed = 0;
   std::optional<int64_t> kv_capacity_override;   ///< --kv-capacity
   std::optional<int64_t> max_model_len_override;  ///< --max-model-len
+  /// How the server was reached, so --resume reaches it the same way: "embedded" (the built-in
+  /// simulated engine, started again), "launched" (--launch, started again), "url" (must still
+  /// answer); empty for predictions.
+  std::string target;
 };
 
 /// A median with its tails. All in the unit the field name says.

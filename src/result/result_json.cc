@@ -105,7 +105,7 @@ EngineInfo engine_from_json(const json& j) {
 }
 
 json settings_to_json(const RunSettings& s) {
-  return {{"api", s.api},
+  json j = {{"api", s.api},
           {"decode_test", s.decode_test},
           {"prefill_mode", s.prefill_mode},
           {"max_output_tokens", s.max_output_tokens},
@@ -117,6 +117,8 @@ json settings_to_json(const RunSettings& s) {
           {"seed", s.seed},
           {"kv_capacity_override", opt(s.kv_capacity_override)},
           {"max_model_len_override", opt(s.max_model_len_override)}};
+  if (!s.target.empty()) j["target"] = s.target;
+  return j;
 }
 
 RunSettings settings_from_json(const json& j) {
@@ -133,6 +135,7 @@ RunSettings settings_from_json(const json& j) {
   read(j, "seed", s.seed);
   read_opt(j, "kv_capacity_override", s.kv_capacity_override);
   read_opt(j, "max_model_len_override", s.max_model_len_override);
+  read(j, "target", s.target);
   return s;
 }
 

@@ -23,8 +23,11 @@ constexpr std::string_view kWords[OutputVocabulary::kSize] = {
 
 OutputVocabulary::OutputVocabulary() {
   for (int32_t i = 0; i < kSize; ++i) {
-    words_[i] = " ";
-    words_[i] += kWords[i];
+    // Built in a fresh string: assigning " " then appending trips GCC 12's -Wrestrict (a false
+    // positive in the inlined memcpy).
+    std::string word(1, ' ');
+    word.append(kWords[i]);
+    words_[i] = std::move(word);
     append_json_escaped(escaped_[i], words_[i]);
     ids_[i] = SimTokenizer::piece_id(kWords[i]);
   }

@@ -4,7 +4,7 @@
 
 #include <charconv>
 
-#include "bench/plan.h"
+#include "result/plan.h"
 #include "calc/predict.h"
 #include "core/clock.h"
 #include "core/units.h"

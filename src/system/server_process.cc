@@ -1,8 +1,13 @@
 #include "system/server_process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -20,6 +25,44 @@
 namespace sm {
 
 ServerProcess::~ServerProcess() { stop(); }
+
+namespace {
+
+// The guard's whole life, in the forked child (async-signal-safe calls only: the parent may
+// have had other threads). It blocks until the parent's end of the pipe closes — the parent
+// stopped the server, exited, or was killed, even by SIGKILL — then ends the server's process
+// group: SIGTERM, up to 0.5 s to exit, SIGKILL to whatever is left.
+[[noreturn]] void guard_process_group(int read_fd, pid_t group) {
+  // Its own process group, and deaf to the signals a terminal or a closed SSH session sends:
+  // they are what kills the parent, and the guard must outlive it.
+  ::setpgid(0, 0);
+  ::signal(SIGINT, SIG_IGN);
+  ::signal(SIGHUP, SIG_IGN);
+  ::signal(SIGQUIT, SIG_IGN);
+  ::signal(SIGTERM, SIG_IGN);
+  ::signal(SIGPIPE, SIG_IGN);
+  // Hold nothing of the parent's open but the pipe (sockets, the result file, the port).
+  if (read_fd != 3) {
+    ::dup2(read_fd, 3);
+    read_fd = 3;
+  }
+  ::syscall(SYS_close_range, 4U, ~0U, 0U);
+  for (int fd = 0; fd < 3; ++fd) ::close(fd);
+  char byte;
+  while (true) {
+    ssize_t n = ::read(read_fd, &byte, 1);
+    if (n == 0) break;              // every write end closed: the parent is gone or done
+    if (n < 0 && errno != EINTR) break;
+  }
+  if (::kill(-group, SIGTERM) == 0) {
+    const struct timespec tick = {0, 10'000'000};
+    for (int i = 0; i < 50 && ::kill(-group, 0) == 0; ++i) ::nanosleep(&tick, nullptr);
+    ::kill(-group, SIGKILL);
+  }
+  _exit(0);
+}
+
+}  // namespace
 
 Result<void> ServerProcess::start(const std::string& command, const std::string& log_path) {
   log_path_ = log_path;
@@ -45,7 +88,40 @@ Result<void> ServerProcess::start(const std::string& command, const std::string&
   ::close(log_fd);
   pid_ = pid;
   exit_status_ = -1;
+  start_guard();
   return {};
+}
+
+// The launched group must die with the run, however the run ends (docs/ARCHITECTURE.md,
+// "Launched servers"): a guard process holds the read end of a pipe whose only write end is
+// this process's (close-on-exec, so no server inherits it). PR_SET_PDEATHSIG alone would
+// cover the shell, not the processes it starts.
+void ServerProcess::start_guard() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return;  // no guard: stop() and the destructor still work
+  pid_t guard = ::fork();
+  if (guard < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return;
+  }
+  if (guard == 0) {
+    ::close(fds[1]);
+    guard_process_group(fds[0], pid_);
+  }
+  ::close(fds[0]);
+  guard_pid_ = guard;
+  guard_fd_ = fds[1];
+}
+
+void ServerProcess::stop_guard() {
+  if (guard_fd_ >= 0) ::close(guard_fd_);
+  guard_fd_ = -1;
+  if (guard_pid_ > 0) {
+    int status = 0;
+    while (::waitpid(guard_pid_, &status, 0) < 0 && errno == EINTR) {}
+  }
+  guard_pid_ = -1;
 }
 
 bool ServerProcess::running() {
@@ -94,7 +170,10 @@ Result<void> ServerProcess::wait_healthy(const std::string& health_url, double t
 }
 
 void ServerProcess::stop(double grace_s) {
-  if (pid_ <= 0) return;
+  if (pid_ <= 0) {
+    stop_guard();
+    return;
+  }
   if (running()) {
     ::kill(-pid_, SIGTERM);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
@@ -109,6 +188,26 @@ void ServerProcess::stop(double grace_s) {
   }
   ::kill(-pid_, SIGKILL);  // anything the server left behind in its group
   pid_ = -1;
+  stop_guard();
+}
+
+Result<void> check_port_free(const std::string& host, int port) {
+  if (port <= 0) return {};
+  const std::string address = host.empty() || host == "localhost" ? "127.0.0.1" : host;
+  struct sockaddr_in sa {};
+  sa.sin_family = AF_INET;
+  sa.sin_port = htons(static_cast<uint16_t>(port));
+  if (::inet_pton(AF_INET, address.c_str(), &sa.sin_addr) != 1) return {};  // not a literal IPv4: nothing to check
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return {};
+  const bool answered = ::connect(fd, reinterpret_cast<const sockaddr*>(&sa), sizeof sa) == 0;
+  ::close(fd);
+  if (!answered) return {};
+  return fail(ErrorCode::InvalidArgument,
+              fmt::format("port {} on {} is already taken: something listens there before the server was started "
+                          "(a server left from an earlier run? `ss -ltnp 'sport = :{}'` shows which process). Stop it, "
+                          "or give the launch command another --port",
+                          port, address, port));
 }
 
 int port_from_command(const std::string& command) {

@@ -1,7 +1,8 @@
 #pragma once
 // A server speedmatrix starts itself (`run --launch "CMD"`): started through /bin/sh in its own
 // process group with stdout and stderr in a log file, waited on until healthy, and stopped with
-// SIGTERM, then SIGKILL.
+// SIGTERM, then SIGKILL. A guard process ends the group when speedmatrix dies without stopping
+// it (SIGKILL, a crash, an OOM kill, a closed SSH session), so no server outlives its run.
 #include <sys/types.h>
 
 #include <string>
@@ -38,10 +39,20 @@ class ServerProcess {
   std::string log_tail(int lines) const;
 
  private:
+  void start_guard();
+  void stop_guard();
+
   pid_t pid_ = -1;
+  pid_t guard_pid_ = -1;  ///< the process that ends the group if this one dies without stopping it
+  int guard_fd_ = -1;     ///< the write end of the guard's pipe: closing it (or dying) wakes the guard
   int exit_status_ = -1;  ///< waitpid status once reaped
   std::string log_path_;
 };
+
+/// Fails with a message that says so when something already accepts connections on `host`:`port`
+/// (an IPv4 literal or "localhost"; other hosts are not checked): a launch there would fail or,
+/// worse, measure the old server.
+Result<void> check_port_free(const std::string& host, int port);
 
 /// The port a launch command names with --port N / --port=N, or 0 when none.
 int port_from_command(const std::string& command);

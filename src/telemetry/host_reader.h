@@ -10,7 +10,7 @@
 
 #include "telemetry/cpu_sensors.h"
 #include "telemetry/proc_stat.h"
-#include "telemetry/telemetry_types.h"
+#include "result/telemetry_types.h"
 
 namespace sm {
 

@@ -46,7 +46,7 @@
 
 #include "core/error.h"
 #include "telemetry/telemetry_sources.h"
-#include "telemetry/telemetry_types.h"
+#include "result/telemetry_types.h"
 
 struct nvmlDevice_st;  // NVML's opaque device (telemetry/nvml_abi.h)
 

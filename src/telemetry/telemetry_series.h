@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "telemetry/telemetry_types.h"
+#include "result/telemetry_types.h"
 
 namespace sm {
 

@@ -134,5 +134,20 @@ TEST(Resume, SettingsCheckNamesTheFlag) {
   EXPECT_TRUE(check_resume_settings(stored, asked, {}).has_value());  // nothing given: nothing to differ
 }
 
+// How the server is reached again: the recorded target, or for files from before it was
+// recorded, what they say (a launch command; simulated hardware only the built-in engine writes).
+TEST(Resume, TargetOfOlderFilesIsInferred) {
+  RunResult r;
+  EXPECT_EQ(resume_target(r), "url");
+  r.hardware.source = HardwareSource::Simulated;
+  EXPECT_EQ(resume_target(r), "embedded");
+  EXPECT_TRUE(config_to_resume(r, "d").embedded_sim);
+  r.launch_command = "llama-server --port 8080";
+  EXPECT_EQ(resume_target(r), "launched");
+  EXPECT_FALSE(config_to_resume(r, "d").embedded_sim);
+  r.settings.target = "url";
+  EXPECT_EQ(resume_target(r), "url");
+}
+
 }  // namespace
 }  // namespace sm

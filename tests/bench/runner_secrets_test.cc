@@ -44,6 +44,7 @@ RunConfig secret_config(const ScriptedServer& server, const std::string& out_dir
   // A "server" that stays up until stopped; the scripted server answers its /health.
   c.launch_command = "HF_TOKEN=" + kHfToken + " sh -c 'sleep 60' serve /home/alice/models/qwen.gguf --api-key " +
                      kLaunchKey + " --port " + std::to_string(server.port());
+  c.launch_port_check = false;  // the scripted server already listens on the launched server's port
   c.matrix.contexts = {0};
   c.contexts_given = true;
   c.matrix.concurrency = {1};

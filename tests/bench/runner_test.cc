@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "bench/plan.h"
+#include "result/plan.h"
 #include "result/result_json.h"
 #include "site/json_schema.h"
 #include "site/site_data.h"

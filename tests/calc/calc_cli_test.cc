@@ -123,5 +123,61 @@ TEST(CalcCli, ModelThatDoesNotFitFails) {
   EXPECT_NE(r.err.find("does not fit"), std::string::npos) << r.err;
 }
 
+
+// Measure once, predict every model: a run "measured" with other engine values (a predicted run
+// made with a truth engine file stands in for it) calibrates predictions of another model on the
+// same GPU to within 15% of the truth, where the catalog values are 40-60% off.
+TEST(CalcCli, CalibrateFromARunPredictsAnotherModelOnThatGpu) {
+  test::TempDir dir;
+  {
+    std::ofstream f(dir.file("truth.json"));
+    f << R"({"engines":[{"id":"vllm","name":"vLLM","bandwidth_efficiency":0.6,"decode_compute_efficiency":0.35,
+      "prefill_compute_efficiency":0.45,"step_overhead_ms":3.0,"shared_prefix_reuse":0.4,"default_gpu_mem_util":0.9,
+      "reserve_gib":2.4,"max_batched_tokens":2048,"max_batched_tokens_large_gpu":8192,"large_gpu_memory_gib":70,
+      "request_overhead_ms":10,"tokenize_us_per_token":2.6,"source":"test truth"}]})";
+  }
+  const std::string matrix = " --contexts 0,16K --concurrency 1,8,64 --prefill-contexts 8K,32K --duration 5 --max-output 1024";
+  ASSERT_EQ(run_calc(dir, "calc --engine-file truth.json --gpu h100-sxm --model qwen3-8b --quant bf16 --engine vllm" +
+                              matrix + " --out run.json --format json")
+                .exit_code,
+            0);
+  auto totals = [&](const std::string& args) {
+    Outcome o = run_calc(dir, args + matrix + " --format json");
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    std::vector<double> v;
+    auto j = nlohmann::json::parse(o.out, nullptr, false);
+    if (j.is_discarded()) return v;
+    for (const auto& c : j["decode"])
+      if (c.contains("total_tok_s") && c["total_tok_s"].is_number()) v.push_back(c["total_tok_s"].get<double>());
+    for (const auto& p : j["prefill"]) v.push_back(p["ttft_ms"].get<double>());
+    return v;
+  };
+  const std::string target = " --gpu h100-sxm --model llama-3.1-8b --quant fp8 --engine vllm";
+  const auto truth = totals("calc --engine-file truth.json" + target);
+  const auto calibrated = totals("calc --calibrate-from run.json --calibrate-model qwen3-8b --calibrate-quant bf16" + target);
+  const auto plain = totals("calc" + target);
+  ASSERT_EQ(truth.size(), calibrated.size());
+  ASSERT_EQ(truth.size(), plain.size());
+  ASSERT_GE(truth.size(), 5u);
+  double worst_plain = 0;
+  for (size_t i = 0; i < truth.size(); ++i) {
+    EXPECT_NEAR(calibrated[i] / truth[i], 1.0, 0.15) << i;
+    worst_plain = std::max(worst_plain, std::abs(plain[i] / truth[i] - 1.0));
+  }
+  EXPECT_GT(worst_plain, 0.3);
+  Outcome md = run_calc(dir, "calc --calibrate-from run.json --calibrate-model qwen3-8b --calibrate-quant bf16" + target +
+                                 matrix + " --format md");
+  EXPECT_NE(md.out.find("calibrated from run.json"), std::string::npos);
+  // A run of another engine does not calibrate this one.
+  Outcome other = run_calc(dir, "calc --calibrate-from run.json --calibrate-model qwen3-8b --calibrate-quant bf16 "
+                                "--gpu h100-sxm --model llama-3.1-8b --quant fp8 --engine sglang");
+  EXPECT_NE(other.exit_code, 0);
+  EXPECT_NE(other.err.find("measured with vllm"), std::string::npos) << other.err;
+  // A model the catalog does not know is refused, naming the flag to use.
+  Outcome bad = run_calc(dir, "calc --calibrate-from run.json --calibrate-model no-such-model" + target);
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--calibrate-model"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace sm

@@ -114,10 +114,58 @@ TEST(CalcPredict, EveryCatalogModelFitsSomewhere) {
   for (const auto& model : c->models()) {
     calc::Setup s = make_setup("h200", model.id, "fp8", "vllm");
     auto r = predict(s, o);
+    // Models larger than one GPU (Llama-3.1-405B) on the fewest tensor-parallel GPUs that hold them.
+    for (int gpus = 2; !r && gpus <= 8; gpus *= 2) {
+      s.gpus = gpus;
+      r = predict(s, o);
+    }
     ASSERT_TRUE(r) << model.id << ": " << r.error().message;
     EXPECT_GT(*r->decode[0].total_tok_s, 10) << model.id;
     EXPECT_GT(*r->prefill[0].prompt_tok_s, 1000) << model.id;
   }
+}
+
+// The step cap: a cell that would need more steps is not truncated silently. Its figures are
+// over the part simulated, and the cell says so (or is an error when no window opened).
+TEST(CalcPredict, StepCapIsReportedNotSilent) {
+  const PerfModel model(seed_setup());
+  const CellPrediction full = predict_decode_cell(model, 0, 4, 8192, 2.0);
+  EXPECT_FALSE(full.truncated);
+  EXPECT_EQ(full.window_s, 2.0);
+  EXPECT_LT(full.steps, default_max_steps(2.0));
+
+  const CellPrediction cut = predict_decode_cell(model, 0, 4, 8192, 2.0, full.steps / 2);
+  ASSERT_TRUE(cut.truncated);
+  EXPECT_GT(cut.window_s, 0.0);
+  EXPECT_LT(cut.window_s, 2.0);
+  EXPECT_EQ(cut.steps, full.steps / 2);
+  // Throughput over the part simulated, not over the whole window: the same rate as the full cell.
+  EXPECT_NEAR(cut.total_tok_s, static_cast<double>(cut.output_tokens) / cut.window_s, 1e-9);
+  EXPECT_NEAR(cut.total_tok_s, full.total_tok_s, 0.02 * full.total_tok_s);
+
+  PredictOptions o;
+  o.max_model_len = 262144;
+  o.matrix.max_output_tokens = 8192;
+  o.matrix.duration_s = 2.0;
+  o.matrix.contexts = {0};
+  o.matrix.concurrency = {4};
+  o.matrix.prefill_contexts = {};
+  o.max_steps_per_cell = full.steps / 2;
+  auto r = predict(seed_setup(), o);
+  ASSERT_TRUE(r) << r.error().message;
+  ASSERT_EQ(r->decode.size(), 1u);
+  const DecodeCell& cell = r->decode[0];
+  EXPECT_EQ(cell.status, CellStatus::Valid);
+  ASSERT_EQ(cell.warnings.size(), 1u);
+  EXPECT_NE(cell.warnings[0].find("cap of"), std::string::npos) << cell.warnings[0];
+  ASSERT_TRUE(cell.measured_s);
+  EXPECT_LT(*cell.measured_s, 2.0);
+
+  o.max_steps_per_cell = 1;  // not even the first tokens: no window at all
+  r = predict(seed_setup(), o);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->decode[0].status, CellStatus::Error);
+  EXPECT_NE(r->decode[0].error.find("cap of 1 engine steps"), std::string::npos) << r->decode[0].error;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/units.h"
+#include "result/plan.h"
 #include "report/golden.h"
 #include "report/report_model.h"
 #include "result/result_json.h"

@@ -117,6 +117,11 @@ TEST(Redact, Urls) {
   EXPECT_EQ(url_host("http://u@gpu1:8000/x"), "gpu1");
   EXPECT_EQ(url_host("http://[::1]:80"), "::1");
   EXPECT_EQ(url_host("https://example.com"), "example.com");
+  EXPECT_EQ(url_port("http://u@gpu1:8000/x"), 8000);
+  EXPECT_EQ(url_port("http://[::1]:81"), 81);
+  EXPECT_EQ(url_port("https://example.com"), 443);
+  EXPECT_EQ(url_port("http://example.com?key=1"), 80);
+  EXPECT_EQ(url_port("http://h:99999"), 0);
 }
 
 TEST(Redact, HostsAndPathsOnlyWithDropHost) {

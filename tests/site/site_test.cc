@@ -343,6 +343,7 @@ TEST_F(SiteTest, PagesShowRunsFiltersAndTheCalculator) {
   SiteResponse calc = get("/calc?gpu=rtx3090&model=qwen3.5-4b&quant=awq-4bit&engine=vllm&contexts=0%2C16K&concurrency=1%2C2%2C4&prefill=8K");
   ASSERT_EQ(calc.status, 200) << calc.body.substr(0, 2000);
   EXPECT_NE(calc.body.find("id=\"decode-matrix\""), std::string::npos);
+  EXPECT_NE(calc.body.find("80% interval"), std::string::npos);  // the prediction's error interval (issue 13)
   EXPECT_NE(calc.body.find("id=\"calc-form\""), std::string::npos);
   EXPECT_EQ(get("/calc?gpu=nonsense").status, 400);
   EXPECT_EQ(get("/nowhere").status, 404);

@@ -1,36 +1,20 @@
-#include "bench/plan.h"
+#include "result/plan.h"
 
 #include <algorithm>
 #include <fmt/format.h>
 
 namespace sm {
 
-std::string_view to_string(CellStatus status) {
-  switch (status) {
-    case CellStatus::Valid: return "valid";
-    case CellStatus::OverCapacity: return "over_capacity";
-    case CellStatus::TooLong: return "too_long";
-    case CellStatus::Error: return "error";
-    case CellStatus::Interrupted: return "interrupted";
-    case CellStatus::Pending: return "pending";
-  }
-  return "unknown";
-}
-
-Result<CellStatus> parse_cell_status(std::string_view text) {
-  for (CellStatus s : {CellStatus::Valid, CellStatus::OverCapacity, CellStatus::TooLong, CellStatus::Error,
-                       CellStatus::Interrupted, CellStatus::Pending}) {
-    if (to_string(s) == text) return s;
-  }
-  return fail(ErrorCode::InvalidArgument, fmt::format("unknown cell status '{}'", text));
-}
-
 std::vector<int64_t> default_contexts(std::optional<int64_t> max_model_len, int64_t max_output_tokens) {
-  std::vector<int64_t> contexts{0, 16 * kK, 32 * kK, 64 * kK, 128 * kK};
-  if (max_model_len) {
-    int64_t largest = *max_model_len - max_output_tokens;
-    if (largest > 128 * kK) contexts.push_back(largest);
-  }
+  const std::vector<int64_t> standard{0, 16 * kK, 32 * kK, 64 * kK, 128 * kK};
+  if (!max_model_len) return standard;
+  // The longest prompt that still leaves room for the output ends the matrix: rows above it
+  // could only be "too long", and a model's own limit is the row its users care about.
+  const int64_t largest = *max_model_len - max_output_tokens;
+  std::vector<int64_t> contexts;
+  for (int64_t c : standard)
+    if (c == 0 || c <= largest) contexts.push_back(c);
+  if (largest > contexts.back()) contexts.push_back(largest);
   return contexts;
 }
 
@@ -71,6 +55,15 @@ Plan make_plan(const MatrixSettings& settings, const CapacityLimits& limits) {
   return plan;
 }
 
+double estimated_seconds(const Plan& plan, double duration_s) {
+  double total = 0;
+  for (const auto& r : plan.prefill)
+    if (r.status == CellStatus::Valid) total += kPrefillRowEstimateS;
+  for (const auto& c : plan.decode)
+    if (c.status == CellStatus::Valid) total += duration_s + kDecodeCellOverheadEstimateS;
+  return total;
+}
+
 Result<void> validate(const MatrixSettings& s) {
   if (s.contexts.empty() && s.prefill_contexts.empty())
     return fail(ErrorCode::InvalidArgument, "nothing to measure: no contexts and no prefill contexts");
@@ -78,12 +71,29 @@ Result<void> validate(const MatrixSettings& s) {
     return fail(ErrorCode::InvalidArgument, "--concurrency needs at least one value");
   for (int64_t n : s.concurrency)
     if (n < 1 || n > 100000) return fail(ErrorCode::InvalidArgument, fmt::format("concurrency {} is out of range 1..100000", n));
-  for (int64_t p : s.prefill_contexts)
+  for (int64_t c : s.contexts) {
+    if (c < 0) return fail(ErrorCode::InvalidArgument, fmt::format("context {} is negative", c));
+    if (c > kMaxContextTokens)
+      return fail(ErrorCode::InvalidArgument,
+                  fmt::format("context {} tokens is above the {}-token limit (10M): no server holds such a prompt", c,
+                              kMaxContextTokens));
+  }
+  for (int64_t p : s.prefill_contexts) {
     if (p < 1) return fail(ErrorCode::InvalidArgument, "prefill contexts must be at least 1 token");
-  if (s.max_output_tokens < 2)
-    return fail(ErrorCode::InvalidArgument, "--max-output must be at least 2 tokens (decode needs a first and a later token)");
+    if (p > kMaxContextTokens)
+      return fail(ErrorCode::InvalidArgument,
+                  fmt::format("prefill context {} tokens is above the {}-token limit (10M)", p, kMaxContextTokens));
+  }
+  // Decode needs a first and a later token; prefill rows alone ask for one.
+  if (!s.contexts.empty() && s.max_output_tokens < 2)
+    return fail(ErrorCode::InvalidArgument,
+                fmt::format("--max-output must be at least 2 tokens when decode cells are measured (got {}): decode "
+                            "needs a first and a later token",
+                            s.max_output_tokens));
+  if (s.max_output_tokens < 1) return fail(ErrorCode::InvalidArgument, "--max-output must be at least 1 token");
   if (!(s.duration_s > 0) || s.duration_s > 86400)
-    return fail(ErrorCode::InvalidArgument, "--duration must be between 0 and 86400 seconds");
+    return fail(ErrorCode::InvalidArgument,
+                fmt::format("--duration must be more than 0 and at most 86400 seconds (got {})", s.duration_s));
   return {};
 }
 

@@ -1,27 +1,16 @@
 #pragma once
 // The plan: which prefill rows and decode cells a run has, and which of them can run at all.
+// Part of the record: result.json keeps the matrix settings, and calc, reports and the site plan
+// the same way a run does.
 #include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
 
 #include "core/error.h"
+#include "result/cell_status.h"
 
 namespace sm {
-
-/// Status of a prefill row or decode cell. Planning assigns Valid/OverCapacity/TooLong;
-/// running can turn Valid into Error or Interrupted.
-enum class CellStatus : uint8_t {
-  Valid,         ///< runs (or ran) and its numbers hold
-  OverCapacity,  ///< not run: concurrency × (context + max output) > KV capacity
-  TooLong,       ///< not run: context + max output > the model's context length
-  Error,         ///< ran and failed; the reason is kept
-  Interrupted,   ///< stopped by Ctrl-C while running; its numbers are partial
-  Pending,       ///< planned as valid but not measured yet (a resumable run)
-};
-
-std::string_view to_string(CellStatus status);
-Result<CellStatus> parse_cell_status(std::string_view text);
 
 /// The shape of the matrix, as the user asked for it (or the defaults).
 struct MatrixSettings {
@@ -55,9 +44,10 @@ struct Plan {
 };
 
 constexpr int64_t kK = 1024;
+constexpr int64_t kMaxContextTokens = 10 * kK * kK;  ///< longest context a run or prediction accepts
 
-/// Defaults of the seed page: 0,16K,32K,64K,128K, plus max_model_len − max_output when that is
-/// above 128K (the seed's 248K row).
+/// Defaults of the seed page: 0,16K,32K,64K,128K up to max_model_len − max_output, which ends the
+/// list (the seed's 248K row; 120K for a 128K model with 8K output).
 std::vector<int64_t> default_contexts(std::optional<int64_t> max_model_len, int64_t max_output_tokens);
 std::vector<int64_t> default_concurrency();       ///< 1,2,4,…,128
 std::vector<int64_t> default_prefill_contexts();  ///< 8K,16K,32K,64K,128K
@@ -70,6 +60,15 @@ CellStatus prefill_row_status(int64_t context, const CapacityLimits& limits);
 
 /// Sorts and de-duplicates the lists, then assigns every cell its status.
 Plan make_plan(const MatrixSettings& settings, const CapacityLimits& limits);
+
+/// What a decode cell costs beyond its window (warm-up, ramp, idle wait), and a prefill row, in
+/// the estimate below, until the progress line has seen real ones.
+constexpr double kDecodeCellOverheadEstimateS = 2.0;
+constexpr double kPrefillRowEstimateS = 1.0;
+
+/// Seconds the plan's runnable rows and cells should take: each decode cell its window plus
+/// kDecodeCellOverheadEstimateS, each prefill row kPrefillRowEstimateS.
+double estimated_seconds(const Plan& plan, double duration_s);
 
 /// Checks the settings for values that make no sense (empty lists, zero duration, ...).
 Result<void> validate(const MatrixSettings& settings);

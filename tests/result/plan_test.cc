@@ -1,4 +1,4 @@
-#include "bench/plan.h"
+#include "result/plan.h"
 
 #include <gtest/gtest.h>
 
@@ -84,9 +84,31 @@ TEST(Plan, ValidationNamesTheProblem) {
   EXPECT_TRUE(validate(s).has_value());
   s.duration_s = 0;
   EXPECT_FALSE(validate(s).has_value());
+  EXPECT_NE(validate(s).error().message.find("more than 0 and at most 86400 seconds (got 0)"), std::string::npos)
+      << validate(s).error().message;
   s.duration_s = 1;
   s.max_output_tokens = 1;
   EXPECT_NE(validate(s).error().message.find("--max-output"), std::string::npos);
+  // One output token is all prefill rows need.
+  s.contexts.clear();
+  s.prefill_contexts = {512};
+  EXPECT_TRUE(validate(s).has_value());
+  s.prefill_contexts = {20 * kK * kK};
+  EXPECT_NE(validate(s).error().message.find("10M"), std::string::npos);
+  s.prefill_contexts = {512};
+  s.contexts = {11 * kK * kK};
+  s.max_output_tokens = 16;
+  EXPECT_NE(validate(s).error().message.find("above the 10485760-token limit"), std::string::npos)
+      << validate(s).error().message;
+}
+
+// A model's own limit ends the default rows: max-model-len − max-output, nothing above it.
+TEST(Plan, DefaultContextsEndAtTheModelsLimit) {
+  EXPECT_EQ(default_contexts(262144, 8192), (std::vector<int64_t>{0, 16 * kK, 32 * kK, 64 * kK, 128 * kK, 248 * kK}));
+  EXPECT_EQ(default_contexts(131072, 8192), (std::vector<int64_t>{0, 16 * kK, 32 * kK, 64 * kK, 120 * kK}));
+  EXPECT_EQ(default_contexts(32768, 8192), (std::vector<int64_t>{0, 16 * kK, 24 * kK}));
+  EXPECT_EQ(default_contexts(std::nullopt, 8192), (std::vector<int64_t>{0, 16 * kK, 32 * kK, 64 * kK, 128 * kK}));
+  EXPECT_EQ(default_contexts(4096, 8192), (std::vector<int64_t>{0}));
 }
 
 }  // namespace

@@ -1,0 +1,319 @@
+#include "calc/fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <tuple>
+#include <numeric>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace sm::calc {
+
+namespace {
+
+constexpr double kLossScale = 0.15;  // soft-L1 scale on log error
+constexpr double kPriorWidth = 0.7;  // a factor of 2 from the start costs about one unit ...
+constexpr double kPriorWeight = 0.01;  // ... times this, i.e. like one row 10% off
+
+double& param_ref(EngineParams& e, std::string_view name) {
+  if (name == "bandwidth_efficiency") return e.bandwidth_efficiency;
+  if (name == "decode_compute_efficiency") return e.decode_compute_efficiency;
+  if (name == "prefill_compute_efficiency") return e.prefill_compute_efficiency;
+  if (name == "step_overhead_ms") return e.step_overhead_s;
+  if (name == "attention_bandwidth_efficiency") return e.attention_bandwidth_efficiency;
+  return e.tp_loss_per_extra_gpu;
+}
+
+// The value in the engine's own units (seconds for the overhead), bounds in engines.json units.
+double scale_of(std::string_view name) { return name == "step_overhead_ms" ? 1e-3 : 1.0; }
+
+double logistic(double z) { return 1.0 / (1.0 + std::exp(-z)); }
+double to_z(double v, double lo, double hi) {
+  const double u = std::clamp((v - lo) / (hi - lo), 1e-4, 1.0 - 1e-4);
+  return std::log(u / (1.0 - u));
+}
+
+void set_params(EngineParams& e, const std::vector<double>& z) {
+  const auto& b = fit_bounds();
+  for (size_t i = 0; i < b.size(); ++i)
+    param_ref(e, b[i].name) = (b[i].lo + (b[i].hi - b[i].lo) * logistic(z[i])) * scale_of(b[i].name);
+}
+
+// Nelder–Mead (Lagarias et al. coefficients 1, 2, 0.5, 0.5) from x0 with initial step `step`.
+std::vector<double> nelder_mead(const std::function<double(const std::vector<double>&)>& f, std::vector<double> x0,
+                                double step, int max_evals, int& evals) {
+  const size_t n = x0.size();
+  std::vector<std::vector<double>> x(n + 1, x0);
+  std::vector<double> fx(n + 1);
+  for (size_t i = 0; i < n; ++i) x[i + 1][i] += step;
+  for (size_t i = 0; i <= n; ++i) fx[i] = f(x[i]);
+  evals = static_cast<int>(n + 1);
+  std::vector<size_t> order(n + 1);
+  while (evals < max_evals) {
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return fx[a] < fx[b]; });
+    const size_t best = order.front(), worst = order.back(), second = order[n - 1];
+    if (std::abs(fx[worst] - fx[best]) <= 1e-9 * (1.0 + std::abs(fx[best]))) break;
+    std::vector<double> centroid(n, 0.0);
+    for (size_t k = 0; k < n; ++k)
+      for (size_t i = 0; i < n; ++i) centroid[i] += x[order[k]][i] / static_cast<double>(n);
+    auto along = [&](double t) {
+      std::vector<double> p(n);
+      for (size_t i = 0; i < n; ++i) p[i] = centroid[i] + t * (x[worst][i] - centroid[i]);
+      return p;
+    };
+    auto xr = along(-1.0);
+    const double fr = f(xr);
+    ++evals;
+    if (fr < fx[best]) {
+      auto xe = along(-2.0);
+      const double fe = f(xe);
+      ++evals;
+      if (fe < fr) { x[worst] = xe; fx[worst] = fe; } else { x[worst] = xr; fx[worst] = fr; }
+    } else if (fr < fx[second]) {
+      x[worst] = xr;
+      fx[worst] = fr;
+    } else {
+      auto xc = fr < fx[worst] ? along(-0.5) : along(0.5);
+      const double fc = f(xc);
+      ++evals;
+      if (fc < std::min(fr, fx[worst])) {
+        x[worst] = xc;
+        fx[worst] = fc;
+      } else {
+        for (size_t k = 1; k <= n; ++k) {
+          const size_t j = order[k];
+          for (size_t i = 0; i < n; ++i) x[j][i] = x[best][i] + 0.5 * (x[j][i] - x[best][i]);
+          fx[j] = f(x[j]);
+          ++evals;
+        }
+      }
+    }
+  }
+  const size_t best = static_cast<size_t>(std::min_element(fx.begin(), fx.end()) - fx.begin());
+  return x[best];
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const size_t i = static_cast<size_t>(std::floor(pos));
+  const double frac = pos - static_cast<double>(i);
+  return i + 1 < v.size() ? v[i] * (1 - frac) + v[i + 1] * frac : v[i];
+}
+
+}  // namespace
+
+const std::vector<FitBound>& fit_bounds() {
+  // Efficiencies: fractions of datasheet figures that published kernels reach (memory-bound
+  // kernels 30-95%, tensor-core matmuls 5-90%); a step's fixed cost 0.05-30 ms (CUDA graphs to
+  // uncaptured Python schedulers); tensor parallelism loses 0-30% per extra GPU.
+  static const std::vector<FitBound> b = {{"bandwidth_efficiency", 0.3, 0.95},
+                                          {"decode_compute_efficiency", 0.05, 0.9},
+                                          {"prefill_compute_efficiency", 0.05, 0.9},
+                                          {"step_overhead_ms", 0.05, 30},
+                                          {"tp_loss_per_extra_gpu", 0.0, 0.3},
+                                          {"attention_bandwidth_efficiency", 0.05, 0.95}};
+  return b;
+}
+
+FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& start,
+                     const std::string& exclude_source) {
+  FitResult out;
+  out.params = start;
+  EngineParams start_filled = start;  // an unset attention efficiency starts at the weights' one
+  if (start_filled.attention_bandwidth_efficiency <= 0)
+    start_filled.attention_bandwidth_efficiency = start_filled.bandwidth_efficiency;
+  std::vector<const CorpusCase*> used;
+  std::map<std::string, int> per_source;
+  for (const auto& c : cases)
+    if (c.usable && c.setup.engine.id == start.id && c.row.source_id != exclude_source) {
+      used.push_back(&c);
+      ++per_source[c.row.source_id];
+    }
+  out.rows = used.size();
+  std::vector<double> weight;
+  for (const auto* c : used) weight.push_back(1.0 / std::sqrt(static_cast<double>(per_source[c->row.source_id])));
+
+  auto loss_of = [&](const EngineParams& e) {
+    double sum = 0;
+    for (size_t i = 0; i < used.size(); ++i) {
+      const double p = predict_corpus_value(*used[i], e);
+      const double r = (std::isfinite(p) && p > 0) ? std::log(p / used[i]->row.value) : 5.0;
+      const double u = r / kLossScale;
+      sum += weight[i] * 2.0 * kLossScale * kLossScale * (std::sqrt(1.0 + u * u) - 1.0);
+    }
+    return sum;
+  };
+  // A weak prior at the starting values (the seed-page fit): each parameter's log-distance from
+  // its start costs (ln(v/v0)/kPriorWidth)² × kPriorWeight, so an engine with few rows keeps its
+  // catalog values where the rows do not constrain them (e.g. compute efficiency when every row
+  // is memory-bound). tp_loss uses an absolute distance (its start may be 0).
+  const auto& bounds = fit_bounds();
+  std::vector<double> start_values;
+  {
+    EngineParams tmp = start_filled;
+    for (const auto& b : bounds) start_values.push_back(std::max(param_ref(tmp, b.name), 1e-9));
+  }
+  auto prior_of = [&](EngineParams& e) {
+    double sum = 0;
+    for (size_t i = 0; i < bounds.size(); ++i) {
+      const double v = param_ref(e, bounds[i].name);
+      const double d = std::string_view(bounds[i].name) == "tp_loss_per_extra_gpu"
+                           ? (v - start_values[i]) / 0.1
+                           : std::log(std::max(v, 1e-9) / start_values[i]) / kPriorWidth;
+      sum += kPriorWeight * d * d;
+    }
+    return sum;
+  };
+  auto objective = [&](EngineParams& e) { return loss_of(e) + prior_of(e); };
+  out.loss_before = loss_of(start);
+  out.loss = out.loss_before;
+  if (!used.empty()) {
+    const auto& b = fit_bounds();
+    std::vector<double> z0(b.size());
+    EngineParams work = start_filled;
+    for (size_t i = 0; i < b.size(); ++i)
+      z0[i] = to_z(param_ref(work, b[i].name) / scale_of(b[i].name), b[i].lo, b[i].hi);
+    auto f = [&](const std::vector<double>& z) {
+      set_params(work, z);
+      return objective(work);
+    };
+    // Restarts the simplex at the best point until a pass no longer improves (Nelder–Mead
+    // stalls on a collapsed simplex).
+    int evals = 0;
+    auto z = nelder_mead(f, z0, 1.0, 800, evals);
+    out.evaluations += evals;
+    double best = f(z);
+    for (int pass = 0; pass < 8; ++pass) {
+      z = nelder_mead(f, z, 0.3, 600, evals);
+      out.evaluations += evals;
+      const double now = f(z);
+      if (now > best - 1e-10) break;
+      best = now;
+    }
+    set_params(work, z);
+    const double fitted = loss_of(work);
+    EngineParams start_copy = start_filled;
+    if (objective(work) < objective(start_copy)) {
+      out.params = work;
+      out.loss = fitted;
+    }
+  }
+  for (const auto* c : used) out.residuals.push_back({c, predict_corpus_value(*c, out.params), c->row.value});
+  return out;
+}
+
+ErrorStats error_stats(const std::vector<double>& errors) {
+  ErrorStats s;
+  s.n = errors.size();
+  if (errors.empty()) return s;
+  std::vector<double> abs;
+  for (double e : errors) abs.push_back(std::abs(e));
+  s.median_abs = percentile(abs, 0.5);
+  s.p80_abs = percentile(abs, 0.8);
+  s.p90_abs = percentile(abs, 0.9);
+  s.bias = percentile(errors, 0.5);
+  s.within25 = static_cast<double>(std::count_if(abs.begin(), abs.end(), [](double a) { return a <= 0.25; })) /
+               static_cast<double>(abs.size());
+  return s;
+}
+
+CrossValidation cross_validate(const std::vector<CorpusCase>& cases, const Catalog& catalog) {
+  CrossValidation cv;
+  std::set<std::string> sources;
+  for (const auto& c : cases)
+    if (c.usable) sources.insert(c.row.source_id);
+  for (const auto& source : sources) {
+    std::set<std::string> engines;
+    for (const auto& c : cases)
+      if (c.usable && c.row.source_id == source) engines.insert(c.setup.engine.id);
+    for (const auto& engine_id : engines) {
+      auto start = catalog.find_engine(engine_id);
+      if (!start) continue;
+      FitResult fit = fit_engine(cases, *start, source);
+      if (fit.rows == 0) cv.unfitted_sources.push_back(source + " (" + engine_id + ")");
+      for (const auto& c : cases)
+        if (c.usable && c.row.source_id == source && c.setup.engine.id == engine_id)
+          cv.residuals.push_back({&c, predict_corpus_value(c, fit.params), c.row.value});
+    }
+  }
+  return cv;
+}
+
+std::map<std::string, double> error_intervals(const std::vector<Residual>& residuals, const std::string& engine_id,
+                                              size_t min_rows) {
+  std::map<std::string, std::vector<double>> groups;
+  for (const auto& r : residuals) {
+    if (r.c->setup.engine.id != engine_id) continue;
+    const std::string family(metric_family(r.c->metric));
+    groups[family + "/" + r.c->row.gpu_class].push_back(r.error());
+    groups[family + "/all"].push_back(r.error());
+  }
+  std::map<std::string, double> out;
+  for (const auto& [key, errors] : groups)
+    if (errors.size() >= min_rows) out[key] = std::round(error_stats(errors).p80_abs * 1000.0) / 1000.0;
+  return out;
+}
+
+std::string error_table(const std::vector<Residual>& residuals) {
+  // (family, engine, class) -> errors; "all" rows per family and per family × engine.
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> groups;
+  for (const auto& r : residuals) {
+    const std::string family(metric_family(r.c->metric));
+    const std::string& engine = r.c->setup.engine.id;
+    const std::string& cls = r.c->row.gpu_class;
+    groups[{family, engine, cls}].push_back(r.error());
+    groups[{family, engine, "all"}].push_back(r.error());
+    groups[{family, "all", cls}].push_back(r.error());
+    groups[{family, "all", "all"}].push_back(r.error());
+  }
+  std::string out = fmt::format("{:<8} {:<9} {:<12} {:>5} {:>9} {:>9} {:>8} {:>7}\n", "family", "engine", "gpu class",
+                                "rows", "median|e|", "p90|e|", "in ±25%", "bias");
+  for (const auto& [key, errors] : groups) {
+    const auto& [family, engine, cls] = key;
+    const ErrorStats s = error_stats(errors);
+    out += fmt::format("{:<8} {:<9} {:<12} {:>5} {:>8.1f}% {:>8.1f}% {:>7.0f}% {:>+6.1f}%\n", family, engine, cls, s.n,
+                       100 * s.median_abs, 100 * s.p90_abs, 100 * s.within25, 100 * s.bias);
+  }
+  return out;
+}
+
+nlohmann::json engine_file_json(const std::vector<EngineParams>& engines) {
+  nlohmann::json list = nlohmann::json::array();
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  auto round = [](double v, double digits) { return std::round(v * digits) / digits; };
+  for (const auto& e : engines) {
+    list.push_back({{"id", e.id},
+                    {"name", e.name},
+                    {"aliases", e.aliases},
+                    {"bandwidth_efficiency", round(e.bandwidth_efficiency, 1e4)},
+                    {"decode_compute_efficiency", round(e.decode_compute_efficiency, 1e4)},
+                    {"prefill_compute_efficiency", round(e.prefill_compute_efficiency, 1e4)},
+                    {"step_overhead_ms", round(e.step_overhead_s * 1000.0, 1e4)},
+                    {"shared_prefix_reuse", e.shared_prefix_reuse},
+                    {"tp_loss_per_extra_gpu", round(e.tp_loss_per_extra_gpu, 1e4)},
+                    {"default_gpu_mem_util", e.default_gpu_mem_util},
+                    {"reserve_gib", static_cast<double>(e.reserve_bytes) / kGiB},
+                    {"max_batched_tokens", e.max_batched_tokens},
+                    {"max_batched_tokens_large_gpu", e.max_batched_tokens_large_gpu},
+                    {"large_gpu_memory_gib", static_cast<double>(e.large_gpu_memory_bytes) / kGiB},
+                    {"max_num_seqs", e.max_num_seqs},
+                    {"request_overhead_ms", e.request_overhead_s * 1000.0},
+                    {"tokenize_us_per_token", e.tokenize_s_per_token * 1e6},
+                    {"source", e.source},
+                    {"notes", e.notes}});
+    if (e.attention_bandwidth_efficiency > 0)
+      list.back()["attention_bandwidth_efficiency"] = round(e.attention_bandwidth_efficiency, 1e4);
+    if (!e.error_80.empty()) {
+      list.back()["error_80"] = e.error_80;
+      list.back()["error_source"] = e.error_source;
+    }
+  }
+  return {{"engines", list}};
+}
+
+}  // namespace sm::calc

@@ -1,0 +1,99 @@
+// The calibration corpus loader (issue 13 part 2a): CSV parsing, mapping rows to setups, and
+// the reasons rows are not usable.
+#include "calc/corpus.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+namespace sm::calc {
+namespace {
+
+const char* kHeader =
+    "id,source_id,gpu,gpu_class,gpu_count,interconnect,model,params_b,quant,engine,engine_version,metric,"
+    "context_tokens,concurrency,prompt_tokens,output_tokens,batch,ubatch,tp,value,unit,notes\n";
+
+TEST(CalcCorpus, ParsesQuotedFieldsAndBlanks) {
+  std::string text = std::string(kHeader) +
+                     "X-1,X,rtx3090,geforce,1,,llama-3.1-8b,8,q4_k_m,llamacpp,b1,decode_tok_s_per_stream,0,1,,128,,,,"
+                     "100.5,tok/s,\"tg 128, \"\"quoted\"\"\"\n";
+  auto rows = parse_corpus_csv(text);
+  ASSERT_TRUE(rows) << rows.error().message;
+  ASSERT_EQ(rows->size(), 1u);
+  const CorpusRow& r = rows->front();
+  EXPECT_EQ(r.notes, "tg 128, \"quoted\"");
+  EXPECT_EQ(r.output_tokens, 128);
+  EXPECT_FALSE(r.prompt_tokens.has_value());
+  EXPECT_DOUBLE_EQ(r.value, 100.5);
+}
+
+TEST(CalcCorpus, RejectsBadNumbers) {
+  EXPECT_FALSE(parse_corpus_csv(std::string(kHeader) +
+                                "X-1,X,rtx3090,geforce,one,,m,8,q,e,v,prefill_tok_s,0,1,512,,,,,1,tok/s,\n"));
+  EXPECT_FALSE(parse_corpus_csv("id,value\nX,1\n"));  // columns missing
+}
+
+TEST(CalcCorpus, MapsRowsAndSaysWhyOthersAreUnusable) {
+  auto catalog = Catalog::builtin();
+  ASSERT_TRUE(catalog);
+  std::string text = std::string(kHeader) +
+                     // usable: llama-bench tg on a catalog GPU, Llama-3-8B mapped by the notes
+                     "A-1,A,rtx3090,geforce,1,,Llama-3-8B,8,q4_k_m,llamacpp,b,decode_tok_s_per_stream,0,1,,512,,,,"
+                     "115.42,tok/s,tg 512; model not in catalog (same shape as llama-3.1-8b)\n"
+                     // GPU outside the catalog
+                     "A-2,A,B200,datacenter,1,,llama-3.1-8b,8,fp8,vllm,v,decode_tok_s_total,0,8,128,128,,,,"
+                     "1000,tok/s,x\n"
+                     // request rate: no concurrency
+                     "A-3,A,h100-sxm,datacenter,1,,llama-3.1-8b,8,bf16,vllm,v,decode_tok_s_total,0,,128,128,,,,"
+                     "1000,tok/s,x\n"
+                     // engine outside the catalog
+                     "A-4,A,h100-sxm,datacenter,1,,llama-3.1-8b,8,fp8,TensorRT-LLM,v,decode_tok_s_total,0,8,128,128,,,,"
+                     "1000,tok/s,x\n"
+                     // llama.cpp 70B over two GPUs: layer split
+                     "A-5,A,rtx3090,geforce,2,,Llama-3-70B,70,q4_k_m,llamacpp,b,decode_tok_s_per_stream,0,1,,512,,,,"
+                     "16.3,tok/s,tg 512; model not in catalog (same shape as llama-3.1-70b)\n";
+  auto rows = parse_corpus_csv(text);
+  ASSERT_TRUE(rows) << rows.error().message;
+  auto cases = map_corpus(*rows, *catalog);
+  ASSERT_EQ(cases.size(), 5u);
+  EXPECT_TRUE(cases[0].usable) << cases[0].why_not;
+  EXPECT_EQ(cases[0].setup.model.id, "llama-3.1-8b");
+  EXPECT_EQ(cases[0].output, 512);
+  EXPECT_EQ(cases[1].why_not, "gpu not in catalog: B200");
+  EXPECT_EQ(cases[2].why_not, "concurrency not fixed (request rate or offline)");
+  EXPECT_EQ(cases[3].why_not, "engine not in catalog: TensorRT-LLM");
+  EXPECT_TRUE(cases[4].usable) << cases[4].why_not;
+  EXPECT_TRUE(cases[4].layer_split);
+  EXPECT_EQ(cases[4].setup.gpus, 1);
+  // A 3090 reads 4.9 GB of Q4_K_M Llama 8B weights at 936 GB/s: around 100-190 tok/s.
+  const double tok_s = predict_corpus_value(cases[0], cases[0].setup.engine);
+  EXPECT_GT(tok_s, 80);
+  EXPECT_LT(tok_s, 200);
+}
+
+TEST(CalcCorpus, CommittedCorpusLoads) {
+  auto rows = load_corpus_file(std::string(SPEEDMATRIX_SOURCE_DIR) + "/data/measurements/measurements.csv");
+  ASSERT_TRUE(rows) << rows.error().message;
+  EXPECT_GE(rows->size(), 476u);
+  auto catalog = Catalog::builtin();
+  ASSERT_TRUE(catalog);
+  auto cases = map_corpus(*rows, *catalog);
+  size_t usable = 0;
+  std::map<std::string, int> why;
+  for (const auto& c : cases) {
+    if (c.usable) {
+      ++usable;
+      const double v = predict_corpus_value(c, c.setup.engine);
+      EXPECT_TRUE(std::isfinite(v) && v > 0) << c.row.id;
+    } else {
+      ++why[c.why_not];
+    }
+  }
+  EXPECT_GE(usable, 90u);  // 94 with the catalog of this commit
+  for (const auto& [k, n] : why) std::printf("  %3d %s\n", n, k.c_str());
+  std::printf("usable: %zu of %zu\n", usable, cases.size());
+}
+
+}  // namespace
+}  // namespace sm::calc

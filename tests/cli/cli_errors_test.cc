@@ -1,0 +1,87 @@
+// What a new user's typos get: the unknown command or flag named, the closest real one
+// suggested, and ranges stated without contradiction.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+#include "cli/suggest.h"
+#include "net/url.h"
+
+namespace sm::cli {
+namespace {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+Outcome run_binary(const std::string& args) {
+  Outcome o;
+  const std::string command = std::string(SPEEDMATRIX_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(command.c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.output.append(buf.data(), n);
+  const int status = pclose(p);
+  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+TEST(Suggest, ClosestNameWithinAFewEdits) {
+  EXPECT_EQ(edit_distance("context", "contexts"), 1u);
+  EXPECT_EQ(edit_distance("", "abc"), 3u);
+  EXPECT_EQ(closest_name("--context", {"--contexts", "--concurrency", "--duration"}), "--contexts");
+  EXPECT_EQ(closest_name("--concurency", {"--contexts", "--concurrency"}), "--concurrency");
+  EXPECT_EQ(closest_name("rnu", {"run", "probe", "report"}), "run");
+  EXPECT_EQ(closest_name("--dur", {"--duration", "--format"}), "--duration");  // a prefix
+  EXPECT_FALSE(closest_name("frobnicate", {"run", "probe", "report"}).has_value());
+}
+
+TEST(CliErrors, UnknownCommandIsNamedWithTheList) {
+  Outcome o = run_binary("frobnicate");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.output.find("unknown command 'frobnicate'"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("  run "), std::string::npos) << o.output;
+  EXPECT_EQ(o.output.find("A subcommand is required"), std::string::npos) << o.output;
+  o = run_binary("reprot");
+  EXPECT_NE(o.output.find("did you mean 'report'?"), std::string::npos) << o.output;
+}
+
+TEST(CliErrors, MisspeltFlagSuggestsTheRightOne) {
+  Outcome o = run_binary("run --context 0 --dry-run");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.output.find("speedmatrix run: unknown option --context (did you mean --contexts?)"), std::string::npos)
+      << o.output;
+}
+
+TEST(CliErrors, RangesAndUrlsAreExplained) {
+  Outcome o = run_binary("run --duration 0 --dry-run");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.output.find("--duration must be more than 0 and at most 86400 seconds (got 0)"), std::string::npos)
+      << o.output;
+  o = run_binary("run --contexts 20M --dry-run");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.output.find("10M"), std::string::npos) << o.output;
+  o = run_binary("run --url ftp://host:8000 --dry-run");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.output.find("--url must be an http:// or https:// URL"), std::string::npos) << o.output;
+  o = run_binary("run --url localhost:8000 --dry-run");
+  EXPECT_NE(o.output.find("did you mean http://localhost:8000 ?"), std::string::npos) << o.output;
+  EXPECT_TRUE(check_http_url("--url", "https://gpu-box:8000/v1").has_value());
+  EXPECT_FALSE(check_http_url("--url", "http://").has_value());
+}
+
+TEST(CliErrors, DryRunEstimatesTheTotalTime) {
+  // 2 decode cells × (10 s + 2 s) + 1 prefill row × 1 s = 25 s.
+  Outcome o = run_binary("run --dry-run --contexts 0 --concurrency 1,2 --prefill-contexts 512 --duration 10");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("Estimated time: 25s"), std::string::npos) << o.output;
+  o = run_binary("run --dry-run --contexts none --prefill-contexts 512 --max-output 1");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+}
+
+}  // namespace
+}  // namespace sm::cli
