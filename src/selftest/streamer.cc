@@ -19,6 +19,7 @@
 
 #include "core/clock.h"
 #include "selftest/chunk_template.h"
+#include "selftest/loopback_listener.h"
 #include "selftest/h2_streamer.h"
 #include "selftest/tls_server.h"
 
@@ -56,21 +57,8 @@ int run_streamer(const StreamerConfig& config, int port_fd, StreamerStats* stats
     }
     tls = std::move(*made);
   }
-  int listen_fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  int one = 1;
-  setsockopt(listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::bind(listen_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(listen_fd, 8192) != 0) {
-    std::perror("selftest streamer: bind/listen");
-    return 1;
-  }
-  socklen_t len = sizeof addr;
-  getsockname(listen_fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  std::string port_line = std::to_string(ntohs(addr.sin_port)) + "\n";
-  if (::write(port_fd, port_line.data(), port_line.size()) < 0) return 1;
-  ::close(port_fd);
+  const int listen_fd = listen_loopback_and_announce(port_fd);
+  if (listen_fd < 0) return 1;
 
   int ep = epoll_create1(EPOLL_CLOEXEC);
   epoll_event ev{};
@@ -154,6 +142,7 @@ int run_streamer(const StreamerConfig& config, int port_fd, StreamerStats* stats
             continue;
           }
           ++served.connections;
+          const int one = 1;
           setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
           // A bounded send buffer: thousands of unpaced streams with the kernel's autotuned
           // buffers (megabytes each) drive TCP into memory pressure, which is not what is measured.
