@@ -207,7 +207,12 @@ void ClosedLoop::on_end(uint64_t id, int64_t t_ns, const TransferEnd& end) {
     closing_ = true;
     client_.stop();
   }
-  if (closing_ || spec_->duration_ns == 0 || r.end == RequestEnd::Cut) return;
+  if (closing_ || r.end == RequestEnd::Cut) return;
+  if (spec_->duration_ns == 0) {
+    // Burst: the slot takes the next of the cell's requests while any are left.
+    if (spec_->total_requests > static_cast<int64_t>(outcome_.records.size())) start_request(slot);
+    return;
+  }
   if (outcome_.window_opened && t_ns >= outcome_.window.end_ns) return;
   start_request(slot);  // closed loop: replace the finished stream at once
 }
@@ -226,9 +231,13 @@ LoopOutcome ClosedLoop::run(const LoopSpec& spec) {
 
   const int64_t start_ns = clock_.now_ns();
   const int64_t ramp_deadline_ns = start_ns + (spec.ramp_timeout_ns > 0 ? spec.ramp_timeout_ns : 120 * kNsPerS);
-  for (int32_t slot = 0; slot < spec.concurrency; ++slot) start_request(slot);
+  const int64_t first_wave = spec.duration_ns == 0 && spec.total_requests > 0
+                                 ? std::min<int64_t>(spec.concurrency, spec.total_requests)
+                                 : spec.concurrency;
+  for (int32_t slot = 0; slot < first_wave; ++slot) start_request(slot);
   constexpr int64_t kTickNs = 250 * kNsPerMs;
   int64_t next_tick_ns = start_ns;
+  int64_t next_settle_check_ns = 0;  // adaptive windows: the next time window_settled is asked
 
   while (client_.active() > 0) {
     if (interrupt_requested()) {
@@ -240,7 +249,9 @@ LoopOutcome ClosedLoop::run(const LoopSpec& spec) {
     if (spec.duration_ns == 0) {
       // Single shot: until the request ends; the read timeout bounds silence, the request
       // timeout a server that keeps sending (pings, or tokens past max_tokens unseen).
-      deadline_ns = spec.request_timeout_ns > 0 ? start_ns + spec.request_timeout_ns : INT64_MAX;
+      // (A burst has no overall limit: its requests are many, each bounded by the read timeout.)
+      deadline_ns = spec.request_timeout_ns > 0 && spec.total_requests == 0 ? start_ns + spec.request_timeout_ns
+                                                                            : INT64_MAX;
     } else if (outcome_.window_opened) {
       deadline_ns = outcome_.window.end_ns;
     } else {
@@ -259,6 +270,17 @@ LoopOutcome ClosedLoop::run(const LoopSpec& spec) {
                                  static_cast<double>(spec.request_timeout_ns) / 1e9);
       }
       break;  // window over
+    }
+    if (outcome_.window_opened && spec.window_settled) {
+      if (now_ns >= next_settle_check_ns) {
+        next_settle_check_ns = now_ns + kNsPerS;
+        if (spec.window_settled(outcome_.records, DecodeWindow{outcome_.window.begin_ns, now_ns})) {
+          outcome_.window.end_ns = now_ns;
+          outcome_.closed_early = true;
+          break;
+        }
+      }
+      deadline_ns = std::min(deadline_ns, next_settle_check_ns);
     }
     if (spec.on_tick) {
       if (now_ns >= next_tick_ns) {

@@ -2,7 +2,8 @@
 // The driver: keeps N identical streams in flight (a closed loop: a finished stream is replaced
 // at once), stamps every token-bearing chunk, opens the measurement window when every stream
 // slot has produced a token, and closes it after the cell's duration. The same machinery runs
-// single cold requests (prefill rows and warm-ups): one slot, no replacement.
+// single cold requests (prefill rows and warm-ups): one slot, no replacement; and bursts: a fixed
+// number of requests through N slots, timed from the first send to the last end.
 //
 // Thread model: everything runs on the calling thread, inside one StreamClient event loop.
 #include <cstdint>
@@ -25,11 +26,16 @@ struct LoopSpec {
   int64_t concurrency = 1;         ///< stream slots kept busy
   int64_t max_tokens = 1;          ///< output tokens each request asks for (for early-end checks)
   int64_t duration_ns = 0;         ///< window length; 0 = single shot: each slot runs one request
+  int64_t total_requests = 0;      ///< burst (duration_ns 0): replace finished streams until this many
+                                   ///< were sent in all, then wait for the last to end
   int64_t ramp_timeout_ns = 0;     ///< window opens at the latest this long after the start
   int64_t max_failures = 0;        ///< the cell fails after this many failed requests (0 = 4N + 16)
   int64_t request_timeout_ns = 0;  ///< single shot: requests still running this long after the
                                    ///< start are cut and failed (0 = no limit but the read timeout)
   std::function<void()> on_tick;   ///< called about every 250 ms while the loop runs (progress line)
+  /// Adaptive windows (run --precision): asked about once a second while the window is open, with
+  /// the records so far and the window up to now; true closes the window there.
+  std::function<bool(const std::vector<RequestRecord>&, DecodeWindow)> window_settled;
 };
 
 struct LoopOutcome {
@@ -39,6 +45,7 @@ struct LoopOutcome {
   bool ramp_timed_out = false;         ///< opened by the ramp timeout, not by the last first token
   bool interrupted = false;            ///< Ctrl-C arrived
   bool request_timed_out = false;      ///< single shot: request_timeout_ns passed (its record says so)
+  bool closed_early = false;           ///< window_settled closed the window before duration_ns
   std::optional<Error> error;          ///< the cell as a whole failed (too many failed requests)
 };
 

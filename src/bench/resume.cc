@@ -25,6 +25,10 @@ RunConfig config_to_resume(const RunResult& stored, const std::string& dir) {
   c.matrix.prefill_contexts = s.prefill_contexts;
   c.matrix.max_output_tokens = s.max_output_tokens;
   c.matrix.duration_s = s.duration_s;
+  c.matrix.precision = s.precision.value_or(0);
+  c.matrix.min_window_s = s.min_window_s.value_or(5);
+  c.matrix.requests_per_cell = s.requests_per_cell;
+  c.matrix.warmup_requests = s.warmup_requests;
   c.contexts_given = true;
   c.limits_override.kv_capacity_tokens = s.kv_capacity_override;
   c.limits_override.max_model_len = s.max_model_len_override;
@@ -65,6 +69,8 @@ Result<void> check_resume_settings(const RunResult& stored, const RunConfig& r, 
                   fmt::format("{}", fmt::join(s.prefill_contexts, ",")));
   if (is_given("--duration") && r.matrix.duration_s != s.duration_s)
     return differ("--duration", fmt::format("{}", r.matrix.duration_s), fmt::format("{}", s.duration_s));
+  if (is_given("--requests") && r.matrix.requests_per_cell != s.requests_per_cell)
+    return differ("--requests", fmt::format("{}", r.matrix.requests_per_cell), fmt::format("{}", s.requests_per_cell));
   if (is_given("--max-output") && r.matrix.max_output_tokens != s.max_output_tokens)
     return differ("--max-output", fmt::format("{}", r.matrix.max_output_tokens), fmt::format("{}", s.max_output_tokens));
   if (is_given("--kv-capacity") && r.limits_override.kv_capacity_tokens != s.kv_capacity_override)

@@ -27,6 +27,7 @@
 #include "engines/request_builder.h"
 #include "metrics/cell_metrics.h"
 #include "metrics/stats.h"
+#include "metrics/window_precision.h"
 #include "report/report.h"
 #include "net/round_trip.h"
 #include "net/url.h"
@@ -119,6 +120,7 @@ class MatrixRun {
                                std::string& error);
   void measure_prefill(PrefillRow& row, const BuiltPrompt& prompt);
   void measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool needs_warmup);
+  void measure_burst(DecodeCell& cell, const BuiltPrompt& prompt);
   ServerWatch& watch();
   bool server_ready(CellStatus& status, std::string& error);
   HttpRequest completion_request(const std::string& prompt, int64_t max_tokens) const;
@@ -397,6 +399,14 @@ Result<void> MatrixRun::prepare() {
   s.api = config_.target.api == ApiKind::Chat ? "chat" : "completions";
   s.max_output_tokens = matrix_.max_output_tokens;
   s.duration_s = matrix_.duration_s;
+  if (matrix_.precision > 0) {
+    s.precision = matrix_.precision;
+    s.min_window_s = matrix_.min_window_s;
+    s.decode_test = "adaptive_duration";
+  }
+  s.requests_per_cell = matrix_.requests_per_cell;
+  s.warmup_requests = matrix_.warmup_requests;
+  if (matrix_.requests_per_cell > 0) s.decode_test = "burst";
   for (const auto& c : plan.decode)
     if (std::find(s.contexts.begin(), s.contexts.end(), c.context) == s.contexts.end()) s.contexts.push_back(c.context);
   for (const auto& c : plan.decode)
@@ -598,6 +608,10 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
       return;
     }
   }
+  if (matrix_.requests_per_cell > 0) {
+    measure_burst(cell, prompt);
+    return;
+  }
   LoopSpec spec;
   spec.request = completion_request(prompt.text, matrix_.max_output_tokens);
   spec.concurrency = cell.concurrency;
@@ -605,8 +619,23 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
   spec.duration_ns = static_cast<int64_t>(matrix_.duration_s * 1e9);
   spec.ramp_timeout_ns = static_cast<int64_t>(config_.ramp_timeout_s * 1e9);
   spec.on_tick = [this] { progress_.tick(); };
+  if (matrix_.precision > 0) {
+    // Adaptive window: close it once its figure is within --precision of what the whole
+    // --duration window would measure (docs/METRICS.md, "Adaptive windows").
+    spec.window_settled = [this](const std::vector<RequestRecord>& records, DecodeWindow so_far) {
+      if (static_cast<double>(so_far.end_ns - so_far.begin_ns) < matrix_.min_window_s * 1e9) return false;
+      const std::vector<double> bins = tokens_per_second(records, so_far);
+      return check_window_precision(bins, matrix_.duration_s, matrix_.precision).precise_enough;
+    };
+  }
   watch().window_opening(matrix_.duration_s);
   LoopOutcome out = loop_->run(spec);
+  if (matrix_.precision > 0 && out.window_opened && !out.interrupted && !out.error) {
+    cell.settled = out.closed_early;
+    if (!out.closed_early)
+      cell.warnings.push_back(fmt::format("did not settle within ±{:g}%: measured for the full {:g} s",
+                                          matrix_.precision * 100, matrix_.duration_s));
+  }
   watch().window_closed(out, cell);  // server_running_mean; SGLang's cut requests aborted
   progress_.end();
   // Context 0 is the shortest prompt: its target is whatever the head measured.
@@ -650,6 +679,54 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
   } else if (auto failed = failed_requests_reason(out.records)) {
     // A failed stream (an error or a reset, not a cut at the window's end) leaves its slot empty
     // for a while: the cell measured less than it says. Its numbers stay as diagnostics.
+    cell.status = CellStatus::Error;
+    cell.error = *failed;
+  } else {
+    cell.status = CellStatus::Valid;
+  }
+}
+
+// A burst cell (--requests N): the warm-up requests, then N measured requests through
+// `concurrency` slots, timed from the first send to the last end (docs/METRICS.md, "Burst cells").
+// Called with progress begun and the prompt warm.
+void MatrixRun::measure_burst(DecodeCell& cell, const BuiltPrompt& prompt) {
+  LoopSpec spec;
+  spec.request = completion_request(prompt.text, matrix_.max_output_tokens);
+  spec.concurrency = cell.concurrency;
+  spec.max_tokens = matrix_.max_output_tokens;
+  spec.on_tick = [this] { progress_.tick(); };
+  const int64_t warmup = matrix_.warmup_requests >= 0 ? matrix_.warmup_requests : std::min<int64_t>(cell.concurrency, 8);
+  if (warmup > 0) {
+    spec.total_requests = warmup;
+    LoopOutcome warm = loop_->run(spec);
+    if (warm.interrupted || warm.error) {
+      progress_.end();
+      cell.status = warm.interrupted ? CellStatus::Interrupted : CellStatus::Error;
+      if (warm.error) cell.error = "warm-up requests failed: " + warm.error->message;
+      return;
+    }
+  }
+  spec.total_requests = matrix_.requests_per_cell;
+  watch().window_opening(matrix_.duration_s);
+  LoopOutcome out = loop_->run(spec);
+  if (!out.records.empty()) {
+    out.window = {out.records.front().send_ns, out.records.front().send_ns};
+    for (const auto& r : out.records) out.window.end_ns = std::max(out.window.end_ns, r.end_ns);
+    out.window_opened = true;
+  }
+  watch().window_closed(out, cell);
+  progress_.end();
+  const int64_t target = cell.context == 0 ? prompt.counted_tokens : prompt.target_tokens;
+  compute_burst_metrics(out.records, target, cell);
+  if (out.window_opened)
+    cell.telemetry = window_telemetry(WindowMark{out.window.begin_ns, out.window.end_ns, "decode", cell.context,
+                                                 cell.concurrency, cell.output_tokens});
+  if (out.interrupted) {
+    cell.status = CellStatus::Interrupted;
+  } else if (out.error) {
+    cell.status = CellStatus::Error;
+    cell.error = out.error->message;
+  } else if (auto failed = failed_requests_reason(out.records)) {
     cell.status = CellStatus::Error;
     cell.error = *failed;
   } else {

@@ -18,8 +18,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 // Reads the fields of one catalog entry, remembering the first problem and which keys were
 // used, so unknown (misspelt) keys can be reported. Why not json::get: its exceptions name
 // neither the file nor the entry.
@@ -185,8 +183,8 @@ Result<GpuSpec> parse_gpu(const json& e, const std::string& where) {
   auto eight = r.number("tensor_8bit_tflops", false);
   g.source = r.string("source", true);
   if (auto ok = r.finish(); !ok) return std::unexpected(ok.error());
-  g.memory_bytes = static_cast<int64_t>(*memory * kGiB);
-  g.usable_memory_bytes = static_cast<int64_t>((usable ? *usable : *memory * kDefaultUsableMemoryFraction) * kGiB);
+  g.memory_bytes = static_cast<int64_t>(*memory * kBytesPerGiB);
+  g.usable_memory_bytes = static_cast<int64_t>((usable ? *usable : *memory * kDefaultUsableMemoryFraction) * kBytesPerGiB);
   if (g.usable_memory_bytes > g.memory_bytes)
     return fail(ErrorCode::InvalidArgument, fmt::format("{}: usable_memory_gib is above memory_gib", where));
   g.bandwidth_bytes_per_s = *bandwidth * 1e9;
@@ -301,10 +299,10 @@ Result<EngineParams> parse_engine(const json& e, const std::string& where) {
   p.shared_prefix_reuse = r.fraction("shared_prefix_reuse", false, 0, 1).value_or(0);
   p.tp_loss_per_extra_gpu = r.fraction("tp_loss_per_extra_gpu", false, 0, 0.5).value_or(0.08);
   p.default_gpu_mem_util = r.fraction("default_gpu_mem_util", true, 0.05, 1).value_or(0);
-  p.reserve_bytes = static_cast<int64_t>(r.fraction("reserve_gib", false, 0, 1024).value_or(0) * kGiB);
+  p.reserve_bytes = static_cast<int64_t>(r.fraction("reserve_gib", false, 0, 1024).value_or(0) * kBytesPerGiB);
   p.max_batched_tokens = r.integer("max_batched_tokens", false, 1, 2048);
   p.max_batched_tokens_large_gpu = r.integer("max_batched_tokens_large_gpu", false, 1, p.max_batched_tokens);
-  p.large_gpu_memory_bytes = static_cast<int64_t>(r.fraction("large_gpu_memory_gib", false, 0, 1e6).value_or(0) * kGiB);
+  p.large_gpu_memory_bytes = static_cast<int64_t>(r.fraction("large_gpu_memory_gib", false, 0, 1e6).value_or(0) * kBytesPerGiB);
   p.max_num_seqs = r.integer("max_num_seqs", false, 1, 256);
   p.request_overhead_s = r.fraction("request_overhead_ms", false, 0, 1e5).value_or(0) / 1000.0;
   p.tokenize_s_per_token = r.fraction("tokenize_us_per_token", false, 0, 1e4).value_or(0) / 1e6;

@@ -9,7 +9,6 @@ namespace sm::calc {
 
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // A plain text table: first row is the header, columns left-aligned and padded by width
 // (UTF-8 aware enough for the ASCII we print).
@@ -41,8 +40,8 @@ std::string catalog_to_text(const Catalog& c) {
   std::vector<std::vector<std::string>> rows{
       {"id", "name", "memory GiB", "usable GiB", "bandwidth GB/s", "16-bit TFLOPS", "8-bit TFLOPS"}};
   for (const auto& g : c.gpus())
-    rows.push_back({g.id, g.name, fmt::format("{:g}", static_cast<double>(g.memory_bytes) / kGiB),
-                    fmt::format("{:.2f}", static_cast<double>(g.usable_memory_bytes) / kGiB),
+    rows.push_back({g.id, g.name, fmt::format("{:g}", static_cast<double>(g.memory_bytes) / kBytesPerGiB),
+                    fmt::format("{:.2f}", static_cast<double>(g.usable_memory_bytes) / kBytesPerGiB),
                     fmt::format("{:g}", g.bandwidth_bytes_per_s / 1e9), fmt::format("{:g}", g.tensor_16bit_flops / 1e12),
                     g.tensor_8bit_flops ? fmt::format("{:g}", *g.tensor_8bit_flops / 1e12) : "-"});
   out += table("GPUs (--gpu)", rows);

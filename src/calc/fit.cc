@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "metrics/stats.h"
+
 namespace sm::calc {
 
 namespace {
@@ -96,14 +98,6 @@ std::vector<double> nelder_mead(const std::function<double(const std::vector<dou
   return x[best];
 }
 
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const size_t i = static_cast<size_t>(std::floor(pos));
-  const double frac = pos - static_cast<double>(i);
-  return i + 1 < v.size() ? v[i] * (1 - frac) + v[i + 1] * frac : v[i];
-}
 
 }  // namespace
 
@@ -216,7 +210,8 @@ ErrorStats error_stats(const std::vector<double>& errors) {
   s.median_abs = percentile(abs, 0.5);
   s.p80_abs = percentile(abs, 0.8);
   s.p90_abs = percentile(abs, 0.9);
-  s.bias = percentile(errors, 0.5);
+  std::vector<double> signed_errors = errors;
+  s.bias = percentile(signed_errors, 0.5);
   s.within25 = static_cast<double>(std::count_if(abs.begin(), abs.end(), [](double a) { return a <= 0.25; })) /
                static_cast<double>(abs.size());
   return s;

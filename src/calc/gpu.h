@@ -7,6 +7,9 @@
 
 namespace sm::calc {
 
+/// Bytes in a GiB: catalog memory figures are in GiB.
+inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+
 /// Fraction of the memory as sold that the runtime reports as total when a GPU entry gives no
 /// usable figure: 23.69 GiB of a 24 GiB GeForce card (PyTorch "total capacity").
 inline constexpr double kDefaultUsableMemoryFraction = 23.69 / 24.0;

@@ -7,6 +7,7 @@
 
 #include "core/build_info.h"
 #include "core/units.h"
+#include "metrics/stats.h"
 
 namespace sm::calc {
 
@@ -27,16 +28,8 @@ double weighted_percentile(std::vector<std::pair<double, double>> values, double
   return values.back().first;
 }
 
-// Percentile with linear interpolation between order statistics (the median of two values is
-// their mean, as the metrics module computes it).
-double percentile(std::vector<double> values, double q) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const double pos = q * static_cast<double>(values.size() - 1);
-  const auto lo = static_cast<size_t>(std::floor(pos));
-  const size_t hi = std::min(lo + 1, values.size() - 1);
-  return values[lo] + (values[hi] - values[lo]) * (pos - static_cast<double>(lo));
-}
+// Percentile of a copy (metrics' type-7 definition); 0 when there are no values.
+double percentile_or_zero(std::vector<double> values, double q) { return values.empty() ? 0 : percentile(values, q); }
 
 // One closed-loop stream of a decode cell.
 struct Stream {
@@ -176,10 +169,10 @@ CellPrediction predict_decode_cell(const PerfModel& model, int64_t context, int6
   for (const Stream& s : streams)
     if (s.window_tokens >= 2 && s.window_last_s > s.window_first_s)
       per_stream.push_back(static_cast<double>(s.window_tokens - 1) / (s.window_last_s - s.window_first_s));
-  out.per_request_tok_s = percentile(per_stream, 0.5);
-  out.ttft_s = percentile(ttfts, 0.5);
-  out.ttft_p90_s = percentile(ttfts, 0.9);
-  out.ttft_p99_s = percentile(ttfts, 0.99);
+  out.per_request_tok_s = percentile_or_zero(per_stream, 0.5);
+  out.ttft_s = percentile_or_zero(ttfts, 0.5);
+  out.ttft_p90_s = percentile_or_zero(ttfts, 0.9);
+  out.ttft_p99_s = percentile_or_zero(ttfts, 0.99);
   out.tbt_s = weighted_percentile(gaps, 0.5);
   out.tbt_p90_s = weighted_percentile(gaps, 0.9);
   out.tbt_p99_s = weighted_percentile(gaps, 0.99);

@@ -40,6 +40,10 @@ struct RunFlags {
   std::string concurrency;
   std::string prefill_contexts;
   double duration_s = 30;
+  std::string precision;         ///< --precision: adaptive windows, "2%" or 0.02
+  double min_window_s = 5;       ///< --min-window
+  int64_t requests = 0;         ///< --requests: burst cells
+  int64_t warmup_requests = -1;  ///< --warmup-requests (default: one per simultaneous request, at most 8)
   std::string max_output = "8192";
   std::string kv_capacity;
   std::string max_model_len;
@@ -139,6 +143,28 @@ Result<RunConfig> to_config(const RunFlags& f) {
     }
   }
   c.matrix.duration_s = f.duration_s;
+  if (f.requests < 0 || f.requests > 1'000'000) return fail(ErrorCode::InvalidArgument, "--requests must be between 1 and 1,000,000");
+  if (f.warmup_requests > 10'000) return fail(ErrorCode::InvalidArgument, "--warmup-requests must be at most 10,000");
+  if (f.warmup_requests >= 0 && f.requests == 0)
+    return fail(ErrorCode::InvalidArgument, "--warmup-requests needs --requests (burst cells)");
+  if (!f.precision.empty()) {
+    std::string text = f.precision;
+    const bool percent = text.ends_with('%');
+    if (percent) text.pop_back();
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    const double fraction = percent ? v / 100 : v;
+    if (text.empty() || end != text.c_str() + text.size() || !(fraction > 0) || fraction > 0.5)
+      return fail(ErrorCode::InvalidArgument,
+                  fmt::format("--precision must be a share above 0 and at most 50%, e.g. 2% or 0.02 (got '{}')", f.precision));
+    if (f.requests > 0) return fail(ErrorCode::InvalidArgument, "--precision is for timed windows; --requests cells have none");
+    c.matrix.precision = fraction;
+  }
+  if (!(f.min_window_s >= 1) || f.min_window_s > 86400)
+    return fail(ErrorCode::InvalidArgument, "--min-window must be at least 1 and at most 86400 seconds");
+  c.matrix.min_window_s = f.min_window_s;
+  c.matrix.requests_per_cell = f.requests;
+  c.matrix.warmup_requests = f.requests > 0 ? (f.warmup_requests >= 0 ? f.warmup_requests : -1) : 0;
   if (f.quick) {
     // A whole matrix in about a minute: fewer, shorter cells (flags given explicitly still win).
     if (f.contexts.empty()) {
@@ -289,6 +315,17 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("--duration", flags->duration_s, "Seconds each decode cell is measured for")->capture_default_str();
   run->add_option("--max-output", flags->max_output, "Tokens each decode request asks for (end of sequence ignored)")
       ->capture_default_str();
+  run->add_option("--precision", flags->precision,
+                  "Adaptive windows: end a decode cell as soon as its total tok/s is within this of what the "
+                  "full --duration window would measure (e.g. 2%); --duration becomes the cap");
+  run->add_option("--min-window", flags->min_window_s, "Adaptive windows: the shortest window, seconds")
+      ->capture_default_str();
+  run->add_option("--requests", flags->requests,
+                  "Burst cells instead of timed windows: each decode cell sends this many requests through "
+                  "its simultaneous slots and reports tokens / wall time with E2E, TTFT and TPOT percentiles");
+  run->add_option("--warmup-requests", flags->warmup_requests,
+                  "Burst cells: requests sent before the measured ones, not counted (default: one per "
+                  "simultaneous request, at most 8)");
   run->add_option("--kv-capacity", flags->kv_capacity,
                   "KV-cache capacity in tokens; overrides what the server reports. Cells with "
                   "concurrency x (context + max output) above it are marked over capacity");

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "net/url.h"
 #include "core/clock.h"
 #include "core/units.h"
 #include "site/site.h"
@@ -47,21 +48,6 @@ int usage_error(const char* command, const std::string& message) {
   return kExitUsage;
 }
 
-// "HOST:PORT", "[v6]:PORT" or ":PORT" (loopback).
-Result<std::pair<std::string, uint16_t>> parse_listen(std::string_view text) {
-  size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos) return fail(ErrorCode::InvalidArgument, "--listen must be HOST:PORT");
-  std::string host(text.substr(0, colon));
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  if (host.empty()) host = "127.0.0.1";
-  std::string_view port_text = text.substr(colon + 1);
-  unsigned port = 0;
-  auto r = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (r.ec != std::errc{} || r.ptr != port_text.data() + port_text.size() || port > 65535)
-    return fail(ErrorCode::InvalidArgument, fmt::format("--listen: '{}' is not a port", port_text));
-  return std::pair{host, static_cast<uint16_t>(port)};
-}
-
 Result<std::unique_ptr<store::ResultStore>> open_db(const std::string& db, int pool_size, bool full_sync) {
   store::StoreOptions options;
   options.pool_size = pool_size;
@@ -75,7 +61,7 @@ std::string now_iso() {
 }
 
 int serve(const ServeFlags& f) {
-  auto listen = parse_listen(f.listen);
+  auto listen = parse_listen_address(f.listen);
   if (!listen) return usage_error("serve", listen.error().message);
   auto max_upload = parse_token_count(f.max_upload);
   if (!max_upload || *max_upload < 1024) return usage_error("serve", "--max-upload must be a size of at least 1K, e.g. 8M");
@@ -105,7 +91,7 @@ int serve(const ServeFlags& f) {
     std::fprintf(stderr, "speedmatrix serve: %s\n", site.error().message.c_str());
     return kExitFailure;
   }
-  auto server = site::SiteServer::start(**site, {.host = listen->first, .port = listen->second, .threads = f.threads});
+  auto server = site::SiteServer::start(**site, {.host = listen->host, .port = listen->port, .threads = f.threads});
   if (!server) {
     std::fprintf(stderr, "speedmatrix serve: %s\n", server.error().message.c_str());
     return kExitFailure;

@@ -10,6 +10,7 @@
 
 #include "calc/catalog.h"
 #include "cli/commands.h"
+#include "net/url.h"
 #include "core/units.h"
 #include "sim/calc_sim_config.h"
 #include "sim/sim_server.h"
@@ -37,21 +38,6 @@ struct SimFlags {
   int32_t stream_interval = 1;
   bool no_prefix_caching = false;
 };
-
-// "HOST:PORT", "[v6]:PORT" or ":PORT" (loopback).
-Result<std::pair<std::string, uint16_t>> parse_listen(std::string_view text) {
-  size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos) return fail(ErrorCode::InvalidArgument, "--listen must be HOST:PORT");
-  std::string host(text.substr(0, colon));
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-  if (host.empty()) host = "127.0.0.1";
-  std::string_view port_text = text.substr(colon + 1);
-  unsigned port = 0;
-  auto r = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (r.ec != std::errc{} || r.ptr != port_text.data() + port_text.size() || port > 65535)
-    return fail(ErrorCode::InvalidArgument, fmt::format("--listen: '{}' is not a port", port_text));
-  return std::pair{host, static_cast<uint16_t>(port)};
-}
 
 Result<sim::SimConfig> to_config(const SimFlags& f) {
   auto with_flag = [](const char* flag, const Error& e) { return fail(e.code, fmt::format("{}: {}", flag, e.message)); };
@@ -90,10 +76,10 @@ Result<sim::SimConfig> to_config(const SimFlags& f) {
   if (f.engine != "vllm" && catalog->find_engine(f.engine)->id != "vllm")
     std::fprintf(stderr, "speedmatrix sim: note: %s's speed, but vLLM's HTTP API (the only one simulated so far)\n",
                  f.engine.c_str());
-  auto listen = parse_listen(f.listen);
+  auto listen = parse_listen_address(f.listen);
   if (!listen) return std::unexpected(listen.error());
-  c->listen_host = listen->first;
-  c->port = listen->second;
+  c->listen_host = listen->host;
+  c->port = listen->port;
   c->served_model_name = f.served_model_name;
   c->engine_version = f.engine_version;
   c->block_size = f.block_size;

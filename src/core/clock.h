@@ -44,5 +44,7 @@ std::string_view format_iso8601_utc(int64_t unix_ms, char (&buf)[32]);
 constexpr int64_t kNsPerUs = 1'000;
 constexpr int64_t kNsPerMs = 1'000'000;
 constexpr int64_t kNsPerS = 1'000'000'000;
+constexpr double kNsPerMsD = 1e6;  ///< the same as doubles, for converting measured spans
+constexpr double kNsPerSD = 1e9;
 
 }  // namespace sm

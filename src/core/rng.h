@@ -4,6 +4,15 @@
 
 namespace sm {
 
+/// splitmix64's finaliser: spreads a counter or a combined hash over all 64 bits (a bijection).
+inline uint64_t mix64(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
 /// xoshiro256** seeded through splitmix64: fast, reproducible from one 64-bit seed.
 /// Not thread-safe: give each thread or component its own.
 class Rng {

@@ -4,25 +4,21 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "core/text.h"
+
 namespace sm {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 template <class F>
 auto parse_list(std::string_view text, F parse_one) -> Result<std::vector<int64_t>> {
   std::vector<int64_t> out;
-  if (trim(text).empty()) return fail(ErrorCode::InvalidArgument, "empty list");
+  if (trim_blanks(text).empty()) return fail(ErrorCode::InvalidArgument, "empty list");
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
     std::string_view item = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
-    auto v = parse_one(trim(item));
+    auto v = parse_one(trim_blanks(item));
     if (!v) return std::unexpected(v.error());
     out.push_back(*v);
     if (comma == std::string_view::npos) break;
@@ -34,7 +30,7 @@ auto parse_list(std::string_view text, F parse_one) -> Result<std::vector<int64_
 }  // namespace
 
 Result<int64_t> parse_token_count(std::string_view text) {
-  std::string_view s = trim(text);
+  std::string_view s = trim_blanks(text);
   if (s.empty()) return fail(ErrorCode::InvalidArgument, "empty token count");
   int64_t mult = 1;
   char last = s.back();

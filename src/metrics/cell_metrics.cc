@@ -4,14 +4,13 @@
 #include <cmath>
 #include <fmt/format.h>
 
+#include "core/clock.h"
+#include "metrics/batch_means.h"
 #include "metrics/stats.h"
 
 namespace sm {
 
 namespace {
-
-constexpr double kNsPerMsD = 1e6;
-constexpr double kNsPerSD = 1e9;
 
 // Calls f(t_ns) for each output token of a request, in order. A chunk of k tokens shares the
 // gap since the previous chunk evenly among them (design.md): its j-th token (1..k) is placed at
@@ -32,7 +31,70 @@ void for_each_token_time(const RequestRecord& r, F&& f) {
 
 bool in_window(int64_t t_ns, DecodeWindow w) { return t_ns >= w.begin_ns && t_ns < w.end_ns; }
 
+// The window cut into bins of about one second (at least one bin).
+struct Bins {
+  int64_t count = 1;
+  double width_ns = 0;
+  size_t index(int64_t t_ns, DecodeWindow w) const {
+    const auto i = static_cast<int64_t>(static_cast<double>(t_ns - w.begin_ns) / width_ns);
+    return static_cast<size_t>(std::clamp<int64_t>(i, 0, count - 1));
+  }
+};
+
+Bins bins_of(DecodeWindow w) {
+  Bins b;
+  const double span_ns = static_cast<double>(w.end_ns - w.begin_ns);
+  b.count = std::max<int64_t>(1, std::llround(span_ns / kNsPerSD));
+  b.width_ns = span_ns / static_cast<double>(b.count);
+  return b;
+}
+
+// Adds the part of [begin, end) inside each bin to `seconds`.
+void add_overlap(int64_t begin_ns, int64_t end_ns, DecodeWindow w, const Bins& b, std::vector<double>& seconds) {
+  begin_ns = std::max(begin_ns, w.begin_ns);
+  end_ns = std::min(end_ns, w.end_ns);
+  if (end_ns <= begin_ns) return;
+  for (size_t i = b.index(begin_ns, w); i < seconds.size(); ++i) {
+    const double lo = static_cast<double>(w.begin_ns) + b.width_ns * static_cast<double>(i);
+    const double hi = lo + b.width_ns;
+    const double overlap = std::min(hi, static_cast<double>(end_ns)) - std::max(lo, static_cast<double>(begin_ns));
+    if (overlap > 0) seconds[i] += overlap / kNsPerSD;
+    if (hi >= static_cast<double>(end_ns)) break;
+  }
+}
+
 }  // namespace
+
+std::vector<double> tokens_per_second(std::span<const RequestRecord> records, DecodeWindow window) {
+  const int64_t whole = window.end_ns > window.begin_ns ? (window.end_ns - window.begin_ns) / kNsPerS : 0;
+  std::vector<double> bins(static_cast<size_t>(whole), 0.0);
+  if (whole == 0) return bins;
+  const int64_t end_ns = window.begin_ns + whole * kNsPerS;
+  for (const auto& r : records)
+    for (const auto& c : r.chunks)
+      if (c.t_ns >= window.begin_ns && c.t_ns < end_ns) bins[static_cast<size_t>((c.t_ns - window.begin_ns) / kNsPerS)] += c.tokens;
+  return bins;
+}
+
+DecodeIntervals decode_intervals(std::span<const RequestRecord> records, DecodeWindow window) {
+  DecodeIntervals out;
+  if (window.end_ns <= window.begin_ns) return out;
+  const Bins bins = bins_of(window);
+  const auto n = static_cast<size_t>(bins.count);
+  std::vector<double> tokens(n, 0.0), seconds(n, bins.width_ns / kNsPerSD), stream_seconds(n, 0.0);
+  for (const auto& r : records) {
+    for (const auto& c : r.chunks)
+      if (in_window(c.t_ns, window)) tokens[bins.index(c.t_ns, window)] += c.tokens;
+    if (r.first_token_ns < 0 || r.chunks.empty()) continue;
+    const bool open = r.end == RequestEnd::Running || r.end == RequestEnd::Cut;
+    const int64_t last_ns = open ? (r.end_ns >= 0 ? std::max(r.end_ns, r.chunks.back().t_ns) : window.end_ns)
+                                 : r.chunks.back().t_ns;
+    add_overlap(r.first_token_ns, last_ns, window, bins, stream_seconds);
+  }
+  out.total = batch_means_interval(tokens, seconds, true);
+  out.per_stream = batch_means_interval(tokens, stream_seconds, true);
+  return out;
+}
 
 bool prompt_length_ok(int64_t prompt_tokens, int64_t target_tokens) {
   const double tolerance = std::max(16.0, 0.005 * static_cast<double>(target_tokens));
@@ -129,9 +191,51 @@ void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow
     cell.prompt_tokens_max = prompt_max;
   }
   cell.prompt_length_ok = prompt_ok;
+  const DecodeIntervals ci = decode_intervals(records, window);
+  if (ci.total) cell.total_tok_s_ci = ci.total->half_width;
+  if (ci.per_stream && cell.per_request_tok_s && ci.per_stream->mean > 0)
+    cell.per_request_tok_s_ci = *cell.per_request_tok_s * ci.per_stream->half_width / ci.per_stream->mean;
 
   // Ended-early, failed, prompt-miss, effective-concurrency and chunk-counted cells are flagged by
   // the report from these fields (one rule, one wording); `warnings` holds what the fields cannot say.
+}
+
+void compute_burst_metrics(std::span<const RequestRecord> records, int64_t target_prompt_tokens, DecodeCell& cell) {
+  if (records.empty()) return;
+  int64_t first_send_ns = INT64_MAX, last_end_ns = INT64_MIN;
+  for (const auto& r : records) {
+    first_send_ns = std::min(first_send_ns, r.send_ns);
+    last_end_ns = std::max(last_end_ns, r.end_ns >= 0 ? r.end_ns : r.send_ns);
+  }
+  // Every token of the burst lies in [first send, last end]: the window metrics count them all.
+  const DecodeWindow all{first_send_ns, last_end_ns + 1};
+  compute_decode_metrics(records, all, target_prompt_tokens, cell);
+  cell.total_tok_s_ci.reset();  // a burst's rate is not stationary (its tail): no batch-means interval
+  cell.per_request_tok_s_ci.reset();
+  cell.measured_s = static_cast<double>(last_end_ns - first_send_ns) / kNsPerSD;
+  if (*cell.measured_s > 0) cell.total_tok_s = static_cast<double>(cell.output_tokens.value_or(0)) / *cell.measured_s;
+  std::vector<double> e2e_ms, tpot_ms, per_request;
+  for (const auto& r : records) {
+    if (r.end == RequestEnd::Failed || r.first_token_ns < 0 || r.chunks.empty()) continue;
+    const int64_t last_token_ns = r.chunks.back().t_ns;
+    e2e_ms.push_back(static_cast<double>(last_token_ns - r.send_ns) / kNsPerMsD);
+    if (r.tokens >= 2 && last_token_ns > r.first_token_ns) {
+      const double span_ms = static_cast<double>(last_token_ns - r.first_token_ns) / kNsPerMsD;
+      tpot_ms.push_back(span_ms / static_cast<double>(r.tokens - 1));
+      per_request.push_back(static_cast<double>(r.tokens - 1) / (span_ms / 1e3));
+    }
+  }
+  if (!e2e_ms.empty()) {
+    cell.e2e_ms = percentile(e2e_ms, 0.5);
+    cell.e2e_p90_ms = percentile(e2e_ms, 0.9);
+    cell.e2e_p99_ms = percentile(e2e_ms, 0.99);
+  }
+  if (!tpot_ms.empty()) {
+    cell.tpot_ms = percentile(tpot_ms, 0.5);
+    cell.tpot_p90_ms = percentile(tpot_ms, 0.9);
+    cell.tpot_p99_ms = percentile(tpot_ms, 0.99);
+  }
+  if (!per_request.empty()) cell.per_request_tok_s = median(per_request);
 }
 
 namespace {

@@ -1,8 +1,11 @@
 #pragma once
 // From raw request records to the numbers of a decode cell or prefill row (docs/METRICS.md).
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <vector>
 
+#include "metrics/batch_means.h"
 #include "metrics/request_record.h"
 #include "result/result.h"
 
@@ -14,6 +17,19 @@ struct DecodeWindow {
   int64_t end_ns = 0;    ///< begin + duration (earlier when the cell was stopped)
 };
 
+/// How precise a window's rates are (docs/METRICS.md, "Confidence intervals"): output tokens per
+/// second of the window (`total`), and output tokens per stream-second spent generating
+/// (`per_stream`), each over bins of about one second, by batch means.
+struct DecodeIntervals {
+  std::optional<RateInterval> total;
+  std::optional<RateInterval> per_stream;
+};
+DecodeIntervals decode_intervals(std::span<const RequestRecord> records, DecodeWindow window);
+
+/// Output tokens (by chunk arrival) in each whole second of [window.begin, window.end): the bins
+/// an adaptive window's stopping rule reads (metrics/window_precision.h).
+std::vector<double> tokens_per_second(std::span<const RequestRecord> records, DecodeWindow window);
+
 /// A prompt is on target when |prompt_tokens − target| ≤ max(16, 0.5% of target).
 bool prompt_length_ok(int64_t prompt_tokens, int64_t target_tokens);
 
@@ -22,6 +38,11 @@ bool prompt_length_ok(int64_t prompt_tokens, int64_t target_tokens);
 /// prompt-length check.
 void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow window,
                             int64_t target_prompt_tokens, DecodeCell& cell);
+
+/// Fills the measured fields of a burst cell (docs/METRICS.md, "Burst cells") from its measured
+/// requests (warm-up excluded): total tok/s = every output token ÷ (last end − first send);
+/// per-request tok/s, TTFT, time per output token and end-to-end latency over the requests.
+void compute_burst_metrics(std::span<const RequestRecord> records, int64_t target_prompt_tokens, DecodeCell& cell);
 
 /// True when the server ran at least one whole stream fewer than requested, on average, and
 /// below 90% of them (gaps between a finished stream and its replacement's first token lower the

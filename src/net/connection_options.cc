@@ -5,21 +5,11 @@
 #include <cstdlib>
 #include <fmt/format.h>
 
+#include "core/text.h"
+
 namespace sm {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 // RFC 9110 token characters: what a header name may hold.
 bool is_token_char(char c) {
@@ -43,8 +33,8 @@ std::string host_of(std::string_view url) {
   std::string_view rest = scheme == std::string_view::npos ? url : url.substr(scheme + 3);
   rest = rest.substr(0, rest.find_first_of("/?#"));
   if (size_t at = rest.rfind('@'); at != std::string_view::npos) rest.remove_prefix(at + 1);
-  if (rest.starts_with('[')) return lower(rest.substr(1, rest.find(']') - 1));
-  return lower(rest.substr(0, rest.find(':')));
+  if (rest.starts_with('[')) return ascii_lower(rest.substr(1, rest.find(']') - 1));
+  return ascii_lower(rest.substr(0, rest.find(':')));
 }
 
 // no_proxy as libcurl reads it: "*" matches everything; otherwise a comma list of hosts and
@@ -54,7 +44,7 @@ bool no_proxy_matches(std::string_view no_proxy, const std::string& host) {
   while (pos <= no_proxy.size()) {
     size_t comma = no_proxy.find(',', pos);
     if (comma == std::string_view::npos) comma = no_proxy.size();
-    std::string entry = lower(trim(no_proxy.substr(pos, comma - pos)));
+    std::string entry = ascii_lower(trim_blanks(no_proxy.substr(pos, comma - pos)));
     pos = comma + 1;
     if (entry == "*") return true;
     if (entry.starts_with('.')) entry.erase(0, 1);
@@ -72,7 +62,7 @@ bool libcurl_reuses_cleartext_http2() { return curl_version_info(CURLVERSION_NOW
 
 std::string libcurl_version() { return curl_version_info(CURLVERSION_NOW)->version; }
 
-bool is_https_url(std::string_view url) { return lower(url.substr(0, 8)) == "https://"; }
+bool is_https_url(std::string_view url) { return ascii_lower(url.substr(0, 8)) == "https://"; }
 
 void apply_connection_options(CURL* easy, std::string_view url, const ConnectionOptions& o) {
   if (o.http2) {
@@ -118,7 +108,7 @@ std::string transfer_error_text(int curl_code, std::string_view detail, std::str
   if (proxy.empty()) return text;
   const bool proxy_failure = code == CURLE_COULDNT_RESOLVE_PROXY || code == CURLE_PROXY ||
                              code == CURLE_COULDNT_CONNECT ||
-                             text.find("CONNECT") != std::string::npos || lower(text).find("proxy") != std::string::npos;
+                             text.find("CONNECT") != std::string::npos || ascii_lower(text).find("proxy") != std::string::npos;
   if (!proxy_failure) return text;
   const char* from = o.proxy ? "--proxy" : "the environment (https_proxy, http_proxy, all_proxy; no_proxy skips it)";
   return text + fmt::format(" (through the proxy {}, from {})", without_userinfo(proxy), from);
@@ -128,8 +118,8 @@ Result<std::string> parse_header_line(std::string_view line) {
   const size_t colon = line.find(':');
   if (colon == std::string_view::npos)
     return fail(ErrorCode::InvalidArgument, "--header: expected 'Name: value', found no ':'");
-  const std::string_view name = trim(line.substr(0, colon));
-  const std::string_view value = trim(line.substr(colon + 1));
+  const std::string_view name = trim_blanks(line.substr(0, colon));
+  const std::string_view value = trim_blanks(line.substr(colon + 1));
   if (name.empty() || !std::all_of(name.begin(), name.end(), is_token_char))
     return fail(ErrorCode::InvalidArgument,
                 fmt::format("--header '{}': the name before ':' must be one word of letters, digits or -_.", name));
@@ -137,18 +127,18 @@ Result<std::string> parse_header_line(std::string_view line) {
     return fail(ErrorCode::InvalidArgument, fmt::format("--header '{}': no value after ':'", name));
   if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos)
     return fail(ErrorCode::InvalidArgument, fmt::format("--header '{}': the value holds a line break", name));
-  const std::string lname = lower(name);
+  const std::string lname = ascii_lower(name);
   if (lname == "content-length" || lname == "transfer-encoding")
     return fail(ErrorCode::InvalidArgument,
                 fmt::format("--header '{}': set by speedmatrix for each request, it cannot be given", name));
   return fmt::format("{}: {}", name, value);
 }
 
-std::string header_name(std::string_view line) { return std::string(trim(line.substr(0, line.find(':')))); }
+std::string header_name(std::string_view line) { return std::string(trim_blanks(line.substr(0, line.find(':')))); }
 
 std::string header_value(std::string_view line) {
   const size_t colon = line.find(':');
-  return colon == std::string_view::npos ? std::string() : std::string(trim(line.substr(colon + 1)));
+  return colon == std::string_view::npos ? std::string() : std::string(trim_blanks(line.substr(colon + 1)));
 }
 
 std::string proxy_from_environment(std::string_view url, const char* (*getenv_fn)(const char*)) {

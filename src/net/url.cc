@@ -1,5 +1,6 @@
 #include "net/url.h"
 
+#include <charconv>
 #include <fmt/format.h>
 
 namespace sm {
@@ -41,6 +42,20 @@ Result<void> check_http_url(std::string_view flag, std::string_view url) {
   return fail(ErrorCode::InvalidArgument,
               fmt::format("{} must be an http:// or https:// URL with a host, e.g. http://127.0.0.1:8000 (got '{}')",
                           flag, url));
+}
+
+Result<ListenAddress> parse_listen_address(std::string_view text) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos) return fail(ErrorCode::InvalidArgument, "--listen must be HOST:PORT");
+  std::string host(text.substr(0, colon));
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host.empty()) host = "127.0.0.1";
+  const std::string_view port_text = text.substr(colon + 1);
+  unsigned port = 0;
+  const auto r = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (r.ec != std::errc{} || r.ptr != port_text.data() + port_text.size() || port > 65535)
+    return fail(ErrorCode::InvalidArgument, fmt::format("--listen: '{}' is not a port", port_text));
+  return ListenAddress{std::move(host), static_cast<uint16_t>(port)};
 }
 
 }  // namespace sm

@@ -1,5 +1,7 @@
 #pragma once
-// Base URLs that carry a query (a gateway's ?key=... or ?api-version=...): routes go before it.
+// Base URLs that carry a query (a gateway's ?key=... or ?api-version=...): routes go before it;
+// listen addresses of the servers speedmatrix runs (`serve`, `sim`).
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -18,5 +20,14 @@ std::string trim_base_url(std::string_view url);
 /// Fails, naming `flag`, unless `url` is an http:// or https:// URL with a host (a bare
 /// "host:8000" gets the "http://host:8000" it probably meant as a suggestion).
 Result<void> check_http_url(std::string_view flag, std::string_view url);
+
+/// Where a server listens: host (without brackets) and port.
+struct ListenAddress {
+  std::string host;
+  uint16_t port = 0;
+};
+
+/// "HOST:PORT", "[v6]:PORT" or ":PORT" (loopback, 127.0.0.1). Fails naming --listen.
+Result<ListenAddress> parse_listen_address(std::string_view text);
 
 }  // namespace sm

@@ -40,6 +40,12 @@ std::string format_tok_s(std::optional<double> per_s) {
   return format_rate(*per_s);
 }
 
+std::string format_tok_s_ci(std::optional<double> per_s, std::optional<double> half_width) {
+  std::string out = format_tok_s(per_s);
+  if (!per_s || !std::isfinite(*per_s) || !half_width || !std::isfinite(*half_width)) return out;
+  return out + " ± " + (*half_width < 1'000 ? fmt::format("{:.1f}", *half_width) : format_rate(*half_width));
+}
+
 std::string format_prompt_rate(std::optional<double> per_s) {
   if (!per_s || !std::isfinite(*per_s)) return std::string(kDash);
   if (*per_s >= 10'000) return format_rate(*per_s);

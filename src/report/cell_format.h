@@ -24,6 +24,8 @@ bool has_numbers(CellStatus status);
 
 /// Output tok/s of a decode cell or the "Total tok/s" of a prefill row: "181.7", "1,081.0", "10.6K".
 std::string format_tok_s(std::optional<double> per_s);
+/// "1,081.0 ± 4.2": a rate with the half-width of its 95% interval, when there is one.
+std::string format_tok_s_ci(std::optional<double> per_s, std::optional<double> half_width);
 
 /// Prompt tok/s in the seed's Prefill section: "10.6K", "9,919", "523" (whole numbers below 10K).
 std::string format_prompt_rate(std::optional<double> per_s);

@@ -17,7 +17,7 @@ namespace sm::report {
 namespace {
 
 // One cell of a comparison table.
-struct ColumnCell {
+struct CompareColumnCell {
   std::string text;                         ///< as shown
   Change change = Change::None;             ///< ratio cells: how the run did against A
   bool measured = true;                     ///< value cells: false when the run has no number here
@@ -25,19 +25,19 @@ struct ColumnCell {
 };
 
 // One column of a comparison table; columns of one metric share a group.
-struct Column {
+struct CompareColumn {
   std::string group;              ///< metric title; empty for the key columns
   std::string head;               ///< "A", "B", "B/A", "Context"
   bool ratio = false;             ///< cells are ratios (styled by change)
-  std::vector<ColumnCell> cells;  ///< one per row
+  std::vector<CompareColumnCell> cells;  ///< one per row
 };
 
 // How a table is laid out: terminals get short headers and statuses.
 enum class Layout { Wide, Narrow };
 
-std::vector<Column> key_columns(const CompareSection& s, Layout layout) {
-  Column context{"", "Context", false, {}};
-  Column requests{"", layout == Layout::Narrow ? "Reqs" : "Requests", false, {}};
+std::vector<CompareColumn> key_columns(const CompareSection& s, Layout layout) {
+  CompareColumn context{"", "Context", false, {}};
+  CompareColumn requests{"", layout == Layout::Narrow ? "Reqs" : "Requests", false, {}};
   for (const auto& row : s.rows) {
     context.cells.push_back({format_tokens(row.context)});
     requests.cells.push_back({fmt::format("{}", row.concurrency)});
@@ -47,13 +47,13 @@ std::vector<Column> key_columns(const CompareSection& s, Layout layout) {
 }
 
 // The columns of one metric: every run's value, and each later run's ratio right after it.
-std::vector<Column> metric_columns(const CompareSection& s, size_t metric_index, const CompareModel& m,
+std::vector<CompareColumn> metric_columns(const CompareSection& s, size_t metric_index, const CompareModel& m,
                                    Layout layout) {
-  std::vector<Column> cols;
+  std::vector<CompareColumn> cols;
   std::string group = metric_title(s.metrics[metric_index]);
   for (size_t run = 0; run < m.runs.size(); ++run) {
-    Column value{group, m.runs[run].letter, false, {}};
-    Column ratio{group, m.runs[run].letter + "/" + m.runs[0].letter, true, {}};
+    CompareColumn value{group, m.runs[run].letter, false, {}};
+    CompareColumn ratio{group, m.runs[run].letter + "/" + m.runs[0].letter, true, {}};
     for (const auto& row : s.rows) {
       const CompareValue& v = row.values[metric_index][run];
       std::string text = layout == Layout::Narrow && v.present && !v.value ? status_short(v.status) : v.text;
@@ -92,7 +92,7 @@ std::string run_line(const CompareRun& r) {
 
 // ---- terminal -------------------------------------------------------------------------------
 
-std::string styled(const Ansi& ansi, const Column& c, const ColumnCell& cell, std::string padded) {
+std::string styled(const Ansi& ansi, const CompareColumn& c, const CompareColumnCell& cell, std::string padded) {
   if (c.ratio) {
     switch (cell.change) {
       case Change::Better: return ansi.green(padded);
@@ -105,13 +105,13 @@ std::string styled(const Ansi& ansi, const Column& c, const ColumnCell& cell, st
   return cell.status == CellStatus::Error ? ansi.red(padded) : ansi.dim(padded);
 }
 
-size_t column_width(const Column& c) {
+size_t column_width(const CompareColumn& c) {
   size_t w = display_width(c.head);
   for (const auto& cell : c.cells) w = std::max(w, display_width(cell.text));
   return w;
 }
 
-std::string term_table(const std::vector<Column>& cols, size_t rows, const Ansi& ansi) {
+std::string term_table(const std::vector<CompareColumn>& cols, size_t rows, const Ansi& ansi) {
   std::vector<size_t> widths;
   for (const auto& c : cols) widths.push_back(column_width(c) + 2);
   // Group titles over their columns.
@@ -146,17 +146,17 @@ std::string term_section(const CompareSection& s, const CompareModel& m, const A
     if (std::any_of(row.values[0].begin(), row.values[0].end(), [](const CompareValue& v) { return v.value.has_value(); }))
       shown.rows.push_back(row);
   size_t left_out = s.rows.size() - shown.rows.size();
-  std::vector<Column> keys = key_columns(shown, Layout::Narrow);
+  std::vector<CompareColumn> keys = key_columns(shown, Layout::Narrow);
   size_t key_width = 0;
   for (const auto& c : keys) key_width += column_width(c) + 2;
   // As many metrics per table as fit the width.
   size_t metric = 0;
   while (metric < s.metrics.size()) {
-    std::vector<Column> cols = keys;
+    std::vector<CompareColumn> cols = keys;
     size_t used = key_width;
     bool first = true;
     while (metric < s.metrics.size()) {
-      std::vector<Column> group = metric_columns(shown, metric, m, Layout::Narrow);
+      std::vector<CompareColumn> group = metric_columns(shown, metric, m, Layout::Narrow);
       size_t w = 0;
       for (const auto& c : group) w += column_width(c) + 2;
       if (!first && used + w > width) break;
@@ -205,7 +205,7 @@ std::string render_term(const CompareModel& m, const RenderOptions& options) {
 // ---- Markdown -------------------------------------------------------------------------------
 
 Table md_section_table(const CompareSection& s, const CompareModel& m) {
-  std::vector<Column> cols = key_columns(s, Layout::Wide);
+  std::vector<CompareColumn> cols = key_columns(s, Layout::Wide);
   for (size_t i = 0; i < s.metrics.size(); ++i) {
     auto group = metric_columns(s, i, m, Layout::Wide);
     cols.insert(cols.end(), group.begin(), group.end());
@@ -246,7 +246,6 @@ std::string render_markdown(const CompareModel& m) {
 
 // ---- HTML -----------------------------------------------------------------------------------
 
-std::string esc(std::string_view s) { return html_escape(s); }
 
 std::string change_class(Change c) {
   switch (c) {
@@ -259,7 +258,7 @@ std::string change_class(Change c) {
 }
 
 std::string html_section_table(const CompareSection& s, const CompareModel& m) {
-  std::vector<Column> cols = key_columns(s, Layout::Wide);
+  std::vector<CompareColumn> cols = key_columns(s, Layout::Wide);
   for (size_t i = 0; i < s.metrics.size(); ++i) {
     auto group = metric_columns(s, i, m, Layout::Wide);
     cols.insert(cols.end(), group.begin(), group.end());
@@ -268,20 +267,20 @@ std::string html_section_table(const CompareSection& s, const CompareModel& m) {
   for (size_t i = 0; i < cols.size();) {
     size_t span = 1;
     while (i + span < cols.size() && !cols[i].group.empty() && cols[i + span].group == cols[i].group) ++span;
-    if (cols[i].group.empty()) t += "<th rowspan=\"2\" scope=\"col\">" + esc(cols[i].head) + "</th>";
-    else t += fmt::format("<th colspan=\"{}\" scope=\"colgroup\" class=\"group\">{}</th>", span, esc(cols[i].group));
+    if (cols[i].group.empty()) t += "<th rowspan=\"2\" scope=\"col\">" + html_escape(cols[i].head) + "</th>";
+    else t += fmt::format("<th colspan=\"{}\" scope=\"colgroup\" class=\"group\">{}</th>", span, html_escape(cols[i].group));
     i += span;
   }
   t += "</tr>\n<tr>";
   for (const auto& c : cols)
-    if (!c.group.empty()) t += "<th scope=\"col\">" + esc(c.head) + "</th>";
+    if (!c.group.empty()) t += "<th scope=\"col\">" + html_escape(c.head) + "</th>";
   t += "</tr></thead>\n<tbody>\n";
   for (size_t r = 0; r < s.rows.size(); ++r) {
     t += "<tr>";
     for (const auto& c : cols) {
-      const ColumnCell& cell = c.cells[r];
+      const CompareColumnCell& cell = c.cells[r];
       std::string cls = c.ratio ? change_class(cell.change) : cell.measured ? "" : "notrun";
-      t += (cls.empty() ? "<td>" : "<td class=\"" + cls + "\">") + esc(cell.text) + "</td>";
+      t += (cls.empty() ? "<td>" : "<td class=\"" + cls + "\">") + html_escape(cell.text) + "</td>";
     }
     t += "</tr>\n";
   }
@@ -303,7 +302,7 @@ std::string html_ratio_matrix(const CompareModel& m, size_t run) {
   for (int64_t n : conc) t += fmt::format("<th scope=\"col\">{}</th>", n);
   t += "</tr></thead>\n<tbody>\n";
   for (int64_t context : contexts) {
-    t += "<tr><th scope=\"row\">" + esc(format_tokens(context)) + "</th>";
+    t += "<tr><th scope=\"row\">" + html_escape(format_tokens(context)) + "</th>";
     for (int64_t n : conc) {
       auto it = std::find_if(m.decode.rows.begin(), m.decode.rows.end(),
                              [&](const CompareRow& r) { return r.context == context && r.concurrency == n; });
@@ -322,14 +321,14 @@ std::string html_ratio_matrix(const CompareModel& m, size_t run) {
           detail = b.text;
         }
         if (!a.value && !b.value && !b.present) shown = a.text;
-        t += "<td class=\"notrun\">" + esc(shown) +
-             (detail.empty() ? "" : "<span class=\"d\">" + esc(detail) + "</span>") + "</td>";
+        t += "<td class=\"notrun\">" + html_escape(shown) +
+             (detail.empty() ? "" : "<span class=\"d\">" + html_escape(detail) + "</span>") + "</td>";
         continue;
       }
       double strength = std::min(1.0, std::abs(std::log2(*b.ratio)));
       std::string cls = b.change == Change::Better ? "up" : b.change == Change::Worse ? "down" : "same";
       t += fmt::format("<td class=\"{}\" style=\"--r:{:.3f}\"><span class=\"v\">{}</span><span class=\"d\">{} → {}</span></td>",
-                       cls, strength, esc(b.ratio_text), esc(a.text), esc(b.text));
+                       cls, strength, html_escape(b.ratio_text), html_escape(a.text), html_escape(b.text));
     }
     t += "</tr>\n";
   }
@@ -350,24 +349,24 @@ std::string render_html(const CompareModel& m) {
   std::string title = m.runs.size() == 2 ? m.runs[0].label + " vs " + m.runs[1].label
                                          : fmt::format("{} runs", m.runs.size());
   std::string body = "<header class=\"top\">\n<p class=\"eyebrow\">Speed test matrix · compare</p>\n<h1 id=\"title\">" +
-          esc(title) + "</h1>\n<p class=\"subtitle\">Every cell side by side; ratios to run A; ≈ marks a difference "
+          html_escape(title) + "</h1>\n<p class=\"subtitle\">Every cell side by side; ratios to run A; ≈ marks a difference "
                        "within the cells' noise.</p>\n</header>\n";
   body += "<section id=\"runs\">\n<h2>Runs</h2>\n";
   std::string runs = "<table class=\"data\">\n<thead><tr><th class=\"l\" scope=\"col\">Run</th><th class=\"l\" "
                      "scope=\"col\">Name</th><th class=\"l\" scope=\"col\">What</th><th class=\"l\" "
                      "scope=\"col\">Run id</th></tr></thead>\n<tbody>\n";
   for (const auto& r : m.runs)
-    runs += "<tr><td class=\"l\"><strong>" + esc(r.letter) + "</strong></td><td class=\"l\">" + esc(r.label) +
-            "</td><td class=\"l wrap\">" + esc(run_line(r)) + "</td><td class=\"l\">" + esc(r.run_id) + "</td></tr>\n";
+    runs += "<tr><td class=\"l\"><strong>" + html_escape(r.letter) + "</strong></td><td class=\"l\">" + html_escape(r.label) +
+            "</td><td class=\"l wrap\">" + html_escape(run_line(r)) + "</td><td class=\"l\">" + html_escape(r.run_id) + "</td></tr>\n";
   body += html_scroll(runs + "</tbody>\n</table>\n");
   if (!m.summaries.empty()) {
     body += "<ul class=\"findings\">\n";
-    for (const auto& s : m.summaries) body += "<li class=\"info\">" + esc(summary_text(s, m)) + "</li>\n";
+    for (const auto& s : m.summaries) body += "<li class=\"info\">" + html_escape(summary_text(s, m)) + "</li>\n";
     body += "</ul>\n";
   }
   if (!m.setting_differences.empty()) {
     body += "<h3>Settings that differ</h3>\n<ul class=\"findings\">\n";
-    for (const auto& d : m.setting_differences) body += "<li class=\"warning\">" + esc(d) + "</li>\n";
+    for (const auto& d : m.setting_differences) body += "<li class=\"warning\">" + html_escape(d) + "</li>\n";
     body += "</ul>\n";
   }
   body += "</section>\n";
@@ -375,8 +374,8 @@ std::string render_html(const CompareModel& m) {
     for (size_t run = 1; run < m.runs.size(); ++run) {
       body += fmt::format("<section id=\"ratios-{}\">\n<h2>{} ÷ {}: total tok/s</h2>\n<p class=\"caption\">rows are "
                           "context length, columns are simultaneous requests; each cell: ratio, then {} → {}</p>\n",
-                          esc(m.runs[run].letter), esc(m.runs[run].letter), esc(m.runs[0].letter),
-                          esc(m.runs[0].letter), esc(m.runs[run].letter));
+                          html_escape(m.runs[run].letter), html_escape(m.runs[run].letter), html_escape(m.runs[0].letter),
+                          html_escape(m.runs[0].letter), html_escape(m.runs[run].letter));
       body += html_ratio_matrix(m, run) + "</section>\n";
     }
   }
@@ -384,7 +383,7 @@ std::string render_html(const CompareModel& m) {
     body += "<section id=\"prefill\">\n<h2>Prefill</h2>\n" + html_section_table(m.prefill, m) + "</section>\n";
   if (!m.decode.rows.empty())
     body += "<section id=\"decode\">\n<h2>Sustained decode</h2>\n" + html_section_table(m.decode, m) + "</section>\n";
-  body += "<section id=\"noise\">\n<h2>Noise</h2>\n<p class=\"note\">" + esc(m.noise_rule) + "</p>\n</section>\n";
+  body += "<section id=\"noise\">\n<h2>Noise</h2>\n<p class=\"note\">" + html_escape(m.noise_rule) + "</p>\n</section>\n";
   body += "<footer>speedmatrix compare · a self-contained page: no scripts, nothing loaded from the network.</footer>\n";
   return html_document("Speed test matrix — compare " + title, body, kCompareStyle);
 }

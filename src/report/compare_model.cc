@@ -17,6 +17,7 @@ namespace {
 constexpr double kP90Sigmas = 1.2816;
 // Standard error of a median ÷ that of a mean, for a normal distribution (√(π/2)).
 constexpr double kMedianFactor = 1.2533;
+constexpr double kZ95 = 1.959964;  // a 95% half-width is this many standard errors
 // Differences count as real beyond this many combined standard errors.
 constexpr double kSigmas = 2.0;
 
@@ -116,6 +117,14 @@ bool higher_is_better(CompareMetric metric) {
 }
 
 double decode_standard_error(const DecodeCell& cell, CompareMetric metric) {
+  // A cell that carries its 95% interval (batch means over its window): that interval's standard
+  // error, relative to the value.
+  if (metric == CompareMetric::TotalTokS || metric == CompareMetric::PerRequestTokS) {
+    const bool total = metric == CompareMetric::TotalTokS;
+    const std::optional<double> value = total ? cell.total_tok_s : cell.per_request_tok_s;
+    const std::optional<double> ci = total ? cell.total_tok_s_ci : cell.per_request_tok_s_ci;
+    if (value && ci && *value > 0) return *ci / kZ95 / *value;
+  }
   if (metric == CompareMetric::TotalTokS || metric == CompareMetric::PerRequestTokS) {
     auto s = relative_sigma(cell.tbt_ms, cell.tbt_p90_ms);
     if (!s || !cell.output_tokens || cell.concurrency <= 0) return 0;
@@ -266,8 +275,9 @@ CompareModel build_compare_model(const std::vector<RunResult>& runs, const std::
 
   m.noise_rule = fmt::format(
       "Ratios are each run's value ÷ run A's. \"≈\" marks a difference within the cells' noise: |ratio − 1| ≤ "
-      "max(floor, 2·√(noise_A² + noise_B²)), where a cell's noise is the standard error of what it measured, from "
-      "its own spread: for tok/s, ((p90 − p50) ÷ 1.28 ÷ p50 of the time between tokens) ÷ √(output tokens per "
+      "max(floor, 2·√(noise_A² + noise_B²)), where a cell's noise is the standard error of what it measured: for "
+      "tok/s, its 95% interval ÷ 1.96 ÷ its value where the cell has one (batch means over its window), else from "
+      "its own spread, ((p90 − p50) ÷ 1.28 ÷ p50 of the time between tokens) ÷ √(output tokens per "
       "request); for TTFT, 1.25 × ((p90 − p50) ÷ 1.28 ÷ p50 of TTFT) ÷ √(requests). The floor is {:.0f}% for "
       "decode tok/s and {:.0f}% for TTFT and prefill (one request each). For tok/s higher is better; for TTFT "
       "lower is better.",

@@ -26,8 +26,8 @@ std::string field(std::string_view text) {
 std::string num(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : ""; }
 std::string num(const std::optional<int64_t>& v) { return v ? fmt::format("{}", *v) : ""; }
 
-// The columns, in file order; kColumnNames is indexed by Column.
-enum Column : size_t {
+// The columns, in file order; kColumnNames is indexed by CsvColumn.
+enum CsvColumn : size_t {
   kRunId, kPhase, kContextTokens, kConcurrency, kStatus, kPromptTokS, kTotalTokS, kPerRequestTokS, kTtftMs,
   kTtftP90Ms, kTtftP99Ms, kTbtMs, kTbtP90Ms, kTbtP99Ms, kChunkGapMs, kTokensPerChunk, kAvgActive,
   kEffectiveConcurrency, kCompleted, kOutputTokens, kMeasuredS, kRequestsStarted, kRequestsFailed, kEndedEarly, kServerTokS,
@@ -35,7 +35,11 @@ enum Column : size_t {
   kWarnings,
   // Telemetry (docs/METRICS.md, "Telemetry"), after the older columns so their positions hold.
   kGpuPowerW, kGpuEnergyJ, kTokensPerJoule, kGpuSmClockMhz, kGpuTempMaxC, kThrottle, kHostCpuUtilPct,
-  kServerRunningMean, kServerWaitingMean, kServerWaitingMax, kServerKvUsageMax, kServerPreemptions, kColumnCount
+  kServerRunningMean, kServerWaitingMean, kServerWaitingMax, kServerKvUsageMax, kServerPreemptions,
+  // Confidence intervals (docs/METRICS.md), after the telemetry for the same reason.
+  kTotalTokSCi, kPerRequestTokSCi,
+  // Burst cells (--requests).
+  kE2eMs, kE2eP90Ms, kE2eP99Ms, kTpotMs, kTpotP90Ms, kTpotP99Ms, kColumnCount
 };
 
 constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
@@ -46,7 +50,8 @@ constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
     "prompt_tokens_min", "prompt_tokens_max", "prompt_length_ok", "token_count_source", "error", "warnings",
     "gpu_power_w", "gpu_energy_j", "tokens_per_joule", "gpu_sm_clock_mhz", "gpu_temp_max_c", "throttle",
     "host_cpu_util_pct", "server_running_mean", "server_waiting_mean", "server_waiting_max", "server_kv_usage_max",
-    "server_preemptions"};
+    "server_preemptions", "total_tok_s_ci", "per_request_tok_s_ci", "e2e_ms", "e2e_p90_ms", "e2e_p99_ms",
+    "tpot_ms", "tpot_p90_ms", "tpot_p99_ms"};
 
 using Row = std::array<std::string, kColumnCount>;
 
@@ -114,6 +119,14 @@ std::string render_csv(const RunResult& r) {
     c[kStatus] = std::string(to_string(d->status));
     c[kTotalTokS] = num(d->total_tok_s);
     c[kPerRequestTokS] = num(d->per_request_tok_s);
+    c[kTotalTokSCi] = num(d->total_tok_s_ci);
+    c[kPerRequestTokSCi] = num(d->per_request_tok_s_ci);
+    c[kE2eMs] = num(d->e2e_ms);
+    c[kE2eP90Ms] = num(d->e2e_p90_ms);
+    c[kE2eP99Ms] = num(d->e2e_p99_ms);
+    c[kTpotMs] = num(d->tpot_ms);
+    c[kTpotP90Ms] = num(d->tpot_p90_ms);
+    c[kTpotP99Ms] = num(d->tpot_p99_ms);
     c[kTtftMs] = num(d->ttft_ms);
     c[kTtftP90Ms] = num(d->ttft_p90_ms);
     c[kTtftP99Ms] = num(d->ttft_p99_ms);

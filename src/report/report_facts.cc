@@ -14,7 +14,6 @@
 #include "metrics/cell_metrics.h"
 #include "report/cell_format.h"
 #include "report/connection_model.h"
-#include "report/report_sections.h"
 #include "report/telemetry_model.h"
 
 namespace sm::report {
@@ -187,9 +186,17 @@ FactGroup run_facts(const RunResult& r) {
   const RunSettings& s = r.settings;
   FactGroup g{"run", "Run", {}};
   add(g.facts, "Served model", r.engine.model);
-  add(g.facts, "Decode test", sentence_case(s.decode_test));
+  if (s.requests_per_cell > 0) {
+    add(g.facts, "Decode test",
+        fmt::format("Burst: {} requests per cell through its simultaneous slots, timed first send to last end",
+                    format_thousands(s.requests_per_cell)));
+    add(g.facts, "Warm-up requests", s.warmup_requests >= 0 ? format_thousands(s.warmup_requests)
+                                                            : "One per simultaneous request, at most 8");
+  } else {
+    add(g.facts, "Decode test", sentence_case(s.decode_test));
+  }
   add(g.facts, "Prefill mode", sentence_case(s.prefill_mode));
-  add(g.facts, "Time per measurement", format_duration_s(s.duration_s));
+  if (s.requests_per_cell == 0) add(g.facts, "Time per measurement", format_duration_s(s.duration_s));
   add(g.facts, "Max output", format_thousands(s.max_output_tokens) + " tokens");
   add(g.facts, "API", s.api == "chat" ? "Chat completions" : sentence_case(s.api));
   add(g.facts, "Temperature", fmt::format("{:g}", s.temperature));

@@ -13,7 +13,6 @@
 #include "metrics/cell_metrics.h"
 #include "report/cell_format.h"
 #include "report/connection_model.h"
-#include "report/report_sections.h"
 #include "report/telemetry_model.h"
 
 namespace sm::report::section {

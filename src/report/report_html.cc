@@ -19,7 +19,6 @@ namespace {
 // Heat above which a cell's background is dark enough for light text.
 constexpr double kHotHeat = 0.55;
 
-std::string esc(std::string_view s) { return html_escape(s); }
 
 std::string status_class(CellStatus s) {
   switch (s) {
@@ -44,21 +43,21 @@ std::string headline_html(const ReportModel& m) {
   std::string out = "<section class=\"headline\" id=\"headline\" aria-label=\"Headline figures\">\n";
   for (const auto& h : m.headline)
     out += fmt::format("<div><span class=\"label\">{}</span><strong>{}</strong><span class=\"detail\">{}</span></div>\n",
-                       esc(h.label), esc(h.value), esc(h.detail));
+                       html_escape(h.label), html_escape(h.value), html_escape(h.detail));
   return out + "</section>\n";
 }
 
 std::string header_html(const ReportModel& m, const RunResult& r, bool timeline) {
   std::string out = "<header class=\"top\">\n<p class=\"eyebrow\">Speed test matrix</p>\n";
-  out += "<h1 id=\"title\">" + esc(m.model_name) + " <span class=\"on\">on</span> " + esc(m.hardware_name) +
+  out += "<h1 id=\"title\">" + html_escape(m.model_name) + " <span class=\"on\">on</span> " + html_escape(m.hardware_name) +
          "</h1>\n";
-  if (!m.engine_line.empty()) out += "<p class=\"subtitle\"><strong>" + esc(m.engine_line) + "</strong></p>\n";
-  if (!m.matrix_line.empty()) out += "<p class=\"subtitle\">" + esc(m.matrix_line) + "</p>\n";
-  std::string provenance = m.by_line.empty() ? "" : esc(m.by_line) + " · ";
+  if (!m.engine_line.empty()) out += "<p class=\"subtitle\"><strong>" + html_escape(m.engine_line) + "</strong></p>\n";
+  if (!m.matrix_line.empty()) out += "<p class=\"subtitle\">" + html_escape(m.matrix_line) + "</p>\n";
+  std::string provenance = m.by_line.empty() ? "" : html_escape(m.by_line) + " · ";
   std::string kind = r.kind.empty() ? "measured" : r.kind;
-  out += "<p class=\"subtitle\">" + provenance + esc(m.tool_line) + " <span class=\"badge " + esc(kind) + "\">" +
-         esc(m.kind_label) + "</span></p>\n";
-  if (!m.notes.empty()) out += "<p class=\"note\">" + esc(m.notes) + "</p>\n";
+  out += "<p class=\"subtitle\">" + provenance + html_escape(m.tool_line) + " <span class=\"badge " + html_escape(kind) + "\">" +
+         html_escape(m.kind_label) + "</span></p>\n";
+  if (!m.notes.empty()) out += "<p class=\"note\">" + html_escape(m.notes) + "</p>\n";
   out += "<nav class=\"toc\" aria-label=\"Sections\">";
   std::vector<std::pair<std::string, std::string>> links;
   if (!m.findings.empty()) links.push_back({"warnings", findings_title(m)});
@@ -80,7 +79,7 @@ std::string findings_html(const ReportModel& m) {
     for (const auto& f : m.findings) {
       std::string_view cls = f.severity == Severity::Error ? "error" : f.severity == Severity::Warning ? "warning" : "info";
       std::string_view tag = f.severity == Severity::Error ? "Error" : f.severity == Severity::Warning ? "Warning" : "Note";
-      out += fmt::format("<li class=\"{}\"><span class=\"tag\">{}</span>{}</li>\n", cls, tag, esc(f.text));
+      out += fmt::format("<li class=\"{}\"><span class=\"tag\">{}</span>{}</li>\n", cls, tag, html_escape(f.text));
     }
     return out + "</ul>\n</section>\n";
   }
@@ -90,16 +89,16 @@ std::string findings_html(const ReportModel& m) {
 std::string checks_html(const ReportModel& m) {
   if (m.checks_passed.empty()) return "";
   std::string out = "<section id=\"checks\">\n<h2>Checks</h2>\n<ul class=\"findings\">\n";
-  for (const auto& c : m.checks_passed) out += "<li class=\"ok\"><span class=\"tag\">Passed</span>" + esc(c) + "</li>\n";
+  for (const auto& c : m.checks_passed) out += "<li class=\"ok\"><span class=\"tag\">Passed</span>" + html_escape(c) + "</li>\n";
   return out + "</ul>\n</section>\n";
 }
 
 std::string facts_html(const ReportModel& m) {
   std::string out = "<div class=\"facts\">\n";
   for (const auto& g : m.facts) {
-    out += "<section id=\"" + g.id + "\">\n<h2>" + esc(g.title) + "</h2>\n<dl class=\"kv\">\n";
+    out += "<section id=\"" + g.id + "\">\n<h2>" + html_escape(g.title) + "</h2>\n<dl class=\"kv\">\n";
     if (g.facts.empty()) out += "<dt>—</dt><dd>not recorded</dd>\n";
-    for (const auto& f : g.facts) out += "<dt>" + esc(f.label) + "</dt><dd>" + esc(f.value) + "</dd>\n";
+    for (const auto& f : g.facts) out += "<dt>" + html_escape(f.label) + "</dt><dd>" + html_escape(f.value) + "</dd>\n";
     out += "</dl>\n</section>\n";
   }
   return out + "</div>\n";
@@ -107,12 +106,12 @@ std::string facts_html(const ReportModel& m) {
 
 std::string launch_html(const ReportModel& m) {
   if (m.launch_command.empty()) return "";
-  return "<section id=\"launch-command\">\n<h2>Launch command</h2>\n<pre><code>" + esc(m.launch_command) +
+  return "<section id=\"launch-command\">\n<h2>Launch command</h2>\n<pre><code>" + html_escape(m.launch_command) +
          "</code></pre>\n</section>\n";
 }
 
 std::string figure(const LineChart& chart, std::string_view id) {
-  return fmt::format("<figure id=\"{}\">\n<figcaption>{}</figcaption>\n{}{}</figure>\n", id, esc(chart.title),
+  return fmt::format("<figure id=\"{}\">\n<figcaption>{}</figcaption>\n{}{}</figure>\n", id, html_escape(chart.title),
                      render_svg(chart), render_legend(chart));
 }
 
@@ -122,9 +121,9 @@ std::string prefill_html(const ReportModel& m) {
   std::string table = "<table class=\"prefill\" id=\"prefill-table\">\n<thead><tr><th class=\"l\" scope=\"col\">Context</th>"
                       "<th scope=\"col\">Prompt tok/s</th><th scope=\"col\">TTFT</th></tr></thead>\n<tbody>\n";
   for (const auto& p : m.prefill) {
-    std::string title = p.note.empty() ? "" : " title=\"" + esc(p.note) + "\"";
+    std::string title = p.note.empty() ? "" : " title=\"" + html_escape(p.note) + "\"";
     table += fmt::format("<tr class=\"{}\"{}><td class=\"l\">{}</td><td class=\"rate\">{}</td><td>{}</td></tr>\n",
-                         status_class(p.status), title, esc(p.context_text), esc(p.rate), esc(p.ttft));
+                         status_class(p.status), title, html_escape(p.context_text), html_escape(p.rate), html_escape(p.ttft));
   }
   table += "</tbody>\n</table>\n";
   out += "<div class=\"prefill-grid\">\n" + html_scroll(table);
@@ -155,7 +154,7 @@ std::string heatmap_html(const Matrix& m, std::string_view id) {
   for (int64_t n : m.concurrency) t += fmt::format("<th scope=\"col\">{}</th>", n);
   t += "</tr></thead>\n<tbody>\n";
   for (size_t i = 0; i < m.contexts.size(); ++i) {
-    t += "<tr><th scope=\"row\">" + esc(format_tokens(m.contexts[i])) + "</th>";
+    t += "<tr><th scope=\"row\">" + html_escape(format_tokens(m.contexts[i])) + "</th>";
     for (const auto& cell : m.cells[i]) {
       std::vector<std::string> classes;
       if (!cell.present) classes.push_back("notrun");
@@ -168,14 +167,14 @@ std::string heatmap_html(const Matrix& m, std::string_view id) {
         attrs += " class=\"" + joined + "\"";
       }
       if (cell.heat) attrs += fmt::format(" style=\"--heat:{:.3f}\"", *cell.heat);
-      if (!cell.note.empty()) attrs += " title=\"" + esc(cell.note) + "\"";
+      if (!cell.note.empty()) attrs += " title=\"" + html_escape(cell.note) + "\"";
       t += "<td" + attrs + ">";
       if (cell.value_num) {
-        t += "<span class=\"v\">" + esc(cell.value) + "</span>";
-        if (!cell.detail.empty()) t += "<span class=\"d\">" + esc(detail_text(m, cell)) + "</span>";
+        t += "<span class=\"v\">" + html_escape(cell.value) + "</span>";
+        if (!cell.detail.empty()) t += "<span class=\"d\">" + html_escape(detail_text(m, cell)) + "</span>";
         if (cell.status == CellStatus::Interrupted) t += "<span class=\"d\">partial</span>";
       } else {
-        t += esc(cell.value);
+        t += html_escape(cell.value);
       }
       t += "</td>";
     }
@@ -213,21 +212,21 @@ LineChart concurrency_chart(const RunResult& r, const Matrix& m, bool total) {
 std::string decode_html(const ReportModel& m, const RunResult& r) {
   if (m.decode_total.cells.empty()) return "";
   std::string out = "<section id=\"decode\">\n<h2>Sustained decode</h2>\n<p class=\"caption\">" +
-                    esc(m.decode_total.caption) + "</p>\n";
+                    html_escape(m.decode_total.caption) + "</p>\n";
   out += "<div class=\"legend-bar\" aria-hidden=\"true\"><span>slower</span><span class=\"ramp\"></span>"
          "<span>faster</span><span class=\"hatch\"></span><span>not run</span></div>\n";
   out += heatmap_html(m.decode_total, "decode-matrix");
-  for (const auto& note : m.decode_notes) out += "<p class=\"note\">" + esc(note) + "</p>\n";
+  for (const auto& note : m.decode_notes) out += "<p class=\"note\">" + html_escape(note) + "</p>\n";
   LineChart total = concurrency_chart(r, m.decode_total, true);
   LineChart per = concurrency_chart(r, m.decode_total, false);
   if (!total.series.empty())
     out += "<div class=\"charts\">\n" + figure(total, "total-chart") + figure(per, "per-request-chart") + "</div>\n";
-  out += "<h3 id=\"per-request\">Per request</h3>\n<p class=\"caption\">" + esc(m.decode_per_request.caption) +
+  out += "<h3 id=\"per-request\">Per request</h3>\n<p class=\"caption\">" + html_escape(m.decode_per_request.caption) +
          "</p>\n";
   out += heatmap_html(m.decode_per_request, "per-request-matrix");
   if (!m.decode_efficiency.cells.empty()) {
     out += "<h3 id=\"efficiency\">Tokens per joule</h3>\n<p class=\"caption\">" +
-           esc(m.decode_efficiency.caption + ", " + m.decode_efficiency.detail_name + " under each value") + "</p>\n";
+           html_escape(m.decode_efficiency.caption + ", " + m.decode_efficiency.detail_name + " under each value") + "</p>\n";
     out += heatmap_html(m.decode_efficiency, "efficiency-matrix");
   }
   return out + "</section>\n";
@@ -244,27 +243,27 @@ std::string measurements_html(const ReportModel& m) {
   std::string table = "<table class=\"data\" id=\"measurements-table\">\n<thead><tr>";
   for (size_t i = 0; i < t.header.size(); ++i)
     table += fmt::format("<th scope=\"col\"{}>{}</th>", t.align[i] == Align::Left ? " class=\"l\"" : "",
-                         esc(t.header[i]));
+                         html_escape(t.header[i]));
   table += "</tr></thead>\n<tbody>\n";
   for (const auto& row : t.rows) {
     std::string cls = status_class(row.status);
     table += cls.empty() ? "<tr>" : "<tr class=\"" + cls + "\">";
     for (size_t i = 0; i < row.cells.size(); ++i)
-      table += fmt::format("<td{}>{}</td>", t.align[i] == Align::Left ? " class=\"l\"" : "", esc(row.cells[i]));
+      table += fmt::format("<td{}>{}</td>", t.align[i] == Align::Left ? " class=\"l\"" : "", html_escape(row.cells[i]));
     table += "</tr>\n";
   }
   table += "</tbody>\n</table>\n";
   std::string out = "<section id=\"measurements\">\n<h2>All measurements</h2>\n<p class=\"caption\">" +
-                    esc(m.measurements_caption) + "</p>\n" + html_scroll(table);
-  for (const auto& note : m.measurement_notes) out += "<p class=\"note\">" + esc(note) + "</p>\n";
+                    html_escape(m.measurements_caption) + "</p>\n" + html_scroll(table);
+  for (const auto& note : m.measurement_notes) out += "<p class=\"note\">" + html_escape(note) + "</p>\n";
   return out + "</section>\n";
 }
 
 std::string definitions_html(const ReportModel& m) {
   std::string out = "<section id=\"definitions\">\n<h2>What the numbers mean</h2>\n<dl class=\"defs\">\n";
-  for (const auto& d : m.definitions) out += "<dt>" + esc(d.term) + "</dt><dd>" + esc(d.meaning) + "</dd>\n";
+  for (const auto& d : m.definitions) out += "<dt>" + html_escape(d.term) + "</dt><dd>" + html_escape(d.meaning) + "</dd>\n";
   out += "</dl>\n";
-  if (!m.token_counts.empty()) out += "<p id=\"token-counts\">" + esc(m.token_counts) + "</p>\n";
+  if (!m.token_counts.empty()) out += "<p id=\"token-counts\">" + html_escape(m.token_counts) + "</p>\n";
   return out + "</section>\n";
 }
 
@@ -284,7 +283,7 @@ std::string render_html(const RunResult& r, const ReportModel& m, const Telemetr
   body += measurements_html(m);
   body += checks_html(m);
   body += definitions_html(m);
-  body += "<footer>" + esc(m.footer) + " · a self-contained page: no scripts, nothing loaded from the network.</footer>\n";
+  body += "<footer>" + html_escape(m.footer) + " · a self-contained page: no scripts, nothing loaded from the network.</footer>\n";
   return html_document("Speed test matrix — " + m.title, body, chart.empty() ? "" : timeline_style());
 }
 

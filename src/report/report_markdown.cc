@@ -30,7 +30,7 @@ Table matrix_table(const Matrix& m) {
   return t;
 }
 
-std::string section(std::string_view title) { return fmt::format("\n## {}\n\n", title); }
+std::string md_section(std::string_view title) { return fmt::format("\n## {}\n\n", title); }
 
 }  // namespace
 
@@ -45,7 +45,7 @@ std::string render_markdown(const ReportModel& m) {
   if (!m.notes.empty()) out += "\n> " + md_escape(m.notes) + "\n";
 
   if (!m.findings.empty()) {
-    out += section("Warnings");
+    out += md_section("Warnings");
     for (const auto& f : m.findings) {
       std::string_view tag = f.severity == Severity::Error ? "**Error:** " : f.severity == Severity::Warning
                                                                                ? "**Warning:** "
@@ -56,13 +56,13 @@ std::string render_markdown(const ReportModel& m) {
 
   for (const auto& group : m.facts) {
     if (group.facts.empty()) continue;
-    out += section(group.title);
+    out += md_section(group.title);
     for (const auto& f : group.facts) out += "- **" + md_escape(f.label) + ":** " + md_escape(f.value) + "\n";
   }
-  if (!m.launch_command.empty()) out += section("Launch command") + md_code_block(m.launch_command, "sh");
+  if (!m.launch_command.empty()) out += md_section("Launch command") + md_code_block(m.launch_command, "sh");
 
   if (!m.prefill.empty()) {
-    out += section("Prefill") + "prompt tok/s by context length\n\n";
+    out += md_section("Prefill") + "prompt tok/s by context length\n\n";
     Table t{{"Context", "Prompt tok/s", "Time to first token"}, {Align::Right, Align::Right, Align::Right}, {}};
     for (const auto& p : m.prefill)
       t.rows.push_back({{p.context_text, p.rate, p.ttft.empty() ? (p.note.empty() ? "" : p.note) : p.ttft}, p.status});
@@ -70,25 +70,25 @@ std::string render_markdown(const ReportModel& m) {
   }
 
   if (!m.decode_total.cells.empty()) {
-    out += section(m.decode_total.title) + md_escape(m.decode_total.caption) + "\n\n" + md_table(matrix_table(m.decode_total));
+    out += md_section(m.decode_total.title) + md_escape(m.decode_total.caption) + "\n\n" + md_table(matrix_table(m.decode_total));
     for (const auto& note : m.decode_notes) out += "\n" + md_escape(note) + "\n";
-    out += section("Per request decode") + md_escape(m.decode_per_request.caption) + "\n\n" +
+    out += md_section("Per request decode") + md_escape(m.decode_per_request.caption) + "\n\n" +
            md_table(matrix_table(m.decode_per_request));
     if (!m.decode_efficiency.cells.empty())
-      out += section(m.decode_efficiency.title) + md_escape(m.decode_efficiency.caption) + ", " +
+      out += md_section(m.decode_efficiency.title) + md_escape(m.decode_efficiency.caption) + ", " +
              md_escape(m.decode_efficiency.detail_name) + " under each value\n\n" +
              md_table(matrix_table(m.decode_efficiency));
   }
 
-  out += section("All measurements") + md_escape(m.measurements_caption) + "\n\n" + md_table(m.measurements);
+  out += md_section("All measurements") + md_escape(m.measurements_caption) + "\n\n" + md_table(m.measurements);
   if (!m.measurement_notes.empty()) out += "\n";
   for (const auto& note : m.measurement_notes) out += md_escape(note) + "\n";
 
-  out += section("What the numbers mean");
+  out += md_section("What the numbers mean");
   for (const auto& d : m.definitions) out += "- **" + md_escape(d.term) + ":** " + md_escape(d.meaning) + "\n";
   if (!m.token_counts.empty()) out += "\n" + md_escape(m.token_counts) + "\n";
   if (!m.checks_passed.empty()) {
-    out += section("Checks");
+    out += md_section("Checks");
     for (const auto& c : m.checks_passed) out += "- " + md_escape(c) + "\n";
   }
   out += "\n---\n\n" + md_escape(m.footer) + "\n";

@@ -14,7 +14,6 @@
 #include "metrics/cell_metrics.h"
 #include "report/cell_format.h"
 #include "report/connection_model.h"
-#include "report/report_sections.h"
 #include "report/telemetry_model.h"
 
 namespace sm::report::section {
@@ -143,6 +142,18 @@ Table measurements_table(const RunResult& r) {
               "Measured for"};
   t.align = {Align::Left,  Align::Right, Align::Right, Align::Left,  Align::Right, Align::Right,
              Align::Right, Align::Right, Align::Right, Align::Right, Align::Right, Align::Right};
+  // Burst cells (--requests) also have latency distributions over their requests.
+  const bool burst = r.settings.requests_per_cell > 0;
+  if (burst) {
+    t.header.push_back("End to end (p50 · p90 · p99)");
+    t.header.push_back("Time per output token (p50 · p90 · p99)");
+    t.align.push_back(Align::Right);
+    t.align.push_back(Align::Right);
+  }
+  auto three = [](std::optional<double> p50, std::optional<double> p90, std::optional<double> p99, auto format) {
+    if (!p50) return dash();
+    return format(p50) + " · " + format(p90) + " · " + format(p99);
+  };
   std::vector<const PrefillRow*> prefill;
   for (const auto& p : r.prefill) prefill.push_back(&p);
   std::stable_sort(prefill.begin(), prefill.end(), [](auto* a, auto* b) { return a->context < b->context; });
@@ -155,6 +166,7 @@ Table measurements_table(const RunResult& r) {
                        numbers ? format_latency_ms(p->ttft_ms) : dash(), dash(), dash(),
                        p->status == CellStatus::Valid ? "1" : dash(), dash(), dash()},
                       p->status});
+    t.rows.back().cells.resize(t.header.size(), dash());
   }
   std::vector<const DecodeCell*> decode;
   for (const auto& c : r.decode) decode.push_back(&c);
@@ -164,18 +176,24 @@ Table measurements_table(const RunResult& r) {
   for (const DecodeCell* c : decode) {
     sources.push_back({&c->telemetry, c, has_numbers(c->status)});
     if (!has_numbers(c->status)) {
-      TableRow row{{"Sustained decode", format_tokens(c->context), fmt::format("{}", c->concurrency),
+      TableRow row{{burst ? "Burst decode" : "Sustained decode", format_tokens(c->context), fmt::format("{}", c->concurrency),
                     status_label(c->status)},
                    c->status};
       row.cells.resize(t.header.size(), dash());
       t.rows.push_back(std::move(row));
       continue;
     }
-    t.rows.push_back({{"Sustained decode", format_tokens(c->context), fmt::format("{}", c->concurrency),
-                       status_label(c->status), format_tok_s(c->total_tok_s), format_tok_s(c->per_request_tok_s),
+    t.rows.push_back({{burst ? "Burst decode" : "Sustained decode", format_tokens(c->context), fmt::format("{}", c->concurrency),
+                       status_label(c->status), format_tok_s_ci(c->total_tok_s, c->total_tok_s_ci),
+                       format_tok_s_ci(c->per_request_tok_s, c->per_request_tok_s_ci),
                        format_latency_ms(c->ttft_ms), format_gap_ms(c->tbt_ms), format_active(c->avg_active),
-                       format_count(c->completed), format_count(c->output_tokens), format_window_s(c->measured_s)},
+                       format_count(c->completed), format_count(c->output_tokens),
+                       format_window_s(c->measured_s) + (!c->settled ? "" : *c->settled ? " (settled)" : " (cap)")},
                       c->status});
+    if (burst) {
+      t.rows.back().cells.push_back(three(c->e2e_ms, c->e2e_p90_ms, c->e2e_p99_ms, format_latency_ms));
+      t.rows.back().cells.push_back(three(c->tpot_ms, c->tpot_p90_ms, c->tpot_p99_ms, format_gap_ms));
+    }
   }
   append_telemetry_columns(t, sources);
   return t;

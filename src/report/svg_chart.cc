@@ -28,8 +28,6 @@ struct Scale {
   double operator()(double v) const { return hi > lo ? px_lo + (v - lo) / (hi - lo) * (px_hi - px_lo) : (px_lo + px_hi) / 2; }
 };
 
-std::string num(double v) { return fmt::format("{:.1f}", v); }
-
 double y_max(const LineChart& c, bool right) {
   double m = 0;
   for (const auto& s : c.series)
@@ -93,49 +91,49 @@ std::string render_svg(const LineChart& c) {
   // Gridlines and y ticks.
   for (int i = 0; i <= lines; ++i) {
     double y = sy(step_l * i);
-    out += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n", num(kLeft),
-                       num(plot_right), num(y), num(y));
-    out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", num(kLeft - 6),
-                       num(y + 4), html_escape(y_format(step_l * i)));
+    out += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n", svg_number(kLeft),
+                       svg_number(plot_right), svg_number(y), svg_number(y));
+    out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", svg_number(kLeft - 6),
+                       svg_number(y + 4), html_escape(y_format(step_l * i)));
     if (right)
       out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"start\">{}</text>\n",
-                         num(plot_right + 6), num(y + 4), html_escape(y_format(step_r * i)));
+                         svg_number(plot_right + 6), svg_number(y + 4), html_escape(y_format(step_r * i)));
   }
   // X ticks.
   for (double t : c.x_ticks) {
     if (c.x_log2 && t <= 0) continue;
     double x = sx(tx(t));
-    out += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n", num(x), num(x), num(kTop),
-                       num(plot_bottom));
-    out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", num(x),
-                       num(plot_bottom + 17), html_escape(x_format(t)));
+    out += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n", svg_number(x), svg_number(x), svg_number(kTop),
+                       svg_number(plot_bottom));
+    out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", svg_number(x),
+                       svg_number(plot_bottom + 17), html_escape(x_format(t)));
   }
-  out += fmt::format("<line class=\"axis\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n", num(kLeft), num(plot_right),
-                     num(plot_bottom), num(plot_bottom));
+  out += fmt::format("<line class=\"axis\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n", svg_number(kLeft), svg_number(plot_right),
+                     svg_number(plot_bottom), svg_number(plot_bottom));
   // Axis labels.
   out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                     num((kLeft + plot_right) / 2), num(kHeight - 8), html_escape(c.x_label));
+                     svg_number((kLeft + plot_right) / 2), svg_number(kHeight - 8), html_escape(c.x_label));
   // Y axis names sit above their axes, level, so they never collide with the tick labels.
-  out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"start\">{}</text>\n", num(4),
-                     num(kTop - 14), html_escape(c.y_label));
+  out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"start\">{}</text>\n", svg_number(4),
+                     svg_number(kTop - 14), html_escape(c.y_label));
   if (right)
     out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
-                       num(kWidth - 4), num(kTop - 14), html_escape(c.y2_label));
+                       svg_number(kWidth - 4), svg_number(kTop - 14), html_escape(c.y2_label));
   // Series.
   for (const auto& s : c.series) {
     const Scale& y_scale = s.right_axis ? sy2 : sy;
     std::string path;
     for (const auto& p : s.points) {
       if (c.x_log2 && p.x <= 0) continue;
-      path += fmt::format("{}{} {}", path.empty() ? "M" : " L", num(sx(tx(p.x))), num(y_scale(p.y)));
+      path += fmt::format("{}{} {}", path.empty() ? "M" : " L", svg_number(sx(tx(p.x))), svg_number(y_scale(p.y)));
     }
     std::string cls = fmt::format("series c{}{}", s.color % 8, s.dashed ? " dashed" : "");
     out += fmt::format("<g class=\"{}\">\n", cls);
     if (!path.empty()) out += fmt::format("<path d=\"{}\"/>\n", path);
     for (const auto& p : s.points) {
       if (c.x_log2 && p.x <= 0) continue;
-      out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3.5\"><title>{}</title></circle>\n", num(sx(tx(p.x))),
-                         num(y_scale(p.y)), html_escape(p.tooltip));
+      out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3.5\"><title>{}</title></circle>\n", svg_number(sx(tx(p.x))),
+                         svg_number(y_scale(p.y)), html_escape(p.tooltip));
     }
     out += "</g>\n";
   }
@@ -149,5 +147,7 @@ std::string render_legend(const LineChart& c) {
                        html_escape(s.name));
   return out + "</ul>\n";
 }
+
+std::string svg_number(double v) { return fmt::format("{:.1f}", v); }
 
 }  // namespace sm::report

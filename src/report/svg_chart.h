@@ -7,6 +7,9 @@
 
 namespace sm::report {
 
+/// An SVG coordinate as the charts write it: one decimal ("12.5").
+std::string svg_number(double v);
+
 /// One point of a series.
 struct ChartPoint {
   double x = 0;         ///< in the x axis' unit (tokens, requests)

@@ -206,9 +206,9 @@ Timeline build_timeline(const TelemetrySeries& series, const RunResult& result, 
 namespace {
 
 // The drawing box (SVG user units), drawn about 1:1 on a desktop page.
-constexpr double kWidth = 1000;
-constexpr double kLeft = 64;
-constexpr double kRight = 18;
+constexpr double kTimelineWidth = 1000;
+constexpr double kTimelineLeft = 64;
+constexpr double kTimelineRight = 18;
 constexpr double kLabelBottom = 82;   // window labels stand on this line
 constexpr double kFirstPanelTop = 104;
 constexpr double kPanelHeight = 88;
@@ -218,8 +218,6 @@ constexpr int kPanelTicks = 4;        // about this many gridlines above zero
 
 double plot_bottom(int panels) { return kFirstPanelTop + panels * kPanelHeight + (panels - 1) * kPanelGap; }
 double height(int panels) { return plot_bottom(panels) + 44; }
-
-std::string num(double v) { return fmt::format("{:.1f}", v); }
 
 // Seconds as the axis writes them: "45 s" on short runs, "1:30" or "1:02:30" on longer ones.
 std::string time_text(double s, bool clock) {
@@ -259,15 +257,15 @@ double max_of(const std::vector<TimelinePoint>& points, std::optional<double> re
 }
 
 std::string panel_frame(const Panel& p) {
-  std::string out = fmt::format("<text class=\"panel-title\" x=\"{}\" y=\"{}\">{}</text>\n", num(kLeft),
-                                num(p.top - 9), html_escape(p.title));
+  std::string out = fmt::format("<text class=\"panel-title\" x=\"{}\" y=\"{}\">{}</text>\n", svg_number(kTimelineLeft),
+                                svg_number(p.top - 9), html_escape(p.title));
   const auto lines = static_cast<int>(std::lround(p.max / p.step));
   for (int i = 0; i <= lines; ++i) {
     double y = p.value_y(p.step * i);
     out += fmt::format("<line class=\"{}\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n", i == 0 ? "axis" : "grid",
-                       num(kLeft), num(kWidth - kRight), num(y), num(y));
-    out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", num(kLeft - 6),
-                       num(y + 4), html_escape(compact_number(p.step * i)));
+                       svg_number(kTimelineLeft), svg_number(kTimelineWidth - kTimelineRight), svg_number(y), svg_number(y));
+    out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", svg_number(kTimelineLeft - 6),
+                       svg_number(y + 4), html_escape(compact_number(p.step * i)));
   }
   return out;
 }
@@ -277,7 +275,7 @@ std::string reference_line(const Panel& p, double value, const std::string& text
   return fmt::format(
       "<line class=\"ref\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n"
       "<text class=\"ref-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
-      num(kLeft), num(right), num(y), num(y), num(right - 2), num(y - 4), html_escape(text));
+      svg_number(kTimelineLeft), svg_number(right), svg_number(y), svg_number(y), svg_number(right - 2), svg_number(y - 4), html_escape(text));
 }
 
 // A polyline broken wherever two points are further apart than `gap_s`.
@@ -287,8 +285,8 @@ std::string line_path(const std::vector<TimelinePoint>& points, const Panel& p, 
   double prev = 0;
   for (size_t i = 0; i < points.size(); ++i) {
     bool move = i == 0 || points[i].t_s - prev > gap_s;
-    d += fmt::format("{}{} {}", d.empty() ? "M" : move ? " M" : " L", num(x_of(points[i].t_s)),
-                     num(p.value_y(points[i].value)));
+    d += fmt::format("{}{} {}", d.empty() ? "M" : move ? " M" : " L", svg_number(x_of(points[i].t_s)),
+                     svg_number(p.value_y(points[i].value)));
     prev = points[i].t_s;
   }
   return d;
@@ -309,9 +307,9 @@ std::string caption_text(const Timeline& t) {
 
 std::string render_timeline_html(const Timeline& t) {
   if (t.empty()) return "";
-  const double right = kWidth - kRight;
+  const double right = kTimelineWidth - kTimelineRight;
   const double span = t.duration_s > 0 ? t.duration_s : 1;
-  auto x_of = [&](double s) { return kLeft + std::clamp(s / span, 0.0, 1.0) * (right - kLeft); };
+  auto x_of = [&](double s) { return kTimelineLeft + std::clamp(s / span, 0.0, 1.0) * (right - kTimelineLeft); };
 
   double rate_max = 0;
   for (const auto& w : t.windows)
@@ -329,7 +327,7 @@ std::string render_timeline_html(const Timeline& t) {
   std::string svg = fmt::format(
       "<svg class=\"timeline\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{} over the run, with the measured "
       "windows marked\" xmlns=\"http://www.w3.org/2000/svg\">\n",
-      num(kWidth), num(height(panels)), what);
+      svg_number(kTimelineWidth), svg_number(height(panels)), what);
 
   // Windows: a band across every panel, its two boundaries, and its label above.
   svg += "<g class=\"windows\">\n";
@@ -341,14 +339,14 @@ std::string render_timeline_html(const Timeline& t) {
         "<g class=\"window {}\"><title>{}</title>\n<rect class=\"band\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>\n"
         "<line class=\"edge\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n"
         "<line class=\"edge\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n",
-        cls, html_escape(w.tooltip), num(x1), num(kLabelBottom), num(std::max(x2 - x1, 0.8)),
-        num(bottom - kLabelBottom), num(x1), num(x1), num(kLabelBottom), num(bottom), num(x2), num(x2),
-        num(kLabelBottom), num(bottom));
+        cls, html_escape(w.tooltip), svg_number(x1), svg_number(kLabelBottom), svg_number(std::max(x2 - x1, 0.8)),
+        svg_number(bottom - kLabelBottom), svg_number(x1), svg_number(x1), svg_number(kLabelBottom), svg_number(bottom), svg_number(x2), svg_number(x2),
+        svg_number(kLabelBottom), svg_number(bottom));
     const double mid = (x1 + x2) / 2;
     if (mid - last_label >= kLabelMinGap) {
       svg += fmt::format(
           "<text class=\"window-label\" x=\"{0}\" y=\"{1}\" transform=\"rotate(-90 {0} {1})\">{2}</text>\n",
-          num(mid + 3.5), num(kLabelBottom - 4), html_escape(w.label));
+          svg_number(mid + 3.5), svg_number(kLabelBottom - 4), html_escape(w.label));
       last_label = mid;
     }
     svg += "</g>\n";
@@ -372,8 +370,8 @@ std::string render_timeline_html(const Timeline& t) {
     svg += panel_frame(*rate) + "<g class=\"series rate c2\">\n";
     for (const auto& w : t.windows) {
       if (w.phase == "prefill" || !w.tok_s) continue;
-      svg += fmt::format("<path d=\"M{} {} H{}\"><title>{}</title></path>\n", num(x_of(w.begin_s)),
-                         num(rate->value_y(*w.tok_s)), num(x_of(w.end_s)), html_escape(w.tooltip));
+      svg += fmt::format("<path d=\"M{} {} H{}\"><title>{}</title></path>\n", svg_number(x_of(w.begin_s)),
+                         svg_number(rate->value_y(*w.tok_s)), svg_number(x_of(w.end_s)), html_escape(w.tooltip));
     }
     svg += "</g>\n";
   }
@@ -383,13 +381,13 @@ std::string render_timeline_html(const Timeline& t) {
   const bool clock_format = span >= 120;
   for (double s = 0; s <= span + 1e-9; s += step) {
     const double x = x_of(s);
-    svg += fmt::format("<line class=\"grid\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", num(x),
-                       num(bottom), num(bottom + 5));
-    svg += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", num(x),
-                       num(bottom + 19), html_escape(time_text(s, clock_format)));
+    svg += fmt::format("<line class=\"grid\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>\n", svg_number(x),
+                       svg_number(bottom), svg_number(bottom + 5));
+    svg += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", svg_number(x),
+                       svg_number(bottom + 19), html_escape(time_text(s, clock_format)));
   }
   svg += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                     num((kLeft + right) / 2), num(height(panels) - 6),
+                     svg_number((kTimelineLeft + right) / 2), svg_number(height(panels) - 6),
                      clock_format ? "time since the run started (min:s)" : "time since the run started");
   svg += "</svg>\n";
 

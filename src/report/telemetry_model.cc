@@ -8,6 +8,7 @@
 
 #include "core/units.h"
 #include "report/cell_format.h"
+#include "report/report_sections.h"
 
 namespace sm::report {
 
@@ -20,7 +21,7 @@ bool any_figure(const CellTelemetry& t) {
 }
 
 // A column of the All-measurements table: its title and a row's value (nullopt: not measured).
-struct Column {
+struct TelemetryColumn {
   std::string_view title;
   std::optional<std::string> (*value)(const MeasurementSource&);
 };
@@ -37,7 +38,7 @@ std::string share_text(std::optional<double> v) {
   return v ? format_percent(*v * 100) : std::string(kDash);
 }
 
-constexpr std::array<Column, 10> kColumns = {{
+constexpr std::array<TelemetryColumn, 10> kColumns = {{
     {"GPU power", [](const MeasurementSource& s) { return shown(s.telemetry->gpu_power_w, format_power_w); }},
     {"SM clock", [](const MeasurementSource& s) { return shown(s.telemetry->gpu_sm_clock_mhz, format_clock_mhz); }},
     {"GPU temperature", [](const MeasurementSource& s) { return shown(s.telemetry->gpu_temp_max_c, format_temp_c); }},
@@ -91,16 +92,6 @@ std::vector<std::pair<std::string, std::string>> verdicts(const RunResult& r) {
   return out;
 }
 
-std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (const auto& p : parts) {
-    if (p.empty()) continue;
-    if (!out.empty()) out += sep;
-    out += p;
-  }
-  return out;
-}
-
 // One value for all GPUs when they agree ("350 W", "350 W each"), else each GPU's.
 std::string per_gpu(const std::vector<TelemetryGpu>& gpus, const auto& text_of) {
   std::vector<std::string> values;
@@ -111,7 +102,7 @@ std::string per_gpu(const std::vector<TelemetryGpu>& gpus, const auto& text_of) 
   std::vector<std::string> labelled;
   for (size_t i = 0; i < gpus.size(); ++i)
     labelled.push_back(fmt::format("GPU {}: {}", gpus[i].index, values[i].empty() ? std::string(kDash) : values[i]));
-  return join(labelled, ", ");
+  return section::join(labelled, ", ");
 }
 
 // Sets `label` to `value` in `group`: in place when the fact is there, else before the first of
@@ -142,11 +133,11 @@ std::string sampled_text(const TelemetryInfo& t) {
   if (!t.gpu_source.empty()) periodic.push_back(t.gpu_source == "nvml" ? "GPU (NVML)" : "GPU (" + t.gpu_source + ")");
   if (t.host) periodic.push_back("host CPU");
   std::vector<std::string> parts;
-  if (!periodic.empty()) parts.push_back(join(periodic, " and ") + " every " + format_duration_s(t.interval_s));
+  if (!periodic.empty()) parts.push_back(section::join(periodic, " and ") + " every " + format_duration_s(t.interval_s));
   if (t.server) parts.push_back("server metrics");
   if (parts.empty()) parts.push_back("nothing");
   if (!t.series_file.empty()) parts.push_back("series in " + t.series_file);
-  return join(parts, "; ");
+  return section::join(parts, "; ");
 }
 
 }  // namespace
@@ -160,7 +151,7 @@ bool has_cell_telemetry(const RunResult& r) {
 }
 
 void append_telemetry_columns(Table& table, const std::vector<MeasurementSource>& sources) {
-  for (const Column& column : kColumns) {
+  for (const TelemetryColumn& column : kColumns) {
     std::vector<std::optional<std::string>> values;
     bool any = false;
     for (const auto& s : sources) {
@@ -204,10 +195,10 @@ std::optional<Finding> throttle_finding(const RunResult& r) {
   std::vector<std::string> groups;
   for (const auto& verdict : order)
     if (auto it = by_verdict.find(verdict); it != by_verdict.end())
-      groups.push_back(fmt::format("{} ({})", verdict_words(verdict), join(it->second, ", ")));
+      groups.push_back(fmt::format("{} ({})", verdict_words(verdict), section::join(it->second, ", ")));
   return Finding{Severity::Warning,
                  fmt::format("GPU throttled in {} measurement{}, which ran below the GPU's full speed: {}.", count,
-                             count == 1 ? "" : "s", join(groups, "; "))};
+                             count == 1 ? "" : "s", section::join(groups, "; "))};
 }
 
 std::optional<std::string> throttle_check(const RunResult& r) {

@@ -19,6 +19,12 @@ struct MatrixSettings {
   std::vector<int64_t> prefill_contexts;  ///< prefill rows, prompt tokens of one cold request
   int64_t max_output_tokens = 8192;       ///< tokens each decode request asks for
   double duration_s = 30.0;               ///< length of each decode cell's measurement window
+  double precision = 0;                   ///< > 0: adaptive windows (--precision, a fraction): a window may
+                                          ///< close once its figure is within this of the full window's
+  double min_window_s = 5;                ///< adaptive windows: never shorter than this (--min-window)
+  int64_t requests_per_cell = 0;          ///< > 0: burst cells, this many measured requests each (--requests)
+  int64_t warmup_requests = 0;            ///< burst cells: requests sent first and not measured
+                                          ///< (--warmup-requests; -1: one per simultaneous request, at most 8)
 };
 
 /// What limits a server's matrix. Unknown values leave cells runnable.

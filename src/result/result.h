@@ -77,6 +77,11 @@ struct RunSettings {
   std::string prefill_mode = "cold request; measured during decode warm-up where contexts coincide";
   int64_t max_output_tokens = 8192;
   double duration_s = 30;
+  std::optional<double> precision;     ///< adaptive windows (--precision), a fraction: 0.02 = 2%
+  std::optional<double> min_window_s;  ///< adaptive windows: the shortest window (--min-window)
+  int64_t requests_per_cell = 0;  ///< burst runs (decode_test "burst"): measured requests per decode cell
+  int64_t warmup_requests = 0;    ///< burst runs: requests sent before them and not measured (-1: one
+                                  ///< per simultaneous request, at most 8)
   std::vector<int64_t> contexts;
   std::vector<int64_t> concurrency;
   std::vector<int64_t> prefill_contexts;
@@ -133,6 +138,8 @@ struct DecodeCell {
   CellStatus status = CellStatus::Valid;
   std::optional<double> total_tok_s;        ///< output tokens inside the window / window length
   std::optional<double> per_request_tok_s;  ///< median over streams of (tokens−1)/(last−first) in window
+  std::optional<double> total_tok_s_ci;       ///< half-width of total_tok_s's 95% interval (batch means), tok/s
+  std::optional<double> per_request_tok_s_ci; ///< the same relative precision applied to per_request_tok_s, tok/s
   std::optional<double> ttft_ms;            ///< median TTFT of the cell's requests
   std::optional<double> ttft_p90_ms;
   std::optional<double> ttft_p99_ms;
@@ -140,6 +147,12 @@ struct DecodeCell {
   std::optional<double> tbt_p90_ms;
   std::optional<double> tbt_p99_ms;
   std::optional<double> chunk_gap_ms;       ///< median gap between consecutive chunks of a stream
+  std::optional<double> e2e_ms;             ///< burst cells: median send → last token of a request
+  std::optional<double> e2e_p90_ms;
+  std::optional<double> e2e_p99_ms;
+  std::optional<double> tpot_ms;            ///< burst cells: median over requests of (last − first token) ÷ (tokens − 1)
+  std::optional<double> tpot_p90_ms;
+  std::optional<double> tpot_p99_ms;
   std::optional<double> tokens_per_chunk;   ///< output tokens / token-bearing chunks, in window
   std::optional<double> avg_active;         ///< time-weighted mean of requests in flight, in window
   std::optional<double> effective_concurrency;  ///< time-weighted mean of streams generating, in window
@@ -148,6 +161,8 @@ struct DecodeCell {
   std::optional<int64_t> completed;         ///< requests that finished inside the window
   std::optional<int64_t> output_tokens;     ///< output tokens that arrived inside the window
   std::optional<double> measured_s;         ///< window length
+  std::optional<bool> settled;              ///< adaptive windows: true = closed early, within --precision;
+                                            ///< false = never settled, ran the full --duration
   std::optional<int64_t> requests_started;  ///< requests sent for this cell (warm-up excluded)
   std::optional<int64_t> requests_failed;   ///< of those, ended by an error
   std::optional<int64_t> ended_early;       ///< of those, ended by the server before max output

@@ -118,6 +118,14 @@ json settings_to_json(const RunSettings& s) {
           {"kv_capacity_override", opt(s.kv_capacity_override)},
           {"max_model_len_override", opt(s.max_model_len_override)}};
   if (!s.target.empty()) j["target"] = s.target;
+  if (s.precision) {
+    j["precision"] = *s.precision;
+    j["min_window_s"] = s.min_window_s.value_or(0);
+  }
+  if (s.requests_per_cell > 0) {
+    j["requests_per_cell"] = s.requests_per_cell;
+    j["warmup_requests"] = s.warmup_requests;
+  }
   return j;
 }
 
@@ -136,6 +144,10 @@ RunSettings settings_from_json(const json& j) {
   read_opt(j, "kv_capacity_override", s.kv_capacity_override);
   read_opt(j, "max_model_len_override", s.max_model_len_override);
   read(j, "target", s.target);
+  read_opt(j, "precision", s.precision);
+  read_opt(j, "min_window_s", s.min_window_s);
+  read(j, "requests_per_cell", s.requests_per_cell);
+  read(j, "warmup_requests", s.warmup_requests);
   return s;
 }
 
@@ -239,6 +251,8 @@ json decode_to_json(const DecodeCell& c) {
           {"status", to_string(c.status)},
           {"total_tok_s", opt(c.total_tok_s)},
           {"per_request_tok_s", opt(c.per_request_tok_s)},
+          {"total_tok_s_ci", opt(c.total_tok_s_ci)},
+          {"per_request_tok_s_ci", opt(c.per_request_tok_s_ci)},
           {"ttft_ms", opt(c.ttft_ms)},
           {"ttft_p90_ms", opt(c.ttft_p90_ms)},
           {"ttft_p99_ms", opt(c.ttft_p99_ms)},
@@ -246,6 +260,13 @@ json decode_to_json(const DecodeCell& c) {
           {"tbt_p90_ms", opt(c.tbt_p90_ms)},
           {"tbt_p99_ms", opt(c.tbt_p99_ms)},
           {"chunk_gap_ms", opt(c.chunk_gap_ms)},
+          {"settled", opt(c.settled)},
+          {"e2e_ms", opt(c.e2e_ms)},
+          {"e2e_p90_ms", opt(c.e2e_p90_ms)},
+          {"e2e_p99_ms", opt(c.e2e_p99_ms)},
+          {"tpot_ms", opt(c.tpot_ms)},
+          {"tpot_p90_ms", opt(c.tpot_p90_ms)},
+          {"tpot_p99_ms", opt(c.tpot_p99_ms)},
           {"tokens_per_chunk", opt(c.tokens_per_chunk)},
           {"avg_active", opt(c.avg_active)},
           {"effective_concurrency", opt(c.effective_concurrency)},
@@ -278,6 +299,8 @@ Result<DecodeCell> decode_from_json(const json& j) {
   c.status = *status;
   read_opt(j, "total_tok_s", c.total_tok_s);
   read_opt(j, "per_request_tok_s", c.per_request_tok_s);
+  read_opt(j, "total_tok_s_ci", c.total_tok_s_ci);
+  read_opt(j, "per_request_tok_s_ci", c.per_request_tok_s_ci);
   read_opt(j, "ttft_ms", c.ttft_ms);
   read_opt(j, "ttft_p90_ms", c.ttft_p90_ms);
   read_opt(j, "ttft_p99_ms", c.ttft_p99_ms);
@@ -285,6 +308,13 @@ Result<DecodeCell> decode_from_json(const json& j) {
   read_opt(j, "tbt_p90_ms", c.tbt_p90_ms);
   read_opt(j, "tbt_p99_ms", c.tbt_p99_ms);
   read_opt(j, "chunk_gap_ms", c.chunk_gap_ms);
+  read_opt(j, "settled", c.settled);
+  read_opt(j, "e2e_ms", c.e2e_ms);
+  read_opt(j, "e2e_p90_ms", c.e2e_p90_ms);
+  read_opt(j, "e2e_p99_ms", c.e2e_p99_ms);
+  read_opt(j, "tpot_ms", c.tpot_ms);
+  read_opt(j, "tpot_p90_ms", c.tpot_p90_ms);
+  read_opt(j, "tpot_p99_ms", c.tpot_p99_ms);
   read_opt(j, "tokens_per_chunk", c.tokens_per_chunk);
   read_opt(j, "avg_active", c.avg_active);
   read_opt(j, "effective_concurrency", c.effective_concurrency);

@@ -29,8 +29,6 @@ namespace sm {
 
 namespace {
 
-constexpr int kSendBufferBytes = 256 * 1024;
-constexpr int64_t kHoldLimitNs = 30'000'000'000;  ///< release held streams after this long anyway
 constexpr uint32_t kMaxConcurrentStreams = 100'000;
 constexpr std::string_view kModelsBody = R"({"object":"list","data":[{"id":"selftest","object":"model"}]})";
 
@@ -155,7 +153,7 @@ struct Streamer {
       if (n < 0) return false;
       if (n == 0) break;
       c.out.append(reinterpret_cast<const char*>(data), static_cast<size_t>(n));
-      if (c.out.size() >= 4 * static_cast<size_t>(kSendBufferBytes)) break;  // the socket first
+      if (c.out.size() >= 4 * static_cast<size_t>(kStreamerSendBufferBytes)) break;  // the socket first
     }
     size_t at = 0;
     while (at < c.out.size()) {
@@ -207,7 +205,7 @@ struct Streamer {
       if (fd < 0) return;
       ++served.connections;
       setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-      setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &kSendBufferBytes, sizeof kSendBufferBytes);
+      setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &kStreamerSendBufferBytes, sizeof kStreamerSendBufferBytes);
       auto conn = std::make_unique<H2Conn>();
       conn->server = this;
       conn->fd = fd;
@@ -310,7 +308,7 @@ int run_h2_streamer(const StreamerConfig& config, int port_fd, StreamerStats* st
       if (!ok) s.close_conn(fd);
     }
     if (!s.released && (static_cast<int64_t>(s.streaming.size()) >= config.hold_streams ||
-                        clock.now_ns() - start_ns >= kHoldLimitNs)) {
+                        clock.now_ns() - start_ns >= kStreamerHoldLimitNs)) {
       s.released = true;
       if (!s.paced)
         for (auto& [fd, conn] : s.conns) s.fill(*conn);  // a failure shows at its next event

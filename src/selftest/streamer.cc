@@ -30,9 +30,6 @@ namespace {
 constexpr const char kHead[] =
     "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n";
 
-constexpr int kSendBufferBytes = 256 * 1024;
-constexpr int64_t kHoldLimitNs = 30'000'000'000;  ///< release held streams after this long anyway
-
 struct Conn {
   int fd = -1;
   SSL* ssl = nullptr;       ///< --tls: the connection's TLS session
@@ -72,7 +69,7 @@ int run_streamer(const StreamerConfig& config, int port_fd, StreamerStats* stats
   const int64_t start_ns = clock.now_ns();
   const int64_t end_ns = start_ns + static_cast<int64_t>(config.run_s * 1e9);
   const bool paced = config.total_tokens_per_s > 0;
-  // Streams start together once `hold_streams` requests are in (or after kHoldLimitNs): a
+  // Streams start together once `hold_streams` requests are in (or after kStreamerHoldLimitNs): a
   // client busy reading the first streams would otherwise connect the rest very slowly.
   bool released = config.hold_streams <= 0;
   int64_t send_errors = 0;  ///< connections closed because a send failed
@@ -146,7 +143,7 @@ int run_streamer(const StreamerConfig& config, int port_fd, StreamerStats* stats
           setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
           // A bounded send buffer: thousands of unpaced streams with the kernel's autotuned
           // buffers (megabytes each) drive TCP into memory pressure, which is not what is measured.
-          setsockopt(cfd, SOL_SOCKET, SO_SNDBUF, &kSendBufferBytes, sizeof kSendBufferBytes);
+          setsockopt(cfd, SOL_SOCKET, SO_SNDBUF, &kStreamerSendBufferBytes, sizeof kStreamerSendBufferBytes);
           conns[static_cast<size_t>(cfd)] = Conn{cfd};
           if (tls) {
             conns[static_cast<size_t>(cfd)].ssl = tls->wrap(cfd);
@@ -196,7 +193,7 @@ int run_streamer(const StreamerConfig& config, int port_fd, StreamerStats* stats
       if (c.streaming && !paced && released && (events[i].events & EPOLLOUT)) fill(c);
     }
     if (!released && (static_cast<int64_t>(streaming.size()) >= config.hold_streams ||
-                      clock.now_ns() - start_ns >= kHoldLimitNs)) {
+                      clock.now_ns() - start_ns >= kStreamerHoldLimitNs)) {
       released = true;
       if (!paced)
         for (int fd : std::vector<int>(streaming)) fill(conns[static_cast<size_t>(fd)]);

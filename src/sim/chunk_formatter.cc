@@ -2,22 +2,11 @@
 
 #include <fmt/format.h>
 
+#include "core/rng.h"
 #include "sim/json_text.h"
 #include "sim/sim_tokenizer.h"
 
 namespace sm::sim {
-
-namespace {
-
-uint64_t mix64(uint64_t x) {  // splitmix64 finaliser: spreads a counter over 64 bits
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
 
 std::string_view finish_reason_json(FinishKind finish) {
   switch (finish) {

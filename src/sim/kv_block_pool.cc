@@ -1,21 +1,9 @@
 #include "sim/kv_block_pool.h"
 
 #include "core/error.h"
+#include "core/rng.h"
 
 namespace sm::sim {
-
-namespace {
-
-uint64_t mix64(uint64_t x) {  // splitmix64 finaliser
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return x;
-}
-
-}  // namespace
 
 KvBlockPool::KvBlockPool(int32_t num_blocks, int32_t block_size, bool enable_prefix_caching)
     : block_size_(block_size), prefix_caching_(enable_prefix_caching) {

@@ -21,7 +21,7 @@ std::string read_text(const char* path) {
   return ss.str();
 }
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_line(std::string_view s) {  // blanks before, blanks and line ends after
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
   return s;
@@ -40,8 +40,8 @@ void for_each_line(std::string_view text, F&& f) {
 
 std::pair<std::string_view, std::string_view> key_value(std::string_view line, char sep) {
   size_t at = line.find(sep);
-  if (at == std::string_view::npos) return {trim(line), {}};
-  return {trim(line.substr(0, at)), trim(line.substr(at + 1))};
+  if (at == std::string_view::npos) return {trim_line(line), {}};
+  return {trim_line(line.substr(0, at)), trim_line(line.substr(at + 1))};
 }
 
 // Runs a command and returns its stdout ("" when it cannot run). Only fixed command lines.
@@ -114,12 +114,12 @@ std::string parse_os_pretty_name(std::string_view os_release) {
 std::vector<GpuInfo> parse_nvidia_smi_csv(std::string_view csv) {
   std::vector<GpuInfo> gpus;
   for_each_line(csv, [&](std::string_view line) {
-    if (trim(line).empty()) return;
+    if (trim_line(line).empty()) return;
     std::vector<std::string> f;
     size_t pos = 0;
     while (true) {
       size_t comma = line.find(',', pos);
-      f.emplace_back(trim(line.substr(pos, comma == std::string_view::npos ? line.npos : comma - pos)));
+      f.emplace_back(trim_line(line.substr(pos, comma == std::string_view::npos ? line.npos : comma - pos)));
       if (comma == std::string_view::npos) break;
       pos = comma + 1;
     }

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <fmt/format.h>
 
+#include "core/text.h"
+
 namespace sm {
 
 namespace {
@@ -28,14 +30,8 @@ IpAddress unmap(IpAddress a) {
   return a;
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool is_localhost_name(std::string_view host) {
-  std::string h = lower(host);
+  std::string h = ascii_lower(host);
   if (h.ends_with('.')) h.pop_back();  // "localhost." is the same name, fully qualified
   return h == "localhost" || h.ends_with(".localhost");
 }

@@ -6,11 +6,11 @@
 #include <map>
 #include <vector>
 
+#include "core/clock.h"
+
 namespace sm {
 
 namespace {
-
-constexpr double kNsPerSD = 1e9;
 
 struct Point {
   int64_t t_ns;

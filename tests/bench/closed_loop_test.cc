@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engines/request_builder.h"
+#include "metrics/stats.h"
 #include "support/scripted_server.h"
 #include "support/server_records.h"
 
@@ -161,6 +162,87 @@ TEST(ClosedLoop, SingleShotRunsOneRequest) {
   // Catches a client that polls or batches (a tick of 100 ms or more); not tighter, because on a
   // loaded 2-core machine the scheduler alone can delay a wake-up by several milliseconds.
   EXPECT_LT(client_ttft_ms - server_ttft_ms, 50.0);
+}
+
+TEST(ClosedLoop, BurstSendsExactlyTheRequestsAskedForThroughItsSlots) {
+  // 10 requests of 20 tokens through 3 slots: exactly 10 sent, never more than 3 at once, all
+  // finished, and the burst's figures agree with the server's record of the same requests.
+  ScriptedServer server;
+  ClosedLoop loop(SteadyClock::instance(), StreamClientOptions{});
+  LoopSpec spec;
+  spec.request = completion_request(server, 20);
+  spec.concurrency = 3;
+  spec.max_tokens = 20;
+  spec.total_requests = 10;
+  LoopOutcome out = loop.run(spec);
+  ASSERT_EQ(out.records.size(), 10u);
+  for (const auto& r : out.records) EXPECT_EQ(r.end, RequestEnd::Finished);
+  std::vector<Interval> in_flight;
+  for (const auto& r : out.records) in_flight.push_back({r.send_ns, r.end_ns});
+  for (const auto& a : in_flight) {
+    int overlapping = 0;
+    for (const auto& b : in_flight) overlapping += b.begin_ns <= a.begin_ns && a.begin_ns < b.end_ns;
+    EXPECT_LE(overlapping, 3);
+  }
+  DecodeCell cell;
+  cell.concurrency = 3;
+  compute_burst_metrics(out.records, -1, cell);
+  server.stop();
+  ASSERT_EQ(server.records().size(), 10u);
+  EXPECT_EQ(*cell.output_tokens, 200);
+  EXPECT_EQ(*cell.completed, 10);
+  EXPECT_DOUBLE_EQ(*cell.total_tok_s, 200.0 / *cell.measured_s);
+  ASSERT_TRUE(cell.e2e_ms && cell.tpot_ms);
+  EXPECT_LE(*cell.e2e_ms, *cell.e2e_p90_ms);
+  EXPECT_LE(*cell.e2e_p90_ms, *cell.e2e_p99_ms);
+  // Time per output token as the server sent them (median over requests of the span between its
+  // first and last chunk ÷ 19): the client's figure matches it.
+  std::vector<double> server_tpot_ms;
+  for (const auto& r : server.records())
+    server_tpot_ms.push_back(static_cast<double>(r.chunk_sent_ns.back() - r.chunk_sent_ns.front()) / 1e6 / 19);
+  EXPECT_TRUE(test::within_relative(*cell.tpot_ms, median(server_tpot_ms), 0.2));
+  EXPECT_GT(*cell.e2e_ms, *cell.ttft_ms);
+  EXPECT_FALSE(cell.total_tok_s_ci.has_value());
+}
+
+TEST(ClosedLoop, AWindowThatSettlesClosesEarly) {
+  // The stopping rule says "settled" once it sees 1 s of window: the window closes there, long
+  // before its 20 s, and the outcome says so.
+  ScriptedServer server;
+  ClosedLoop loop(SteadyClock::instance(), StreamClientOptions{});
+  LoopSpec spec;
+  spec.request = completion_request(server, 4000);  // 20 s of tokens: no stream ends in the window
+  spec.concurrency = 2;
+  spec.max_tokens = 4000;
+  spec.duration_ns = 20 * kNsPerS;
+  spec.ramp_timeout_ns = 30 * kNsPerS;
+  int asked = 0;
+  spec.window_settled = [&](const std::vector<RequestRecord>& records, DecodeWindow so_far) {
+    ++asked;
+    EXPECT_EQ(records.size(), 2u);
+    return so_far.end_ns - so_far.begin_ns >= kNsPerS;
+  };
+  LoopOutcome out = loop.run(spec);
+  server.stop();
+  ASSERT_FALSE(out.error) << out.error->message;
+  EXPECT_TRUE(out.closed_early);
+  EXPECT_GE(asked, 2);
+  EXPECT_GE(out.window.end_ns - out.window.begin_ns, kNsPerS);
+  EXPECT_LT(out.window.end_ns - out.window.begin_ns, 20 * kNsPerS);
+}
+
+TEST(ClosedLoop, BurstSmallerThanItsSlotsSendsOnlyItsRequests) {
+  ScriptedServer server;
+  ClosedLoop loop(SteadyClock::instance(), StreamClientOptions{});
+  LoopSpec spec;
+  spec.request = completion_request(server, 5);
+  spec.concurrency = 8;
+  spec.max_tokens = 5;
+  spec.total_requests = 3;
+  LoopOutcome out = loop.run(spec);
+  EXPECT_EQ(out.records.size(), 3u);
+  server.stop();
+  EXPECT_EQ(server.records().size(), 3u);
 }
 
 }  // namespace

@@ -92,6 +92,46 @@ TEST(Runner, RunsTheMatrixAgainstTheScriptedServer) {
   EXPECT_TRUE(ok.has_value()) << ok.error().message;
 }
 
+TEST(Runner, BurstCellsSendTheirRequestsAndRecordLatencies) {
+  ScriptedServer server;
+  test::TempDir dir;
+  RunConfig c = small_config(server, dir.file("run"));
+  c.matrix.contexts = {256};
+  c.matrix.concurrency = {2};
+  c.matrix.prefill_contexts = {};
+  c.matrix.max_output_tokens = 16;
+  c.matrix.requests_per_cell = 6;
+  c.matrix.warmup_requests = 2;
+  ASSERT_EQ(run_matrix(c), 0);
+  auto result = read_result_file(dir.file("run/result.json"));
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  EXPECT_EQ(result->settings.decode_test, "burst");
+  EXPECT_EQ(result->settings.requests_per_cell, 6);
+  EXPECT_EQ(result->settings.warmup_requests, 2);
+  ASSERT_EQ(result->decode.size(), 1u);
+  const DecodeCell& cell = result->decode[0];
+  ASSERT_EQ(cell.status, CellStatus::Valid) << cell.error;
+  EXPECT_EQ(*cell.requests_started, 6);
+  EXPECT_EQ(*cell.completed, 6);
+  EXPECT_EQ(*cell.output_tokens, 6 * 16);
+  EXPECT_TRUE(cell.e2e_ms && cell.e2e_p99_ms && cell.tpot_ms && cell.ttft_p99_ms);
+  // Warm-up requests (2) + measured (6) ask for the cell's 16 tokens; the prompt's warm-up and
+  // the run's probes ask for one.
+  int cell_requests = 0;
+  for (const auto& req : server.all_requests())
+    cell_requests += req.path == "/v1/completions" && req.body.find("\"max_tokens\":16") != std::string::npos;
+  EXPECT_EQ(cell_requests, 2 + 6);
+  // The record stays valid against the schema, and the report shows the burst's latencies.
+  auto schema = site::JsonSchema::parse(*site::site_data_file("result-schema.json"));
+  ASSERT_TRUE(schema.has_value());
+  std::ifstream written(dir.file("run/result.json"));
+  EXPECT_TRUE(schema->validate(nlohmann::json::parse(written)).has_value());
+  std::ifstream md(dir.file("run/report.md"));
+  const std::string report((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  EXPECT_NE(report.find("Burst decode"), std::string::npos);
+  EXPECT_NE(report.find("End to end (p50 · p90 · p99)"), std::string::npos);
+}
+
 TEST(Runner, FlagsPromptsThatMissTheirLength) {
   ScriptedServerOptions opts;
   opts.script = [](const test::RequestInfo& info) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace sm {
 namespace {
 
@@ -107,6 +109,66 @@ TEST(CellMetrics, Prefill) {
   EXPECT_DOUBLE_EQ(*row.ttft_ms, 773.0);
   EXPECT_NEAR(*row.prompt_tok_s, 8192 / 0.773, 1e-6);
   EXPECT_TRUE(row.prompt_length_ok);
+}
+
+}  // namespace
+}  // namespace sm
+
+namespace sm {
+namespace {
+
+TEST(CellIntervals, SteadyStreamsHaveAnExactRateAndZeroWidth) {
+  // Two streams, one token every 10 ms, over a 10 s window: every 1 s bin holds 200 tokens.
+  std::vector<RequestRecord> rs{stream(0, 20, 10, 1100, 1, RequestEnd::Cut), stream(0, 20, 10, 1100, 1, RequestEnd::Cut)};
+  DecodeCell c;
+  c.concurrency = 2;
+  compute_decode_metrics(rs, {500 * kMs, 10'500 * kMs}, -1, c);
+  ASSERT_TRUE(c.total_tok_s_ci);
+  EXPECT_DOUBLE_EQ(*c.total_tok_s, 200.0);
+  EXPECT_NEAR(*c.total_tok_s_ci, 0.0, 1e-9);
+  ASSERT_TRUE(c.per_request_tok_s_ci);
+  EXPECT_NEAR(*c.per_request_tok_s_ci, 0.0, 1e-6);
+}
+
+TEST(CellIntervals, UnevenSecondsWidenTheInterval) {
+  // One stream whose rate alternates each second between 50 and 150 tok/s, over 20 s: the mean
+  // is 100 tok/s and the batch-means half-width is t(19) × sd ÷ √20 of the alternating bins.
+  RequestRecord r;
+  r.send_ns = 0;
+  r.first_token_ns = 1;
+  int64_t t = 1;
+  for (int s = 0; s < 20; ++s) {
+    const int per_s = s % 2 ? 150 : 50;
+    for (int i = 0; i < per_s; ++i) {
+      r.chunks.push_back({t, 1});
+      t += 1'000'000'000 / per_s;
+    }
+    t = (s + 1) * 1'000'000'000LL + 1;
+  }
+  r.tokens = static_cast<int64_t>(r.chunks.size());
+  r.end = RequestEnd::Cut;
+  r.end_ns = -1;
+  r.source = TokenSource::UsageContinuous;
+  DecodeCell c;
+  c.concurrency = 1;
+  compute_decode_metrics(std::vector<RequestRecord>{r}, {0, 20'000'000'000LL}, -1, c);
+  EXPECT_NEAR(*c.total_tok_s, 100.0, 1e-9);
+  ASSERT_TRUE(c.total_tok_s_ci);
+  const double sd = std::sqrt(2500.0 * 20 / 19);
+  // (Within 0.5%: the straight line through the alternating rates has a slight slope, taken out.)
+  EXPECT_NEAR(*c.total_tok_s_ci, 2.093 * sd / std::sqrt(20.0), 0.12);
+  // The stream generated the whole time: its per-stream precision is the same, relative.
+  ASSERT_TRUE(c.per_request_tok_s_ci);
+  EXPECT_NEAR(*c.per_request_tok_s_ci / *c.per_request_tok_s, *c.total_tok_s_ci / *c.total_tok_s, 0.01);
+}
+
+TEST(CellIntervals, ShortWindowHasNoInterval) {
+  std::vector<RequestRecord> rs{stream(0, 20, 10, 300, 1, RequestEnd::Cut)};
+  DecodeCell c;
+  c.concurrency = 1;
+  compute_decode_metrics(rs, {100 * kMs, 2100 * kMs}, -1, c);
+  EXPECT_TRUE(c.total_tok_s.has_value());
+  EXPECT_FALSE(c.total_tok_s_ci.has_value());
 }
 
 }  // namespace

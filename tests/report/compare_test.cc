@@ -72,6 +72,21 @@ TEST(CompareNoise, StandardErrorFromTheCell) {
   EXPECT_EQ(decode_standard_error(unknown, CompareMetric::TotalTokS), 0);
 }
 
+TEST(CompareNoise, ACellsIntervalIsItsNoise) {
+  // A cell that carries its 95% interval: noise = half-width ÷ 1.96 ÷ value, whatever its spread.
+  DecodeCell c;
+  c.concurrency = 4;
+  c.output_tokens = 400;
+  c.tbt_ms = 10;
+  c.tbt_p90_ms = 12.5632;
+  c.total_tok_s = 1000;
+  c.total_tok_s_ci = 19.59964;  // 1% standard error
+  c.per_request_tok_s = 250;
+  c.per_request_tok_s_ci = 9.79982;  // 2%
+  EXPECT_NEAR(decode_standard_error(c, CompareMetric::TotalTokS), 0.01, 1e-9);
+  EXPECT_NEAR(decode_standard_error(c, CompareMetric::PerRequestTokS), 0.02, 1e-9);
+}
+
 TEST(CompareNoise, MissingValuesHaveNoRatio) {
   CompareValue a;
   a.present = true;

@@ -284,18 +284,19 @@ TEST(ReportTelemetry, CsvHasEveryTelemetryFieldForEveryRun) {
   for (const RunResult& r : {test::telemetry_fixture(), test::seed_fixture()}) {
     auto lines = csv_lines(render_report(r, ReportFormat::Csv, {}));
     auto header = fields(lines.front());
-    ASSERT_EQ(header.size(), 45u);
+    ASSERT_EQ(header.size(), 53u);  // then the intervals (2) and the burst latencies (6)
     EXPECT_EQ(header[32], "warnings");  // the older columns keep their places
-    EXPECT_EQ(std::vector<std::string>(header.begin() + 33, header.end()), telemetry_columns);
+    EXPECT_EQ(std::vector<std::string>(header.begin() + 33, header.begin() + 45), telemetry_columns);
+    EXPECT_EQ(header[45], "total_tok_s_ci");
   }
   auto lines = csv_lines(render_report(test::telemetry_fixture(), ReportFormat::Csv, {}));
   ASSERT_EQ(lines.size(), 9u);
   auto prefill = fields(lines[2]);  // prefill 16K
-  EXPECT_EQ(std::vector<std::string>(prefill.begin() + 33, prefill.end()),
+  EXPECT_EQ(std::vector<std::string>(prefill.begin() + 33, prefill.begin() + 45),
             (std::vector<std::string>{"341", "557.5", "29.3865", "1410", "59", "clocks_below_max", "6.3", "", "", "0",
                                       "0.031", "0"}));
   auto thermal = fields(lines[7]);  // 16K × 8
-  EXPECT_EQ(std::vector<std::string>(thermal.begin() + 33, thermal.end()),
+  EXPECT_EQ(std::vector<std::string>(thermal.begin() + 33, thermal.begin() + 45),
             (std::vector<std::string>{"333", "3330", "2.4384", "1755", "84", "thermal", "12.6", "7.9", "0.1", "1", "0.29",
                                       "2"}));
   auto over = fields(lines[8]);  // over capacity: empty

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Adaptive windows against fixed ones, side by side (docs/performance.md, "Adaptive windows").
+# Runs the same matrix twice against the same server — fixed windows of --duration, then
+# --precision P with --duration as the cap — and prints, per decode cell, both total tok/s, their
+# difference, and each run's wall time.
+#
+# Usage: bench/adaptive_windows.sh [run flags...]
+#   e.g. bench/adaptive_windows.sh                                   # embedded engine, seed matrix
+#        bench/adaptive_windows.sh --url http://127.0.0.1:8080 --contexts 0,1K --concurrency 1,2,4
+# Environment: PRECISION (default 2%), DURATION (default 30), OUT (default a temporary folder).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin="$root/build/speedmatrix"
+[ -x "$bin" ] || { echo "build speedmatrix first: scripts/build speedmatrix" >&2; exit 1; }
+precision=${PRECISION:-2%}
+duration=${DURATION:-30}
+out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
+run() {
+  local name=$1; shift
+  local t0 t1
+  t0=$(date +%s.%N)
+  "$bin" run --quiet --format json --no-selftest --duration "$duration" --out "$out/$name" "$@" > /dev/null
+  t1=$(date +%s.%N)
+  echo "$t0 $t1" > "$out/$name.wall_s"
+}
+run fixed "$@"
+run adaptive --precision "$precision" "$@"
+python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+def load(name):
+    r = json.load(open(f"{out}/{name}/result.json"))
+    return {(c["context"], c["concurrency"]): c for c in r["decode"]}, (lambda t: float(t[1]) - float(t[0]))(open(f"{out}/{name}.wall_s").read().split())
+fixed, fixed_s = load("fixed")
+adaptive, adaptive_s = load("adaptive")
+print(f"{'cell':>14} {'fixed tok/s':>12} {'adaptive tok/s':>15} {'diff':>7} {'window':>8} settled")
+worst = 0.0
+for key in sorted(fixed):
+    f, a = fixed[key], adaptive.get(key, {})
+    if f.get("status") != "valid" or a.get("status") != "valid":
+        print(f"{key[0]:>8} x {key[1]:<3} {f.get('status')} / {a.get('status')}")
+        continue
+    d = a["total_tok_s"] / f["total_tok_s"] - 1
+    worst = max(worst, abs(d))
+    print(f"{key[0]:>8} x {key[1]:<3} {f['total_tok_s']:>12.1f} {a['total_tok_s']:>15.1f} {d*100:>6.2f}% "
+          f"{a['measured_s']:>7.1f}s {a.get('settled')}")
+print(f"wall time: fixed {fixed_s:.0f} s, adaptive {adaptive_s:.0f} s ({adaptive_s / fixed_s * 100:.0f}%); "
+      f"largest per-cell difference {worst * 100:.2f}%")
+PY
