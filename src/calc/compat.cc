@@ -106,11 +106,10 @@ Compatibility check_compatibility(const Setup& s, std::span<const EngineParams> 
                                  : (!s.gpu.tensor_8bit_flops ? std::string("no 8-bit tensor math")
                                                              : "8-bit tensor math only for " + join(s.gpu.tensor_8bit_formats));
     c.warnings.push_back(fmt::format(
-        "{} on {}: the GPU has {}, so {} tensor math is not available; engines fall back to weight-only "
-        "{} (weights dequantised to 16-bit in the matmul, as vLLM's Marlin kernels do). Predicted with {}-bit "
-        "weights and the 16-bit tensor rate.",
-        s.quant.name, s.gpu.name, has, upper(s.quant.tensor_math), s.quant.name,
-        fmt::format("{:.2g}", s.quant.bits_per_weight())));
+        "{} on {}: the GPU has {}, so there is no {} tensor math; engines run these weights weight-only "
+        "(dequantised to 16-bit inside the matmul, as vLLM's Marlin kernels do). Predicted with {:.3g}-bit weights "
+        "at the 16-bit tensor rate.",
+        s.quant.name, s.gpu.name, has, upper(s.quant.tensor_math), s.quant.bits_per_weight()));
   }
   return c;
 }
