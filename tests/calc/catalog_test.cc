@@ -40,7 +40,7 @@ TEST(CalcCatalog, BuiltinHasTheIssueEntriesEachWithASource) {
 // Issue 13 part 4: the GPUs, models and quantisations users have.
 TEST(CalcCatalog, BuiltinCoversTheBreadthIssue13Asks) {
   Catalog c = builtin();
-  for (const char* id : {"rtx4060ti-16gb", "rtx4070", "rtx4080", "rtx5060ti-16gb", "rtx5070", "rtx5080", "rtx-a4000",
+  for (const char* id : {"rtx3060-12gb", "rtx4060ti-16gb", "rtx4070", "rtx4080", "rtx5060ti-16gb", "rtx5070", "rtx5080", "rtx-a4000",
                          "rtx-6000-ada", "l4", "l40", "t4", "mi210", "mi250-gcd", "mi300a", "jetson-agx-orin-64gb",
                          "m1-pro", "m1-max", "m1-ultra", "m2-pro", "m2-max", "m3-pro", "m4-pro"})
     EXPECT_TRUE(c.find_gpu(id)) << id;
