@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cmath>
 #include <fmt/format.h>
 #include <fstream>
@@ -181,6 +182,10 @@ Result<GpuSpec> parse_gpu(const json& e, const std::string& where) {
   auto tflops = r.number("tensor_16bit_tflops", true);
   auto fp32acc = r.number("tensor_16bit_fp32acc_tflops", false);
   auto eight = r.number("tensor_8bit_tflops", false);
+  g.tensor_8bit_formats = r.strings("tensor_8bit_formats");
+  auto four = r.number("tensor_4bit_tflops", false);
+  g.tensor_4bit_formats = r.strings("tensor_4bit_formats");
+  g.backend = r.string("backend", false);
   g.source = r.string("source", true);
   if (auto ok = r.finish(); !ok) return std::unexpected(ok.error());
   g.memory_bytes = static_cast<int64_t>(*memory * kBytesPerGiB);
@@ -191,6 +196,16 @@ Result<GpuSpec> parse_gpu(const json& e, const std::string& where) {
   g.tensor_16bit_flops = *tflops * 1e12;
   if (fp32acc) g.tensor_16bit_fp32acc_flops = *fp32acc * 1e12;
   if (eight) g.tensor_8bit_flops = *eight * 1e12;
+  if (four) g.tensor_4bit_flops = *four * 1e12;
+  if (g.backend.empty())
+    g.backend = g.type == "Apple silicon" ? "metal" : g.name.starts_with("AMD") ? "rocm" : "cuda";
+  auto bad = [&where](std::string text) { return fail(ErrorCode::InvalidArgument, fmt::format("{}: {}", where, text)); };
+  for (const auto& f : g.tensor_8bit_formats)
+    if (f != "int8" && f != "fp8") return bad(fmt::format("tensor_8bit_formats: unknown format \"{}\" (int8, fp8)", f));
+  for (const auto& f : g.tensor_4bit_formats)
+    if (f != "nvfp4" && f != "mxfp4") return bad(fmt::format("tensor_4bit_formats: unknown format \"{}\" (nvfp4, mxfp4)", f));
+  if (!g.tensor_8bit_formats.empty() && !eight) return bad("tensor_8bit_formats needs tensor_8bit_tflops");
+  if (!g.tensor_4bit_formats.empty() != four.has_value()) return bad("tensor_4bit_tflops and tensor_4bit_formats go together");
   return g;
 }
 
@@ -229,6 +244,15 @@ Result<ModelShape> parse_model(const json& e, const std::string& where) {
     m.linear_attention.state_bytes_per_element = lr.integer("state_bytes_per_element", false, 1, 4);
     if (auto ok = lr.finish(); !ok) return std::unexpected(ok.error());
   }
+  if (const json* mla = r.object("mla")) {
+    EntryReader mr(*mla, r.where() + ".mla");
+    m.mla.q_lora_rank = mr.integer("q_lora_rank", false, 0);
+    m.mla.kv_lora_rank = mr.integer("kv_lora_rank", true);
+    m.mla.qk_nope_head_dim = mr.integer("qk_nope_head_dim", true);
+    m.mla.qk_rope_head_dim = mr.integer("qk_rope_head_dim", true);
+    m.mla.v_head_dim = mr.integer("v_head_dim", true);
+    if (auto ok = mr.finish(); !ok) return std::unexpected(ok.error());
+  }
   m.source = r.string("source", true);
   if (auto ok = r.finish(); !ok) return std::unexpected(ok.error());
 
@@ -261,6 +285,8 @@ Result<QuantSpec> parse_quant(const json& e, const std::string& where) {
   auto zero = r.fraction("zero_bits", false, 0, 32);
   q.activation_bits = static_cast<int>(r.integer("activation_bits", false, 4, 16));
   q.keep_16bit = r.strings("keep_16bit");
+  q.format = r.string("format", false);
+  q.tensor_math = r.string("tensor_math", false);
   if (const json* cb = r.object("class_bits")) {
     for (const auto& [key, value] : cb->items()) {
       if (!value.is_number() || value.get<double>() <= 0 || value.get<double>() > 32)
@@ -271,12 +297,18 @@ Result<QuantSpec> parse_quant(const json& e, const std::string& where) {
   }
   q.source = r.string("source", true);
   if (auto ok = r.finish(); !ok) return std::unexpected(ok.error());
+  // Files without tensor_math: 8-bit activations run on whichever 8-bit format the GPU has.
+  if (q.tensor_math.empty() && q.activation_bits <= 8) q.tensor_math = "8-bit";
   q.weight_bits = *bits;
   q.scale_bits = scale.value_or(0);
   q.zero_bits = zero.value_or(0);
   auto known_class = [](const std::string& c) {
     return std::any_of(std::begin(kTensorClasses), std::end(kTensorClasses), [&c](const char* k) { return c == k; });
   };
+  if (!q.tensor_math.empty() && q.tensor_math != "int8" && q.tensor_math != "fp8" && q.tensor_math != "nvfp4" &&
+      q.tensor_math != "mxfp4")
+    return fail(ErrorCode::InvalidArgument,
+                fmt::format("{}: tensor_math: unknown format \"{}\" (int8, fp8, nvfp4, mxfp4)", where, q.tensor_math));
   for (const auto& c : q.keep_16bit)
     if (!known_class(c)) return fail(ErrorCode::InvalidArgument, fmt::format("{}: keep_16bit: unknown tensor class \"{}\"", where, c));
   for (const auto& [c, b] : q.class_bits)
@@ -318,6 +350,16 @@ Result<EngineParams> parse_engine(const json& e, const std::string& where) {
     }
   }
   p.error_source = r.string("error_source", false);
+  p.backends = r.strings("backends");
+  p.quant_formats = r.strings("quant_formats");
+  if (const json* exp = r.object("experimental_quant_formats")) {
+    for (const auto& [key, value] : exp->items()) {
+      if (!value.is_string() || value.get<std::string>().empty())
+        r.problem(fmt::format("experimental_quant_formats \"{}\" must be a reason (a string)", key));
+      else
+        p.experimental_quant_formats[key] = value.get<std::string>();
+    }
+  }
   p.source = r.string("source", true);
   p.notes = r.string("notes", false);
   if (auto ok = r.finish(); !ok) return std::unexpected(ok.error());
@@ -493,7 +535,26 @@ Result<ModelShape> Catalog::find_model(std::string_view name) const {
   return find_entry(models_, name, "model", "--model-file");
 }
 Result<QuantSpec> Catalog::find_quant(std::string_view name) const {
-  return find_entry(quants_, name, "quantisation", "--quant-file");
+  auto found = find_entry(quants_, name, "quantisation", "--quant-file");
+  if (found) return found;
+  // EXL2/EXL3 at any rate: "exl2-4.65bpw" takes the catalog's 4.0 bpw entry with 4.65 bits.
+  const std::string n = normalize_name(name);
+  for (const char* family : {"exl2", "exl3"}) {
+    if (!n.starts_with(family) || !n.ends_with("bpw")) continue;
+    const std::string number = n.substr(4, n.size() - 7);
+    char* end = nullptr;
+    const double bits = std::strtod(number.c_str(), &end);
+    if (number.empty() || end != number.c_str() + number.size() || !(bits >= 2 && bits <= 8.5)) break;
+    auto base = find_entry(quants_, std::string(family) + "-4.0bpw", "quantisation", "--quant-file");
+    if (!base) break;
+    QuantSpec q = *base;
+    q.weight_bits = bits;
+    q.id = fmt::format("{}-{:g}bpw", family, bits);
+    q.name = fmt::format("{} {:g} bpw", family[3] == '2' ? "EXL2" : "EXL3", bits);
+    q.aliases.clear();
+    return q;
+  }
+  return found;
 }
 Result<EngineParams> Catalog::find_engine(std::string_view name) const {
   return find_entry(engines_, name, "engine", "--engine-file");

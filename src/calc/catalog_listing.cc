@@ -38,20 +38,27 @@ std::string billions(double params) { return fmt::format("{:.2f}B", params / 1e9
 std::string catalog_to_text(const Catalog& c) {
   std::string out;
   std::vector<std::vector<std::string>> rows{
-      {"id", "name", "memory GiB", "usable GiB", "bandwidth GB/s", "16-bit TFLOPS", "8-bit TFLOPS"}};
+      {"id", "name", "backend", "memory GiB", "usable GiB", "bandwidth GB/s", "16-bit TFLOPS", "8-bit TFLOPS", "FP4 TFLOPS"}};
+  auto formats = [](const std::vector<std::string>& list) {
+    std::string out;
+    for (const auto& f : list) out += (out.empty() ? "" : "/") + f;
+    return out.empty() ? out : " (" + out + ")";
+  };
   for (const auto& g : c.gpus())
-    rows.push_back({g.id, g.name, fmt::format("{:g}", static_cast<double>(g.memory_bytes) / kBytesPerGiB),
+    rows.push_back({g.id, g.name, g.backend, fmt::format("{:g}", static_cast<double>(g.memory_bytes) / kBytesPerGiB),
                     fmt::format("{:.2f}", static_cast<double>(g.usable_memory_bytes) / kBytesPerGiB),
                     fmt::format("{:g}", g.bandwidth_bytes_per_s / 1e9), fmt::format("{:g}", g.tensor_16bit_flops / 1e12),
-                    g.tensor_8bit_flops ? fmt::format("{:g}", *g.tensor_8bit_flops / 1e12) : "-"});
+                    g.tensor_8bit_flops ? fmt::format("{:g}{}", *g.tensor_8bit_flops / 1e12, formats(g.tensor_8bit_formats)) : "-",
+                    g.tensor_4bit_flops ? fmt::format("{:g}", *g.tensor_4bit_flops / 1e12) : "-"});
   out += table("GPUs (--gpu)", rows);
 
-  rows = {{"id", "name", "layers (full/linear)", "params", "active", "KV KiB/token", "state MiB/seq", "max context"}};
+  rows = {{"id", "name", "layers (full/sliding/linear)", "params", "active", "KV KiB/token", "state MiB/seq", "max context"}};
   for (const auto& m : c.models()) {
     const ParamCounts p = count_params(m);
     const double active = p.active_linear + p.lm_head;
     rows.push_back({m.id, m.name,
-                    fmt::format("{} ({}/{})", m.layers, m.full_attention_layers, m.linear_attention_layers()),
+                    fmt::format("{} ({}/{}/{}){}", m.layers, m.full_attention_layers, m.sliding_window_layers,
+                                m.linear_attention_layers(), m.mla.present() ? " MLA" : ""),
                     billions(p.total), m.experts > 0 ? billions(active) : "-",
                     fmt::format("{:g}", kv_bytes_per_token(m, 2) / 1024.0),
                     m.linear_attention_layers() > 0
@@ -61,19 +68,32 @@ std::string catalog_to_text(const Catalog& c) {
   }
   out += table("Models (--model)", rows);
 
-  rows = {{"id", "name", "bits/weight", "LM head bits", "activations"}};
+  rows = {{"id", "name", "format", "bits/weight", "LM head bits", "tensor math"}};
   for (const auto& q : c.quants())
-    rows.push_back({q.id, q.name, fmt::format("{:.3f}", q.bits_per_weight()), fmt::format("{:g}", q.bits_for("lm_head")),
-                    q.activation_bits <= 8 ? "8-bit" : "16-bit"});
+    rows.push_back({q.id, q.name, q.format.empty() ? "-" : q.format, fmt::format("{:.3f}", q.bits_per_weight()),
+                    fmt::format("{:g}", q.bits_for("lm_head")), q.tensor_math.empty() ? "16-bit" : q.tensor_math});
   out += table("Quantisations (--quant)", rows);
 
   rows = {{"id", "name", "bandwidth eff.", "decode compute eff.", "prefill compute eff.", "step overhead ms",
-           "default mem util"}};
+           "default mem util", "runs on"}};
+  auto join = [](const std::vector<std::string>& list) {
+    std::string out;
+    for (const auto& f : list) out += (out.empty() ? "" : ", ") + f;
+    return out.empty() ? std::string("any") : out;
+  };
   for (const auto& e : c.engines())
     rows.push_back({e.id, e.name, fmt::format("{:g}", e.bandwidth_efficiency), fmt::format("{:g}", e.decode_compute_efficiency),
                     fmt::format("{:g}", e.prefill_compute_efficiency), fmt::format("{:g}", e.step_overhead_s * 1000),
-                    fmt::format("{:g}", e.default_gpu_mem_util)});
+                    fmt::format("{:g}", e.default_gpu_mem_util), join(e.backends)});
   out += table("Engines (--engine)", rows);
+  // The combination rules, one line per engine (src/calc/compat.cc reads them).
+  out += "Weight formats each engine loads (others are refused with the reason; * experimental: predicted with a warning):\n";
+  for (const auto& e : c.engines()) {
+    std::string list = join(e.quant_formats);
+    for (const auto& [format, why] : e.experimental_quant_formats) list += ", " + format + "*";
+    out += fmt::format("  {}: {}\n", e.id, list);
+  }
+  out += "\n";
   out += "Every entry's source: speedmatrix calc --list --format json. Add your own with --gpu-file, --model-file,\n"
          "--quant-file or --engine-file (same JSON layout as the built-in data/*.json).\n";
   return out;
@@ -93,6 +113,10 @@ nlohmann::json catalog_to_json(const Catalog& c) {
                     {"tensor_16bit_flops", g.tensor_16bit_flops},
                     {"tensor_16bit_fp32acc_flops", g.tensor_16bit_fp32acc_flops ? json(*g.tensor_16bit_fp32acc_flops) : json(nullptr)},
                     {"tensor_8bit_flops", g.tensor_8bit_flops ? json(*g.tensor_8bit_flops) : json(nullptr)},
+                    {"tensor_8bit_formats", g.tensor_8bit_formats},
+                    {"tensor_4bit_flops", g.tensor_4bit_flops ? json(*g.tensor_4bit_flops) : json(nullptr)},
+                    {"tensor_4bit_formats", g.tensor_4bit_formats},
+                    {"backend", g.backend},
                     {"source", g.source}});
   json models = json::array();
   for (const auto& m : c.models()) {
@@ -104,6 +128,8 @@ nlohmann::json catalog_to_json(const Catalog& c) {
                       {"full_attention_layers", m.full_attention_layers},
                       {"sliding_window_layers", m.sliding_window_layers},
                       {"linear_attention_layers", m.linear_attention_layers()},
+                      {"sliding_window", m.sliding_window},
+                      {"mla_kv_lora_rank", m.mla.kv_lora_rank},
                       {"params_total", p.total},
                       {"params_active_per_token", p.active_linear + p.lm_head},
                       {"kv_bytes_per_token_16bit", kv_bytes_per_token(m, 2)},
@@ -120,6 +146,8 @@ nlohmann::json catalog_to_json(const Catalog& c) {
                       {"lm_head_bits", q.bits_for("lm_head")},
                       {"embedding_bits", q.bits_for("embedding")},
                       {"activation_bits", q.activation_bits},
+                      {"format", q.format},
+                      {"tensor_math", q.tensor_math},
                       {"source", q.source}});
   json engines = json::array();
   for (const auto& e : c.engines())
@@ -133,6 +161,9 @@ nlohmann::json catalog_to_json(const Catalog& c) {
                        {"shared_prefix_reuse", e.shared_prefix_reuse},
                        {"default_gpu_mem_util", e.default_gpu_mem_util},
                        {"reserve_bytes", e.reserve_bytes},
+                       {"backends", e.backends},
+                       {"quant_formats", e.quant_formats},
+                       {"experimental_quant_formats", e.experimental_quant_formats},
                        {"source", e.source},
                        {"notes", e.notes}});
   return {{"gpus", gpus}, {"models", models}, {"quants", quants}, {"engines", engines}};

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "calc/compat.h"
 #include "calc/perf_model.h"
 
 namespace sm::calc {
@@ -221,6 +222,11 @@ std::vector<CorpusCase> map_corpus(const std::vector<CorpusRow>& rows, const Cat
     // row without them cannot be predicted (S06's chatbot workload at 64 streams: TPOT 47 ms).
     if (c.metric != CorpusMetric::Prefill && c.metric != CorpusMetric::Ttft && c.concurrency > 1 && c.output <= 0) {
       reject("decode under load without an output length");
+      continue;
+    }
+    // A measured row the combination rules refuse would contradict them: count it, never fit it.
+    if (check_compatibility(c.setup, catalog.engines(), catalog.quants()).refused()) {
+      reject("combination refused by the catalog rules (engines.json backends / quant_formats)");
       continue;
     }
     // The weights must fit in the GPUs the row used.

@@ -36,6 +36,12 @@ struct EngineParams {
   /// leave-one-source-out cross-validation over the corpus (`calc fit --cross-validate`).
   std::map<std::string, double> error_80;
   std::string error_source;              ///< how error_80 was obtained
+  /// GPU backends the engine runs on ("cuda", "rocm", "metal", "sycl"); empty: any. Others are refused.
+  std::vector<std::string> backends;
+  /// Weight formats it loads (QuantSpec::format); empty: any. Others are refused.
+  std::vector<std::string> quant_formats;
+  /// Formats it loads only experimentally, with the reason: predicted, with a warning.
+  std::map<std::string, std::string> experimental_quant_formats;
   std::string source;                    ///< where the values come from
   std::string notes;                     ///< caveats
 };

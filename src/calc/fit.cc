@@ -303,6 +303,10 @@ nlohmann::json engine_file_json(const std::vector<EngineParams>& engines) {
                     {"notes", e.notes}});
     if (e.attention_bandwidth_efficiency > 0)
       list.back()["attention_bandwidth_efficiency"] = round(e.attention_bandwidth_efficiency, 1e4);
+    // The combination rules travel with the engine (an engine file without them runs anything).
+    if (!e.backends.empty()) list.back()["backends"] = e.backends;
+    if (!e.quant_formats.empty()) list.back()["quant_formats"] = e.quant_formats;
+    if (!e.experimental_quant_formats.empty()) list.back()["experimental_quant_formats"] = e.experimental_quant_formats;
     if (!e.error_80.empty()) {
       list.back()["error_80"] = e.error_80;
       list.back()["error_source"] = e.error_source;

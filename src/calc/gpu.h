@@ -26,6 +26,14 @@ struct GpuSpec {
   double tensor_16bit_flops = 0;        ///< headline dense FP16/BF16 tensor FLOP/s (GeForce: FP16-accumulate figure)
   std::optional<double> tensor_16bit_fp32acc_flops;  ///< same with FP32 accumulate, when it differs (informational)
   std::optional<double> tensor_8bit_flops;           ///< dense FP8/INT8 tensor FLOP/s; absent: no 8-bit tensor math known
+  /// 8-bit formats the tensor cores multiply at tensor_8bit_flops: "int8", "fp8" (Ampere: int8
+  /// only; Ada, Hopper, Blackwell, CDNA3: both). Empty with an 8-bit figure: any (user entries).
+  std::vector<std::string> tensor_8bit_formats;
+  std::optional<double> tensor_4bit_flops;           ///< dense FP4 tensor FLOP/s (Blackwell); absent: none
+  std::vector<std::string> tensor_4bit_formats;      ///< "nvfp4", "mxfp4": FP4 formats multiplied at that rate
+  /// Software stack engines need on it: "cuda", "rocm", "metal" (Apple), "sycl" (Intel). Default:
+  /// metal for Apple silicon, rocm for AMD, else cuda.
+  std::string backend;
   std::string source;                   ///< where the figures come from
 };
 

@@ -11,6 +11,22 @@ ParamCounts count_params(const ModelShape& m) {
   // q_proj (twice as wide with an output gate), k_proj, v_proj, o_proj.
   const double q_proj = h * q_width * (m.attention_output_gate ? 2.0 : 1.0);
   p.attention = softmax_layers * (q_proj + 2.0 * h * kv_width + q_width * h);
+  if (m.mla.present()) {
+    // q_a (hidden -> q_lora) and q_b (q_lora -> heads x (nope + rope)), or one q_proj without a
+    // q_lora; kv_a_proj_with_mqa (hidden -> kv_lora + rope); kv_b (kv_lora -> heads x (nope + v));
+    // o_proj (heads x v -> hidden).
+    const auto& a = m.mla;
+    const double heads = static_cast<double>(m.q_heads);
+    const double qk = static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim);
+    const double q = a.q_lora_rank > 0
+                         ? h * static_cast<double>(a.q_lora_rank) + static_cast<double>(a.q_lora_rank) * heads * qk
+                         : h * heads * qk;
+    const double kv_a = h * static_cast<double>(a.kv_lora_rank + a.qk_rope_head_dim);
+    const double kv_b = static_cast<double>(a.kv_lora_rank) * heads *
+                        static_cast<double>(a.qk_nope_head_dim + a.v_head_dim);
+    const double o = heads * static_cast<double>(a.v_head_dim) * h;
+    p.attention = softmax_layers * (q + kv_a + kv_b + o);
+  }
 
   const auto& la = m.linear_attention;
   const double linear_layers = static_cast<double>(m.linear_attention_layers());
@@ -45,9 +61,27 @@ ParamCounts count_params(const ModelShape& m) {
   return p;
 }
 
+double kv_bytes_per_token_per_layer(const ModelShape& m, double kv_bytes_per_element) {
+  if (m.mla.present())
+    return static_cast<double>(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) * kv_bytes_per_element;
+  return static_cast<double>(m.kv_heads * m.head_dim) * 2.0 * kv_bytes_per_element;
+}
+
 double kv_bytes_per_token(const ModelShape& m, double kv_bytes_per_element) {
   return static_cast<double>(m.full_attention_layers + m.sliding_window_layers) *
-         static_cast<double>(m.kv_heads * m.head_dim) * 2.0 * kv_bytes_per_element;
+         kv_bytes_per_token_per_layer(m, kv_bytes_per_element);
+}
+
+double attention_flops_per_pair_per_layer(const ModelShape& m, bool prefill) {
+  const double heads = static_cast<double>(m.q_heads);
+  if (m.mla.present()) {
+    const auto& a = m.mla;
+    if (!prefill)  // absorbed: q·[latent, rope key] and p·latent, per head
+      return heads * (4.0 * static_cast<double>(a.kv_lora_rank) + 2.0 * static_cast<double>(a.qk_rope_head_dim));
+    return 2.0 * heads * static_cast<double>(a.qk_nope_head_dim + a.qk_rope_head_dim + a.v_head_dim);
+  }
+  // QK^T and PV: 2 multiply-adds per query head and head element.
+  return 4.0 * heads * static_cast<double>(m.head_dim);
 }
 
 double linear_state_bytes_per_sequence(const ModelShape& m) {

@@ -18,6 +18,18 @@ struct LinearAttentionShape {
   int64_t state_bytes_per_element = 4; ///< recurrent state element size (float32 in vLLM and SGLang)
 };
 
+/// Multi-head latent attention (DeepSeek-V2/V3): K and V are rebuilt per head from one compressed
+/// latent per token, so the cache holds kv_lora_rank + qk_rope_head_dim elements per token and
+/// layer, not kv_heads × head_dim × 2. All zero for models without MLA.
+struct MlaShape {
+  int64_t q_lora_rank = 0;        ///< rank of the query down-projection (0: queries projected directly)
+  int64_t kv_lora_rank = 0;       ///< width of the compressed KV latent (the cached part)
+  int64_t qk_nope_head_dim = 0;   ///< per-head query/key elements without rotary position
+  int64_t qk_rope_head_dim = 0;   ///< per-head rotary elements; the key's are shared and cached
+  int64_t v_head_dim = 0;         ///< per-head value elements
+  bool present() const { return kv_lora_rank > 0; }
+};
+
 /// Architecture of one model's text decoder.
 struct ModelShape {
   std::string id;                          ///< catalog key, e.g. "qwen3.5-4b"
@@ -42,6 +54,7 @@ struct ModelShape {
   int64_t shared_expert_intermediate_size = 0;  ///< SwiGLU width of the always-on shared expert (0: none)
   int64_t moe_layers = 0;                  ///< layers with MoE MLP (the rest dense); 0 with experts > 0 means all
   LinearAttentionShape linear_attention;   ///< shape of the linear-attention layers
+  MlaShape mla;                            ///< multi-head latent attention (replaces q/k/v/o and the KV layout)
   std::string source;                      ///< where the shape comes from
 
   /// Layers that are neither full nor sliding-window attention (Gated DeltaNet).
@@ -76,6 +89,15 @@ ParamCounts count_params(const ModelShape& shape);
 /// Bytes of K and V one token adds to the cache of every softmax-attention layer together
 /// (sliding-window layers included; they stop growing at the window).
 double kv_bytes_per_token(const ModelShape& shape, double kv_bytes_per_element);
+
+/// Bytes one token adds to the cache of one softmax-attention layer: kv_heads × head_dim × 2
+/// elements, or for MLA the latent plus the shared rotary key (kv_lora_rank + qk_rope_head_dim).
+double kv_bytes_per_token_per_layer(const ModelShape& shape, double kv_bytes_per_element);
+
+/// Attention FLOPs per (query, key) pair in one layer. Decode (`prefill` false) with MLA uses the
+/// absorbed form (scores and values over the latent: q_heads × (4 × kv_lora_rank + 2 × rope));
+/// prefill with MLA and every non-MLA model: 2 × q_heads × (qk dims + v dims).
+double attention_flops_per_pair_per_layer(const ModelShape& shape, bool prefill);
 
 /// Bytes of recurrent state one sequence keeps across all linear-attention layers: the
 /// value_heads × key_head_dim × value_head_dim matrix in the state dtype plus the conv state

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "calc/compat.h"
+
 namespace sm::calc {
 
 namespace {
@@ -34,8 +36,8 @@ PerfModel::PerfModel(const Setup& setup) : setup_(setup) {
   kv_bandwidth_bytes_per_s_ = s.engine.attention_bandwidth_efficiency > 0
                                   ? s.gpu.bandwidth_bytes_per_s * s.engine.attention_bandwidth_efficiency * tp_scale
                                   : bandwidth_bytes_per_s_;
-  const bool eight_bit = q.activation_bits <= 8 && s.gpu.tensor_8bit_flops.has_value();
-  const double matmul_peak = eight_bit ? *s.gpu.tensor_8bit_flops : s.gpu.tensor_16bit_flops;
+  // 8-bit or FP4 tensor math where the GPU has the quantisation's format, else 16-bit (weight-only).
+  const double matmul_peak = matmul_math(s.gpu, q).peak_flops;
   decode_flops_ = matmul_peak * s.engine.decode_compute_efficiency * tp_scale;
   prefill_flops_ = matmul_peak * s.engine.prefill_compute_efficiency * tp_scale;
   // Attention runs in 16-bit (the KV cache is dequantised on the fly when it is FP8).
@@ -54,13 +56,15 @@ PerfModel::PerfModel(const Setup& setup) : setup_(setup) {
   active_linear_flops_per_token_ = 2.0 * p.active_linear;
   lm_head_flops_per_token_ = 2.0 * p.lm_head;
 
-  const double kv_head_bytes = static_cast<double>(s.model.kv_heads * s.model.head_dim) * 2.0 * s.kv_bytes_per_element;
-  full_kv_bytes_per_token_ = static_cast<double>(s.model.full_attention_layers) * kv_head_bytes;
-  sliding_kv_bytes_per_token_ = static_cast<double>(s.model.sliding_window_layers) * kv_head_bytes;
-  // QK^T and PV: 2 multiply-adds per query head and head element for every (query, key) pair.
-  const double pair_flops = 4.0 * static_cast<double>(s.model.q_heads * s.model.head_dim);
+  const double kv_layer_bytes = kv_bytes_per_token_per_layer(s.model, s.kv_bytes_per_element);
+  full_kv_bytes_per_token_ = static_cast<double>(s.model.full_attention_layers) * kv_layer_bytes;
+  sliding_kv_bytes_per_token_ = static_cast<double>(s.model.sliding_window_layers) * kv_layer_bytes;
+  const double pair_flops = attention_flops_per_pair_per_layer(s.model, /*prefill=*/false);
+  const double prefill_pair_flops = attention_flops_per_pair_per_layer(s.model, /*prefill=*/true);
   full_attention_flops_per_pair_ = pair_flops * static_cast<double>(s.model.full_attention_layers);
   sliding_attention_flops_per_pair_ = pair_flops * static_cast<double>(s.model.sliding_window_layers);
+  full_prefill_flops_per_pair_ = prefill_pair_flops * static_cast<double>(s.model.full_attention_layers);
+  sliding_prefill_flops_per_pair_ = prefill_pair_flops * static_cast<double>(s.model.sliding_window_layers);
   state_traffic_bytes_ = 2.0 * linear_state_bytes_per_sequence(s.model);
 
   // Memory of one replica. Weights as stored: every expert, the embedding once when tied.
@@ -146,7 +150,7 @@ StepBreakdown PerfModel::step_breakdown(std::span<const int64_t> decode_contexts
   const double attention_compute_s =
       (full_attention_flops_per_pair_ * context_sum + sliding_attention_flops_per_pair_ * sliding_sum) /
           attention_decode_flops_ +
-      (full_attention_flops_per_pair_ * prefill_pairs_full + sliding_attention_flops_per_pair_ * prefill_pairs_sliding) /
+      (full_prefill_flops_per_pair_ * prefill_pairs_full + sliding_prefill_flops_per_pair_ * prefill_pairs_sliding) /
           attention_prefill_flops_;
   b.attention_s = std::max(kv_bytes / kv_bandwidth_bytes_per_s_, attention_compute_s);
 

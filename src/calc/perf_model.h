@@ -112,8 +112,10 @@ class PerfModel {
   double lm_head_flops_per_token_ = 0;        ///< 2 × vocab × hidden
   double full_kv_bytes_per_token_ = 0;        ///< K + V per token of full-attention layers
   double sliding_kv_bytes_per_token_ = 0;     ///< K + V per token of sliding-window layers
-  double full_attention_flops_per_pair_ = 0;  ///< 4 × q heads × head dim × full layers, per (query, key) pair
-  double sliding_attention_flops_per_pair_ = 0;  ///< the same for sliding-window layers
+  double full_attention_flops_per_pair_ = 0;  ///< 4 × q heads × head dim × full layers, per (query, key) pair (decode)
+  double sliding_attention_flops_per_pair_ = 0;  ///< the same for sliding-window layers (decode)
+  double full_prefill_flops_per_pair_ = 0;     ///< the same for prefill (differs from decode for MLA)
+  double sliding_prefill_flops_per_pair_ = 0;  ///< the same for prefill, sliding-window layers
   double state_traffic_bytes_ = 0;            ///< 2 × recurrent state per sequence (read + write)
 };
 

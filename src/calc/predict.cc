@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <limits>
 
+#include "calc/catalog.h"
+#include "calc/compat.h"
 #include "core/build_info.h"
 #include "core/units.h"
 #include "metrics/stats.h"
@@ -42,6 +44,39 @@ struct Stream {
   double window_first_s = -1;  // first token inside the window
   double window_last_s = -1;   // last token inside the window
 };
+
+// What would fit when `s` does not: the fewest GPUs of the same kind (up to 8), and the
+// quantisations the engine runs there that fit on the GPUs asked for, smallest first.
+std::string fit_alternatives(const Setup& s, std::span<const EngineParams> engines, std::span<const QuantSpec> quants) {
+  std::string out;
+  for (int n = s.gpus + 1; n <= 8; ++n) {
+    Setup more = s;
+    more.gpus = n;
+    if (PerfModel(more).memory().kv_pool_bytes > 0) {
+      out += fmt::format(" It fits on {} x {} (--gpus {}).", n, s.gpu.name, n);
+      break;
+    }
+  }
+  std::vector<std::pair<double, std::string>> smaller;
+  for (const auto& q : quants) {
+    if (q.id == s.quant.id || q.bits_per_weight() >= s.quant.bits_per_weight()) continue;
+    Setup other = s;
+    other.quant = q;
+    if (check_compatibility(other, engines, quants).refused()) continue;
+    const PerfModel pm(other);
+    if (pm.memory().kv_pool_bytes > 0) smaller.emplace_back(pm.memory().weight_bytes, q.id);
+  }
+  std::sort(smaller.begin(), smaller.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (!smaller.empty()) {
+    std::string list;
+    for (size_t i = 0; i < smaller.size() && i < 3; ++i)
+      list += fmt::format("{}{} ({:.1f} GiB of weights)", i ? ", " : "", smaller[i].second,
+                          smaller[i].first / (1024.0 * 1024.0 * 1024.0));
+    out += fmt::format(" With --quant {} it fits on {} x {}.", list, s.gpus, s.gpu.name);
+  }
+  if (out.empty()) out = " No quantisation in the catalog and no count up to 8 of this GPU holds it: choose a larger GPU.";
+  return out;
+}
 
 }  // namespace
 
@@ -186,16 +221,25 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
   if (setup.gpus < 1 || setup.gpus > 64) return fail(ErrorCode::InvalidArgument, "--gpus must be between 1 and 64");
   if (!(setup.mem_util() > 0 && setup.mem_util() <= 1))
     return fail(ErrorCode::InvalidArgument, "--gpu-mem-util must be in (0, 1]");
+  // The combination rules (engines.json backends and formats, quants.json tensor math); the
+  // built-in catalog supplies the alternatives a refusal names.
+  static const Result<Catalog> builtin = Catalog::builtin();
+  const std::span<const EngineParams> engines = builtin ? std::span<const EngineParams>(builtin->engines())
+                                                        : std::span<const EngineParams>();
+  const std::span<const QuantSpec> quants = builtin ? std::span<const QuantSpec>(builtin->quants())
+                                                    : std::span<const QuantSpec>();
+  const Compatibility compat = check_compatibility(setup, engines, quants);
+  if (compat.refused()) return fail(ErrorCode::InvalidArgument, compat.refusal);
   const PerfModel model(setup);
   const MemoryBreakdown& mem = model.memory();
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
   if (mem.kv_pool_bytes <= 0)
     return fail(ErrorCode::InvalidArgument,
                 fmt::format("{} ({}) does not fit on {} x {} with {} memory utilisation: weights {:.2f} GiB + "
-                            "reserve {:.2f} GiB + activations {:.2f} GiB > {:.2f} GiB",
+                            "reserve {:.2f} GiB + activations {:.2f} GiB > {:.2f} GiB.{}",
                             setup.model.name, setup.quant.name, setup.gpus, setup.gpu.name, setup.mem_util(),
                             mem.weight_bytes / kGiB, mem.reserve_bytes / kGiB, mem.activation_bytes / kGiB,
-                            mem.engine_bytes / kGiB));
+                            mem.engine_bytes / kGiB, fit_alternatives(setup, engines, quants)));
 
   CapacityLimits limits;
   limits.max_model_len = options.max_model_len.value_or(setup.model.max_position);
@@ -221,12 +265,7 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
   r.engine.version = "predicted";
   r.engine.model = setup.model.name;
   r.engine.quantization = setup.quant.name;
-  if (setup.gpu.type == "Apple silicon")
-    r.engine.backend = "metal";
-  else if (setup.gpu.name.starts_with("AMD"))
-    r.engine.backend = "rocm";
-  else
-    r.engine.backend = "cuda";
+  r.engine.backend = setup.gpu.backend.empty() ? "cuda" : setup.gpu.backend;
   r.engine.max_model_len = limits.max_model_len;
   r.engine.kv_capacity_tokens = limits.kv_capacity_tokens;
   r.engine.kv_capacity_source = options.kv_capacity_override ? "--kv-capacity" : "predicted: calculator memory model";
@@ -335,6 +374,11 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
       r.warnings.push_back(fmt::format(
           "expected error (80% interval, leave-one-source-out over the calibration corpus, {} on {} GPUs): {}, {}",
           setup.engine.id, cls, interval("decode"), interval("prefill")));
+  }
+  // Unusual combinations: run-level warnings (every printer shows them) and the notes.
+  for (const auto& w : compat.warnings) {
+    r.warnings.push_back(w);
+    r.notes += " " + w;
   }
   if (setup.engine.notes.find("uncalibrated") != std::string::npos)
     r.warnings.push_back(fmt::format("engine '{}' parameters are not calibrated against a measured matrix: {}",

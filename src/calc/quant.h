@@ -23,7 +23,13 @@ struct QuantSpec {
   int64_t group_size = 0;                ///< weights sharing one scale (0: per-channel, scales negligible)
   double scale_bits = 0;                 ///< bits of each group's scale
   double zero_bits = 0;                  ///< bits of each group's zero point (0: symmetric)
-  int activation_bits = 16;              ///< 8: matmuls use 8-bit tensor math where the GPU has it
+  int activation_bits = 16;              ///< 8 or 4: activations quantised too (tensor_math says which format)
+  /// Weight format engines must load: "16-bit", "fp8", "int8", "awq", "gptq", "compressed-tensors",
+  /// "nvfp4", "mxfp4", "gguf", "exl2", "exl3". Engines list the formats they load (engines.json).
+  std::string format;
+  /// Tensor-core format the matmuls run in when the GPU has it: "int8", "fp8", "nvfp4", "mxfp4";
+  /// empty: 16-bit. A GPU without it runs the weights dequantised to 16-bit (weight-only).
+  std::string tensor_math;
   std::vector<std::string> keep_16bit;   ///< extra tensor classes left in 16-bit
   std::map<std::string, double> class_bits;  ///< explicit bits per weight of some classes (wins over the rest)
   std::string source;                    ///< where the layout comes from

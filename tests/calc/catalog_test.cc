@@ -37,6 +37,72 @@ TEST(CalcCatalog, BuiltinHasTheIssueEntriesEachWithASource) {
   }
 }
 
+// Issue 13 part 4: the GPUs, models and quantisations users have.
+TEST(CalcCatalog, BuiltinCoversTheBreadthIssue13Asks) {
+  Catalog c = builtin();
+  for (const char* id : {"rtx3060-12gb", "rtx4060ti-16gb", "rtx4070", "rtx4080", "rtx5060ti-16gb", "rtx5070", "rtx5080", "rtx-a4000",
+                         "rtx-6000-ada", "l4", "l40", "t4", "mi210", "mi250-gcd", "mi300a", "jetson-agx-orin-64gb",
+                         "m1-pro", "m1-max", "m1-ultra", "m2-pro", "m2-max", "m3-pro", "m4-pro"})
+    EXPECT_TRUE(c.find_gpu(id)) << id;
+  for (const char* id : {"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.2-1b", "qwen2.5-7b", "qwen2.5-72b",
+                         "qwen3-235b-a22b", "qwen3.5-35b-a3b", "gemma-2-9b", "gemma-3-27b", "mixtral-8x7b",
+                         "deepseek-v3", "gpt-oss-20b", "gpt-oss-120b", "phi-3-mini", "phi-4"})
+    EXPECT_TRUE(c.find_model(id)) << id;
+  for (const char* id : {"q4_0", "q4_k_s", "iq4_xs", "q5_k_s", "q6_k", "q8_0", "exl2-4.0bpw", "exl3-4.0bpw", "nvfp4", "mxfp4"})
+    EXPECT_TRUE(c.find_quant(id)) << id;
+  // The corpus's names resolve to the new entries.
+  EXPECT_EQ(c.find_gpu("Apple M1 Max 32-core GPU 64GB")->id, "m1-max");
+  EXPECT_EQ(c.find_gpu("RTX 6000 Ada 48GB")->id, "rtx-6000-ada");
+  EXPECT_EQ(c.find_gpu("RTX 4080 16GB")->id, "rtx4080");
+  EXPECT_EQ(c.find_model("Llama-2-70B")->id, "llama-2-70b");
+  EXPECT_EQ(c.find_quant("Q4_0")->id, "q4_0");
+}
+
+// The issue suspected the RTX PRO 6000's 16-bit figure was half the real one: its datasheet's
+// 4,000 AI TOPS (FP4, 2:4 sparse) give 2,000 dense FP4, 1,000 FP8 and 500 FP16 with FP32 accumulate.
+TEST(CalcCatalog, RtxPro6000CarriesItsDatasheetRates) {
+  auto g = builtin().find_gpu("rtx-pro-6000");
+  ASSERT_TRUE(g);
+  EXPECT_DOUBLE_EQ(g->tensor_16bit_flops, 500e12);
+  EXPECT_DOUBLE_EQ(*g->tensor_8bit_flops, 1000e12);
+  EXPECT_DOUBLE_EQ(*g->tensor_4bit_flops, 2000e12);
+  EXPECT_NE(g->source.find("4,000 AI TOPS"), std::string::npos);
+}
+
+// Where Blackwell GeForce rates are derived from "AI TOPS" the ratios hold: FP4 = 2 × FP8 = 4 × FP16.
+TEST(CalcCatalog, BlackwellGeforceRatesFollowTheWhitepaperRatios) {
+  Catalog c = builtin();
+  for (const char* id : {"rtx5060ti-16gb", "rtx5070", "rtx5070ti", "rtx5080", "rtx5090"}) {
+    auto g = c.find_gpu(id);
+    ASSERT_TRUE(g && g->tensor_8bit_flops && g->tensor_4bit_flops) << id;
+    EXPECT_NEAR(*g->tensor_4bit_flops / *g->tensor_8bit_flops, 2.0, 0.01) << id;
+    EXPECT_NEAR(*g->tensor_8bit_flops / g->tensor_16bit_flops, 2.0, 0.01) << id;
+  }
+}
+
+TEST(CalcCatalog, RuleFieldsAreChecked) {
+  Catalog c = builtin();
+  auto bad_format = c.add_json(R"({"id": "g", "memory_gib": 8, "bandwidth_gb_s": 100, "tensor_16bit_tflops": 10,
+      "tensor_8bit_tflops": 20, "tensor_8bit_formats": ["fp6"], "source": "t"})", "g.json", "gpus");
+  ASSERT_FALSE(bad_format);
+  EXPECT_NE(bad_format.error().message.find("fp6"), std::string::npos) << bad_format.error().message;
+  auto four_alone = c.add_json(R"({"id": "g", "memory_gib": 8, "bandwidth_gb_s": 100, "tensor_16bit_tflops": 10,
+      "tensor_4bit_tflops": 40, "source": "t"})", "g.json", "gpus");
+  EXPECT_FALSE(four_alone);
+  auto bad_math = c.add_json(R"({"id": "q", "weight_bits": 4, "tensor_math": "int4", "source": "t"})", "q.json", "quants");
+  ASSERT_FALSE(bad_math);
+  EXPECT_NE(bad_math.error().message.find("tensor_math"), std::string::npos);
+  auto bad_mla = c.add_json(R"({"id": "m", "layers": 2, "full_attention_layers": 2, "hidden_size": 64,
+      "intermediate_size": 128, "q_heads": 2, "kv_heads": 2, "head_dim": 32, "vocab_size": 100, "max_position": 64,
+      "mla": {"kv_lora_rank": 16}, "source": "t"})", "m.json", "models");
+  ASSERT_FALSE(bad_mla);
+  EXPECT_NE(bad_mla.error().message.find("qk_nope_head_dim"), std::string::npos) << bad_mla.error().message;
+  // A user GPU without formats keeps the old behaviour: its 8-bit figure serves any 8-bit quantisation.
+  ASSERT_TRUE(c.add_json(R"({"id": "lab", "memory_gib": 8, "bandwidth_gb_s": 100, "tensor_16bit_tflops": 10,
+      "tensor_8bit_tflops": 20, "source": "t"})", "lab.json", "gpus"));
+  EXPECT_EQ(c.find_gpu("lab")->backend, "cuda");
+}
+
 TEST(CalcCatalog, FindsByAliasIgnoringCasePunctuationAndOrg) {
   Catalog c = builtin();
   EXPECT_EQ(c.find_gpu("RTX 3090")->id, "rtx3090");

@@ -114,6 +114,36 @@ TEST(CalcPerfModel, EightBitWeightsUseEightBitTensorMathWhereAvailable) {
   EXPECT_LT(PerfModel(fp8).prefill_compute_time_s(32768), PerfModel(bf16).prefill_compute_time_s(32768));
 }
 
+// Gemma 3: 52 of 62 layers attend over at most 1,024 tokens, so at 64K context the KV read is
+// ~10/62 of what the same model with every layer global would read.
+TEST(CalcPerfModel, SlidingLayersReadKvOnlyUpToTheWindow) {
+  const calc::Setup s = make_setup("h100-sxm", "gemma-3-27b", "bf16", "vllm");
+  calc::Setup all_global = s;
+  all_global.model.full_attention_layers = s.model.layers;
+  all_global.model.sliding_window_layers = 0;
+  const std::vector<int64_t> ctx{65536};
+  const double sliding = PerfModel(s).step_breakdown(ctx).attention_s;
+  const double global = PerfModel(all_global).step_breakdown(ctx).attention_s;
+  EXPECT_LT(sliding, 0.2 * global);
+  EXPECT_GT(sliding, 0.15 * global);
+  // Below the window the two are the same.
+  const std::vector<int64_t> short_ctx{512};
+  EXPECT_NEAR(PerfModel(s).step_breakdown(short_ctx).attention_s, PerfModel(all_global).step_breakdown(short_ctx).attention_s,
+              1e-12);
+}
+
+// MLA: decode at long context reads the compressed cache, so DeepSeek-V2-Lite's attention term is
+// far below a GQA model's with a similar per-layer cache per head.
+TEST(CalcPerfModel, MlaDecodeReadsTheLatentCache) {
+  const calc::Setup s = make_setup("h100-sxm", "deepseek-v2-lite", "bf16", "vllm");
+  PerfModel m(s);
+  EXPECT_DOUBLE_EQ(m.memory().kv_bytes_per_token, 27.0 * 576 * 2);
+  const std::vector<int64_t> ctx{32768};
+  const StepBreakdown b = m.step_breakdown(ctx);
+  // 32K tokens × 31,104 B at 3,350 GB/s × 0.9 ≈ 0.34 ms (memory-bound; absorbed compute is smaller).
+  EXPECT_NEAR(b.attention_s, 32768.0 * 27 * 576 * 2 / (3350e9 * 0.9), 0.05e-3);
+}
+
 TEST(CalcPerfModel, FreeFunctionsMatchTheClass) {
   const calc::Setup s = seed_setup();
   PerfModel m(s);

@@ -1,0 +1,117 @@
+#include "calc/compat.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace sm::calc {
+
+namespace {
+
+bool contains(const std::vector<std::string>& list, const std::string& value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+std::string join(const std::vector<std::string>& list) {
+  std::string out;
+  for (const auto& s : list) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// Whether `engine` loads weights in `format` (natively or experimentally).
+bool loads(const EngineParams& engine, const std::string& format) {
+  return engine.quant_formats.empty() || format.empty() || contains(engine.quant_formats, format) ||
+         engine.experimental_quant_formats.contains(format);
+}
+
+bool runs_on(const EngineParams& engine, const std::string& backend) {
+  return engine.backends.empty() || contains(engine.backends, backend);
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+MatmulMath matmul_math(const GpuSpec& gpu, const QuantSpec& quant) {
+  const std::string& want = quant.tensor_math;
+  if (want.empty()) return {gpu.tensor_16bit_flops, "16-bit", true};
+  if (want == "int8" || want == "fp8" || want == "8-bit") {
+    if (gpu.tensor_8bit_flops && (gpu.tensor_8bit_formats.empty() || want == "8-bit" || contains(gpu.tensor_8bit_formats, want)))
+      return {*gpu.tensor_8bit_flops, want, true};
+    return {gpu.tensor_16bit_flops, "16-bit", false};
+  }
+  if (gpu.tensor_4bit_flops && contains(gpu.tensor_4bit_formats, want)) return {*gpu.tensor_4bit_flops, want, true};
+  return {gpu.tensor_16bit_flops, "16-bit", false};
+}
+
+Compatibility check_compatibility(const Setup& s, std::span<const EngineParams> engines,
+                                  std::span<const QuantSpec> quants) {
+  Compatibility c;
+  const EngineParams& e = s.engine;
+  const std::string backend = s.gpu.backend.empty() ? "cuda" : s.gpu.backend;
+  // 1. The engine must run on the GPU's software stack.
+  if (!runs_on(e, backend)) {
+    std::vector<std::string> instead;
+    for (const auto& other : engines)
+      if (other.id != e.id && runs_on(other, backend) && loads(other, s.quant.format)) instead.push_back(other.id);
+    c.refusal = fmt::format("{} does not run on {}: it has no {} backend (it runs on {}). {}", e.name, s.gpu.name,
+                            backend, join(e.backends),
+                            instead.empty() ? std::string("No catalog engine runs this quantisation there.")
+                                            : fmt::format("Use --engine {} instead.", join(instead)));
+    return c;
+  }
+  // 2. The engine must load the quantisation's weight format.
+  const std::string& format = s.quant.format;
+  if (!loads(e, format)) {
+    std::vector<std::string> engines_that_load;
+    for (const auto& other : engines)
+      if (other.id != e.id && runs_on(other, backend) && !other.quant_formats.empty() &&
+          contains(other.quant_formats, format))
+        engines_that_load.push_back(other.id);
+    // The quantisation this engine loads with the closest bits per weight.
+    // Ties go to the format the engine lists first (llama.cpp: a GGUF type before MXFP4).
+    auto rank = [&e](const QuantSpec& q) {
+      return std::find(e.quant_formats.begin(), e.quant_formats.end(), q.format) - e.quant_formats.begin();
+    };
+    const QuantSpec* closest = nullptr;
+    for (const auto& q : quants) {
+      if (q.format.empty() || !contains(e.quant_formats, q.format)) continue;
+      const double d = std::abs(q.bits_per_weight() - s.quant.bits_per_weight());
+      const double best = closest ? std::abs(closest->bits_per_weight() - s.quant.bits_per_weight()) : 1e9;
+      if (!closest || d < best - 1e-9 || (std::abs(d - best) <= 1e-9 && rank(q) < rank(*closest))) closest = &q;
+    }
+    std::string instead;
+    if (closest) instead = fmt::format(" Use --quant {} ({:.2f} bits per weight) with {}", closest->id,
+                                       closest->bits_per_weight(), e.name);
+    if (!engines_that_load.empty())
+      instead += fmt::format("{}or --engine {} for {}", closest ? ", " : " Use ", join(engines_that_load), s.quant.name);
+    c.refusal = fmt::format("{} does not load {} weights (format {}; it loads {}).{}", e.name, s.quant.name, format,
+                            join(e.quant_formats), instead.empty() ? "" : instead + ".");
+    return c;
+  }
+  if (auto it = e.experimental_quant_formats.find(format); it != e.experimental_quant_formats.end())
+    c.warnings.push_back(fmt::format("{} loads {} weights only experimentally: {}. Predicted with {}'s usual "
+                                     "efficiencies, so expect it to be slower.",
+                                     e.name, upper(format), it->second, e.name));
+  // 3. The quantisation's tensor math must exist on the GPU, else the engine runs it weight-only.
+  const MatmulMath math = matmul_math(s.gpu, s.quant);
+  if (!math.native) {
+    const bool four = s.quant.tensor_math == "nvfp4" || s.quant.tensor_math == "mxfp4";
+    const std::string has = four ? (s.gpu.tensor_4bit_formats.empty() ? "no FP4 tensor math (FP4 arrived with Blackwell)"
+                                                                      : "FP4 tensor math only for " + join(s.gpu.tensor_4bit_formats))
+                                 : (!s.gpu.tensor_8bit_flops ? std::string("no 8-bit tensor math")
+                                                             : "8-bit tensor math only for " + join(s.gpu.tensor_8bit_formats));
+    c.warnings.push_back(fmt::format(
+        "{} on {}: the GPU has {}, so there is no {} tensor math; engines run these weights weight-only "
+        "(dequantised to 16-bit inside the matmul, as vLLM's Marlin kernels do). Predicted with {:.3g}-bit weights "
+        "at the 16-bit tensor rate.",
+        s.quant.name, s.gpu.name, has, upper(s.quant.tensor_math), s.quant.bits_per_weight()));
+  }
+  return c;
+}
+
+}  // namespace sm::calc
