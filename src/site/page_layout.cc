@@ -54,6 +54,18 @@ section.telemetry-panel { border: 1px solid var(--line); border-radius: 10px; ba
 section.telemetry-panel h2 { font-size: 1.05rem; margin: 10px 0 6px; }
 section.telemetry-panel details summary { cursor: pointer; color: var(--muted); font-size: .9rem; margin: 6px 0; }
 .site-frame { margin-bottom: 8px; }
+.badge.measured { border-color: var(--good); color: var(--good); }
+.badge.predicted { border-color: var(--info-line); color: var(--info-line); }
+.badge.simulated { border-color: var(--warn-line); color: var(--warn-line); }
+.badge.implausible { border-color: var(--err-line); color: var(--err-line); }
+.badge.synthetic { border-color: var(--muted); color: var(--muted); border-style: dashed; }
+nav.tabs { display: flex; flex-wrap: wrap; gap: 4px; margin: 10px 0 0; border-bottom: 1px solid var(--line); }
+nav.tabs a { padding: 5px 14px; border: 1px solid transparent; border-bottom: none; border-radius: 8px 8px 0 0;
+  text-decoration: none; color: var(--muted); font-size: .92rem; font-weight: 600; }
+nav.tabs a.current { border-color: var(--line); background: var(--card); color: var(--fg); }
+nav.tabs a.measured.current { box-shadow: inset 0 3px 0 var(--good); }
+nav.tabs a.predicted.current { box-shadow: inset 0 3px 0 var(--info-line); }
+nav.tabs a.simulated.current { box-shadow: inset 0 3px 0 var(--warn-line); }
 .site-frame form.panel { margin-top: 0; }
 )css";
 

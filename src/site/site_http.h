@@ -24,6 +24,7 @@ struct SiteRequest {
   std::string client;          ///< peer address, the key of per-client rate limits
   std::string body;            ///< request body (bounded by the server)
   std::optional<store::TokenInfo> token;  ///< set by the server when it authorised an upload already
+  std::string request_id;      ///< names the request in the log and the X-Request-Id header; made by the site when empty
 };
 
 struct SiteResponse {
@@ -31,6 +32,7 @@ struct SiteResponse {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  ///< extra headers, e.g. Retry-After
+  std::string log_reason;      ///< why it failed, for the log line only (never sent: it may hold store errors)
 };
 
 /// "Created", "Not Found", ... for a status code.
