@@ -272,11 +272,14 @@ SiteResponse Site::page_leaderboard(const SiteRequest& request) {
   body += filter_form("/", *values, *q, true, false);
   if (page->runs.empty()) {
     const bool unfiltered = q->filter.gpu.empty() && q->filter.model.empty() && q->filter.engine.empty() &&
-                            q->filter.quantization.empty() && q->filter.kind.empty();
+                            q->filter.quantization.empty();
+    const std::string none_of_kind =
+        q->filter.kind.empty() ? std::string("No runs yet.")
+                               : "No " + esc(q->filter.kind) + " run yet (the other kinds have their own tabs).";
     body += empty_box(unranked > 0 ? "No run here has a tokens-per-joule figure of the server's GPUs yet."
-                      : page->total == 0 && unfiltered
-                          ? "No runs yet. <a href=\"/getting-started\">Getting started</a> shows how to upload one."
-                          : "No run matches these filters.");
+                      : page->total == 0 && unfiltered && flagged == 0
+                          ? none_of_kind + " <a href=\"/getting-started\">Getting started</a> shows how to upload one."
+                          : std::string("No run matches these filters."));
   } else {
     body += runs_table(page->runs, *q, "/", false);
     body += pager("/", *q, static_cast<int64_t>(page->runs.size()), page->total);
