@@ -7,6 +7,7 @@
 
 #include "site/page_layout.h"
 #include "site/query_string.h"
+#include "site/ui_language.h"
 
 namespace sm::site {
 
@@ -28,15 +29,13 @@ std::string run_badges(const store::RunSummary& run) {
 }
 
 std::string kind_tabs(std::string_view action, const ListingQuery& q) {
-  std::string out = "<nav class=\"tabs\" aria-label=\"Kind of run\">";
+  std::string out = "<nav class=\"tabs\" aria-label=\"" + esc(ui_text("tabs.label")) + "\">";
   const std::string current = q.filter.kind.empty() ? "all" : q.filter.kind;
   for (std::string_view kind : {"measured", "predicted", "simulated", "all"}) {
     auto params = listing_params(q);
     for (auto& [name, value] : params)
       if (name == "kind") value = std::string(kind);
-    std::string label(kind);
-    label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(label[0])));
-    if (kind == "all") label = "All kinds";
+    const std::string label = ui_text("tabs." + std::string(kind));
     const bool on = current == kind;
     out += fmt::format("<a href=\"{}{}\" class=\"tab {}{}\"{}>{}</a>", action, esc(build_query(params)), esc(kind),
                        on ? " current" : "", on ? " aria-current=\"page\"" : "", esc(label));

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "site/site_data.h"
+#include "site/query_string.h"
 #include "site/site_json.h"
 #include "site/upload_token.h"
 
@@ -45,8 +46,10 @@ Result<std::unique_ptr<Site>> Site::create(store::ResultStore& store, SiteConfig
   if (!rules) return std::unexpected(rules.error());
   auto catalog = calc::Catalog::builtin();
   if (!catalog) return std::unexpected(catalog.error());
-  std::unique_ptr<Site> site(
-      new Site(store, std::move(config), clock, std::move(*schema), std::move(*rules), std::move(*catalog)));
+  auto messages = MessageCatalogs::load_embedded();
+  if (!messages) return fail(ErrorCode::Internal, "the embedded message catalogs are broken: " + messages.error().message);
+  std::unique_ptr<Site> site(new Site(store, std::move(config), clock, std::move(*schema), std::move(*rules),
+                                      std::move(*catalog), std::move(*messages)));
   // The calibration corpus, the evidence beside a prediction; a build without it shows none.
   if (auto csv = site_data_file("measurements.csv")) {
     auto rows = calc::parse_corpus_csv(*csv);
@@ -58,7 +61,7 @@ Result<std::unique_ptr<Site>> Site::create(store::ResultStore& store, SiteConfig
 }
 
 Site::Site(store::ResultStore& store, SiteConfig config, const Clock& clock, JsonSchema schema, JsonSchema rules,
-           calc::Catalog catalog)
+           calc::Catalog catalog, MessageCatalogs messages)
     : store_(store),
       config_(std::move(config)),
       clock_(clock),
@@ -67,6 +70,7 @@ Site::Site(store::ResultStore& store, SiteConfig config, const Clock& clock, Jso
       catalog_(std::move(catalog)),
       upload_limiter_(clock, config_.upload_rate_per_min, config_.upload_burst),
       calc_limiter_(clock, config_.calc_rate_per_min),
+      messages_(std::move(messages)),
       request_id_seed_(std::random_device{}()) {}
 
 std::string Site::next_request_id() {
@@ -189,8 +193,14 @@ SiteResponse Site::handle_oversize(const SiteRequest& head) {
 
 SiteResponse Site::handle(const SiteRequest& request) {
   const std::string id = request.request_id.empty() ? next_request_id() : request.request_id;
+  // The page language: ?lang= (remembered in a cookie), the cookie, Accept-Language, English.
+  const QueryParams query(request.query);
+  const std::string lang = messages_.choose(query.get("lang"), request.cookie, request.accept_language);
+  const UiLanguageScope language(messages_, lang, request.path, request.query);
   try {
     SiteResponse r = finish(request, route(request), id);
+    if (query.has("lang") && messages_.has(query.get("lang")))
+      r.headers.emplace_back("Set-Cookie", "sm_lang=" + lang + "; Path=/; Max-Age=31536000; SameSite=Lax");
     r.headers.emplace_back("X-Content-Type-Options", "nosniff");
     if (r.content_type.starts_with("text/html")) {
       // No script runs on any page; a value that escaped escaping still could not execute.
@@ -198,6 +208,8 @@ SiteResponse Site::handle(const SiteRequest& request) {
                              "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; "
                              "base-uri 'none'; frame-ancestors 'none'");
       r.headers.emplace_back("Referrer-Policy", "no-referrer");
+      r.headers.emplace_back("Content-Language", lang);
+      r.headers.emplace_back("Vary", "Accept-Language, Cookie");
     }
     return r;
   } catch (const std::exception& e) {

@@ -24,6 +24,7 @@
 #include "site/json_schema.h"
 #include "site/rate_limiter.h"
 #include "site/site_http.h"
+#include "site/ui_language.h"
 #include "store/result_store.h"
 
 namespace sm::site {
@@ -71,7 +72,7 @@ class Site {
 
  private:
   Site(store::ResultStore& store, SiteConfig config, const Clock& clock, JsonSchema schema, JsonSchema rules,
-       calc::Catalog catalog);
+       calc::Catalog catalog, MessageCatalogs messages);
 
   SiteResponse route(const SiteRequest& request);
   /// Adds the common headers and the request id, replaces a 5xx body by a generic one, and logs
@@ -111,6 +112,7 @@ class Site {
   RateLimiter calc_limiter_;
   std::vector<calc::CorpusCase> corpus_;  ///< data/measurements/measurements.csv mapped to the catalog
   std::vector<std::pair<std::string, CorpusSource>> corpus_sources_;  ///< data/measurements/sources.csv
+  MessageCatalogs messages_;  ///< data/site/messages-LANG.json: the page frame's text per language
   uint64_t request_id_seed_ = 0;
   std::atomic<uint64_t> request_counter_{0};
 };

@@ -21,6 +21,8 @@ struct SiteRequest {
   std::string authorization;   ///< Authorization header value
   std::string content_type;    ///< Content-Type header value
   std::string host;            ///< Host header value (untrusted: escaped wherever shown)
+  std::string cookie;          ///< Cookie header value (the page language: sm_lang)
+  std::string accept_language; ///< Accept-Language header value
   std::string client;          ///< peer address, the key of per-client rate limits
   std::string body;            ///< request body (bounded by the server)
   std::optional<store::TokenInfo> token;  ///< set by the server when it authorised an upload already

@@ -89,6 +89,8 @@ class Session : public std::enable_shared_from_this<Session> {
     request_.authorization = std::string(req[http::field::authorization]);
     request_.content_type = std::string(req[http::field::content_type]);
     request_.host = std::string(req[http::field::host]);
+    request_.cookie = std::string(req[http::field::cookie]);
+    request_.accept_language = std::string(req[http::field::accept_language]);
     request_.client = client_;
     keep_alive_ = req.keep_alive();
     head_ = request_.method == HttpMethod::Head;
