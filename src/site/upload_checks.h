@@ -3,7 +3,8 @@
 //
 //  - refused (400, the message names the field): negative or non-finite rates and times;
 //    a decode cell whose total_tok_s disagrees with output_tokens / measured_s by more than 2%;
-//    a per-request rate above the cell's total (by more than kPerRequestAllowance); a start or
+//    a per-request rate above the cell's total (by more than the gaps between one stream's
+//    requests explain, TTFT × rate / max output, and kPerRequestAllowance); a start or
 //    finish before 2023 or in the future (beyond kClockSkewMs); a prefill row whose TTFT × prompt
 //    tok/s is not its prompt tokens (within 2%): a prefill faster than its context allows.
 //    (More than 1,000 decode cells: upload-rules.json.)
@@ -26,7 +27,7 @@
 namespace sm::site {
 
 constexpr double kRateTolerance = 0.02;          ///< total vs output/measured, TTFT × rate vs prompt tokens
-constexpr double kPerRequestAllowance = 0.10;    ///< per-request may exceed total by this (one stream's restarts)
+constexpr double kPerRequestAllowance = 0.10;    ///< per-request may exceed total by this beyond the restarts' gaps
 constexpr int64_t kClockSkewMs = 3600 * 1000;    ///< a start this far ahead of the site's clock is still accepted
 constexpr int64_t kEarliestRunUnixMs = 1672531200000;  ///< 2023-01-01T00:00:00Z
 constexpr double kImplausibleFactor = 2.0;       ///< flagged above this many times the roofline

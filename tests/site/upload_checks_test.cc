@@ -67,6 +67,21 @@ TEST(UploadChecks, PerRequestAboveTotalIsRefused) {
   EXPECT_NE(refusal(r).find("$.decode[1].per_request_tok_s"), std::string::npos) << refusal(r);
 }
 
+TEST(UploadChecks, OneStreamsRestartGapsExplainAPerRequestRateAboveTheTotal) {
+  // One request, 64 tokens each, 0.5 s to each first token at 100 tok/s: the window holds 0.64 s
+  // of decoding per 1.14 s, so the total is 56 tok/s while the stream decodes at 100.
+  RunResult r = test::site_result("restarts");
+  r.settings.max_output_tokens = 64;
+  DecodeCell& c = r.decode[0];
+  c.per_request_tok_s = 100;
+  c.ttft_ms = 500;
+  c.total_tok_s = 64 / 1.14;
+  c.output_tokens = static_cast<int64_t>(*c.total_tok_s * 30 + 0.5);
+  EXPECT_EQ(refusal(r), "");
+  c.ttft_ms = 50;  // then the gaps explain a total of 93 tok/s, not 56
+  EXPECT_NE(refusal(r).find("$.decode[0].per_request_tok_s"), std::string::npos) << refusal(r);
+}
+
 TEST(UploadChecks, DatesBefore2023OrInTheFutureAreRefused) {
   RunResult r = test::site_result("old");
   r.started_at = "2022-12-31T23:59:59Z";
