@@ -21,6 +21,7 @@
 #include "site/site_json.h"
 #include "site/telemetry_text.h"
 #include "site/timestamps.h"
+#include "site/ui_language.h"
 #include "store/run_summary.h"
 #include "store/run_telemetry.h"
 
@@ -62,16 +63,17 @@ std::string select_html(std::string_view name, std::string_view label, const std
 std::string filter_form(std::string_view action, const store::FilterValues& values, const ListingQuery& q,
                         bool keep_sort, bool kind_select = true) {
   std::string out = fmt::format("<form class=\"panel\" method=\"get\" action=\"{}\" role=\"search\">", action);
-  out += select_html("gpu", "Hardware", values.gpus, q.filter.gpu);
-  out += select_html("model", "Model", values.models, q.filter.model);
-  out += select_html("engine", "Engine", values.engines, q.filter.engine);
-  out += select_html("quantization", "Quantisation", values.quantizations, q.filter.quantization);
-  if (kind_select) out += select_html("kind", "Kind", values.kinds, q.filter.kind);
+  const std::string all = esc(ui_text("filter.all"));
+  out += select_html("gpu", esc(ui_text("column.hardware")), values.gpus, q.filter.gpu, all);
+  out += select_html("model", esc(ui_text("column.model")), values.models, q.filter.model, all);
+  out += select_html("engine", esc(ui_text("column.engine")), values.engines, q.filter.engine, all);
+  out += select_html("quantization", esc(ui_text("column.quantisation")), values.quantizations, q.filter.quantization, all);
+  if (kind_select) out += select_html("kind", esc(ui_text("column.kind")), values.kinds, q.filter.kind, all);
   else if (!q.kind_param.empty()) out += "<input type=\"hidden\" name=\"kind\" value=\"" + esc(q.kind_param) + "\">";
   if (q.include_flagged) out += "<input type=\"hidden\" name=\"flagged\" value=\"include\">";
   if (keep_sort) out += "<input type=\"hidden\" name=\"sort\" value=\"" + esc(order_name(q.order)) + "\">";
-  out += fmt::format("<div class=\"actions\"><button type=\"submit\">Filter</button><a href=\"{}\">Reset</a></div></form>\n",
-                     action);
+  out += fmt::format("<div class=\"actions\"><button type=\"submit\">{}</button><a href=\"{}\">{}</a></div></form>\n",
+                     esc(ui_text("filter.apply")), action, esc(ui_text("filter.reset")));
   return out;
 }
 
@@ -112,15 +114,21 @@ std::string throttle_cell(const store::RunSummary& s) {
 std::string runs_table(const std::vector<store::RunSummary>& runs, const ListingQuery& q, std::string_view action,
                        bool checkboxes) {
   std::string out = "<div class=\"scroll\">\n<table class=\"data board\" id=\"runs-table\">\n<thead><tr>";
-  if (checkboxes) out += "<th class=\"l\">Pick</th>";
-  out += "<th>#</th><th class=\"l\">Model</th><th class=\"l\">Hardware</th><th class=\"l\">Engine</th>"
-         "<th class=\"l\">Quantisation</th>";
-  out += sort_header(action, q, store::RunOrder::SingleStream, "Single-stream decode", "tok/s, 1 request");
-  out += sort_header(action, q, store::RunOrder::BestTotal, "Best aggregate decode", "total tok/s");
-  out += sort_header(action, q, store::RunOrder::Prefill32K, "Prefill at 32K", "prompt tok/s");
-  out += sort_header(action, q, store::RunOrder::TokensPerJoule, "Efficiency", "tokens per joule");
-  out += "<th class=\"l\">Throttling<span class=\"sub\">worst verdict</span></th>";
-  out += sort_header(action, q, store::RunOrder::Newest, "Uploaded", "UTC");
+  if (checkboxes) out += "<th class=\"l\">" + esc(ui_text("column.pick")) + "</th>";
+  out += "<th>#</th><th class=\"l\">" + esc(ui_text("column.model")) + "</th><th class=\"l\">" +
+         esc(ui_text("column.hardware")) + "</th><th class=\"l\">" + esc(ui_text("column.engine")) +
+         "</th><th class=\"l\">" + esc(ui_text("column.quantisation")) + "</th>";
+  out += sort_header(action, q, store::RunOrder::SingleStream, esc(ui_text("column.single_stream")),
+                     esc(ui_text("column.single_stream.sub")));
+  out += sort_header(action, q, store::RunOrder::BestTotal, esc(ui_text("column.best_total")),
+                     esc(ui_text("column.best_total.sub")));
+  out += sort_header(action, q, store::RunOrder::Prefill32K, esc(ui_text("column.prefill_32k")),
+                     esc(ui_text("column.prefill_32k.sub")));
+  out += sort_header(action, q, store::RunOrder::TokensPerJoule, esc(ui_text("column.efficiency")),
+                     esc(ui_text("column.efficiency.sub")));
+  out += "<th class=\"l\">" + esc(ui_text("column.throttling")) + "<span class=\"sub\">" +
+         esc(ui_text("column.throttling.sub")) + "</span></th>";
+  out += sort_header(action, q, store::RunOrder::Newest, esc(ui_text("column.uploaded")), "UTC");
   out += "</tr></thead>\n<tbody>\n";
   int64_t rank = q.page.offset;
   for (const auto& s : runs) {
@@ -150,7 +158,8 @@ std::string runs_table(const std::vector<store::RunSummary>& runs, const Listing
 std::string pager(std::string_view action, const ListingQuery& q, int64_t shown, int64_t total) {
   std::string out = "<div class=\"pager\">";
   if (total == 0) return out + "</div>\n";
-  out += fmt::format("<span>Runs {}–{} of {}</span>", q.page.offset + 1, q.page.offset + shown, total);
+  out += "<span>" + esc(fmt::format(fmt::runtime(ui_text("pager.runs")), q.page.offset + 1, q.page.offset + shown, total)) +
+         "</span>";
   auto link = [&](int64_t offset, std::string_view text) {
     Params params = listing_params(q);
     params.emplace_back("sort", std::string(order_name(q.order)));
@@ -158,8 +167,8 @@ std::string pager(std::string_view action, const ListingQuery& q, int64_t shown,
     if (offset > 0) params.emplace_back("offset", std::to_string(offset));
     return fmt::format("<a href=\"{}{}\">{}</a>", action, esc(build_query(params)), text);
   };
-  if (q.page.offset > 0) out += link(std::max<int64_t>(0, q.page.offset - q.page.limit), "← Previous");
-  if (q.page.offset + shown < total) out += link(q.page.offset + q.page.limit, "Next →");
+  if (q.page.offset > 0) out += link(std::max<int64_t>(0, q.page.offset - q.page.limit), esc(ui_text("pager.previous")));
+  if (q.page.offset + shown < total) out += link(q.page.offset + q.page.limit, esc(ui_text("pager.next")));
   out += "</div>\n";
   return out;
 }
@@ -261,7 +270,7 @@ SiteResponse Site::page_leaderboard(const SiteRequest& request) {
     flagged = listed->total - page->total;
   }
   std::string body =
-      "<p class=\"eyebrow\">Every computer, one endpoint</p>\n<h1>Leaderboard</h1>\n"
+      "<p class=\"eyebrow\">Every computer, one endpoint</p>\n<h1>" + esc(ui_text("nav.leaderboard")) + "</h1>\n"
       "<p class=\"lede\">Every uploaded speed-test matrix, ranked. <strong>Single-stream decode</strong>: total tok/s of "
       "one request at the run's smallest context. <strong>Best aggregate decode</strong>: the highest total tok/s of any "
       "cell, with its context × simultaneous requests. <strong>Prefill at 32K</strong>: prompt tok/s of one cold "
@@ -302,7 +311,7 @@ SiteResponse Site::page_runs(const SiteRequest& request) {
   auto page = store_.list_runs(q->filter, q->order, q->page);
   if (!page) return page_error(503, page.error().message);
   std::string body =
-      "<h1>Matrix runs</h1>\n<p class=\"lede\">Every uploaded run, newest first. Open one for its full report, or pick "
+      "<h1>" + esc(ui_text("nav.runs")) + "</h1>\n<p class=\"lede\">Every uploaded run, newest first. Open one for its full report, or pick "
       "two or more and compare them cell by cell.</p>\n";
   body += filter_form("/runs", *values, *q, true);
   if (page->runs.empty()) {
@@ -310,7 +319,7 @@ SiteResponse Site::page_runs(const SiteRequest& request) {
   } else {
     body += "<form method=\"get\" action=\"/compare\" id=\"compare-form\">\n";
     body += runs_table(page->runs, *q, "/runs", true);
-    body += "<div class=\"pager\"><button type=\"submit\">Compare selected</button></div>\n</form>\n";
+    body += "<div class=\"pager\"><button type=\"submit\">" + esc(ui_text("compare.selected")) + "</button></div>\n</form>\n";
     body += pager("/runs", *q, static_cast<int64_t>(page->runs.size()), page->total);
   }
   return html_response(200, site_page("Matrix runs", NavItem::Runs, body));
@@ -399,7 +408,7 @@ SiteResponse Site::page_hardware(const SiteRequest& request) {
   if (!groups) return page_error(503, groups.error().message);
   auto unknown = store::count_unknown_hardware_runs(store_);
   if (!unknown) return page_error(503, unknown.error().message);
-  std::string body = "<h1>Hardware</h1>\n<p class=\"lede\">Per GPU (or CPU, for runs without one): how many runs, how "
+  std::string body = "<h1>" + esc(ui_text("nav.hardware")) + "</h1>\n<p class=\"lede\">Per GPU (or CPU, for runs without one): how many runs, how "
                      "many models, and the best numbers any run reached (runs flagged implausible or on a synthetic "
                      "model give no best number).</p>\n";
   body += kind_tabs("/hardware", *gq);
@@ -428,7 +437,7 @@ SiteResponse Site::page_models(const SiteRequest& request) {
   if (!gq) return page_error(400, gq.error().message);
   auto groups = store_.model_summary(gq->filter.kind);
   if (!groups) return page_error(503, groups.error().message);
-  std::string body = "<h1>Models</h1>\n<p class=\"lede\">Per model: how many runs, on how many kinds of hardware, and "
+  std::string body = "<h1>" + esc(ui_text("nav.models")) + "</h1>\n<p class=\"lede\">Per model: how many runs, on how many kinds of hardware, and "
                      "the best numbers any run reached (runs flagged implausible or on a synthetic model give no best "
                      "number).</p>\n";
   body += kind_tabs("/models", *gq);
@@ -487,7 +496,7 @@ SiteResponse Site::page_compare(const SiteRequest& request) {
   if (!q) return page_error(400, q.error().message);
   auto page = store_.list_runs(q->filter, q->order, q->page);
   if (!page) return page_error(503, page.error().message);
-  std::string body = "<h1>Compare</h1>\n<p class=\"lede\">Pick two or more runs (at most eight): every prefill row and "
+  std::string body = "<h1>" + esc(ui_text("nav.compare")) + "</h1>\n<p class=\"lede\">Pick two or more runs (at most eight): every prefill row and "
                      "decode cell side by side, with the ratio of each run to the first.</p>\n";
   if (ids.size() == 1) body += "<div class=\"error-box\">Pick at least one more run.</div>\n";
   if (page->runs.empty()) {
@@ -500,7 +509,7 @@ SiteResponse Site::page_compare(const SiteRequest& request) {
       if (size_t at = table.find(box); at != std::string::npos) table.insert(at + box.size(), " checked");
     }
     body += table;
-    body += "<div class=\"pager\"><button type=\"submit\">Compare selected</button></div>\n</form>\n";
+    body += "<div class=\"pager\"><button type=\"submit\">" + esc(ui_text("compare.selected")) + "</button></div>\n</form>\n";
     body += pager("/compare", *q, static_cast<int64_t>(page->runs.size()), page->total);
   }
   return html_response(200, site_page("Compare", NavItem::Compare, body));
@@ -536,10 +545,10 @@ SiteResponse Site::page_calc(const SiteRequest& request) {
   form += "<label>Prefill<input type=\"text\" name=\"prefill\" placeholder=\"8K,16K,32K,64K,128K\" value=\"" +
           esc(shown.prefill_contexts) + "\"></label>";
   form += "<label>Max output<input type=\"text\" name=\"max_output\" value=\"" + esc(shown.max_output) + "\"></label>";
-  form += "<div class=\"actions\"><button type=\"submit\">Predict</button></div></form>\n";
+  form += "<div class=\"actions\"><button type=\"submit\">" + esc(ui_text("calc.predict")) + "</button></div></form>\n";
 
   const std::string intro =
-      "<h1>Decode calculator</h1>\n<p class=\"lede\">Predicts the speed-test matrix of a GPU × model × quantisation × "
+      "<h1>" + esc(ui_text("nav.calculator")) + "</h1>\n<p class=\"lede\">Predicts the speed-test matrix of a GPU × model × quantisation × "
       "engine from the performance model of <code>speedmatrix calc</code>: prefill speed by context, and sustained "
       "decode for every context × simultaneous requests, with the cells that would not fit in the KV cache marked. A "
       "prediction, not a measurement.</p>\n";
@@ -573,7 +582,7 @@ SiteResponse Site::page_calc(const SiteRequest& request) {
 
 SiteResponse Site::page_getting_started(const SiteRequest& request) {
   const std::string url = esc(base_url(config_, request));
-  std::string body = "<h1>Getting started</h1>\n<p class=\"lede\">Measure a server with <code>speedmatrix run</code> and "
+  std::string body = "<h1>" + esc(ui_text("nav.getting_started")) + "</h1>\n<p class=\"lede\">Measure a server with <code>speedmatrix run</code> and "
                      "send the result here. This site is at <code>" + url + "</code>.</p>\n<ol class=\"steps\">\n";
   body += "<li><strong>Run a results site</strong> (skip this if you upload to someone else's)."
           "<pre>speedmatrix serve --db sqlite:results.db --listen 0.0.0.0:8080</pre>"
@@ -617,7 +626,7 @@ SiteResponse Site::page_api_docs() {
     auto it = j.find(key);
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  std::string body = "<h1>API docs</h1>\n<p class=\"lede\">" + esc(str(doc.value("info", nlohmann::ordered_json::object()), "description")) +
+  std::string body = "<h1>" + esc(ui_text("nav.api_docs")) + "</h1>\n<p class=\"lede\">" + esc(str(doc.value("info", nlohmann::ordered_json::object()), "description")) +
                      "</p>\n<p>Machine-readable: <a href=\"/api/v1/openapi.json\">/api/v1/openapi.json</a> (OpenAPI " +
                      esc(str(doc, "openapi")) + ") and the result schema "
                      "<a href=\"/api/v1/schema/result.json\">/api/v1/schema/result.json</a>.</p>\n";

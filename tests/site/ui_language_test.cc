@@ -83,8 +83,11 @@ TEST_F(UiLanguageSiteTest, JapaneseFrameWithTheSeedsWordsAndAMenuThatKeepsTheQue
   // The cookie and Accept-Language choose too.
   EXPECT_NE(get("/", "", "sm_lang=ja").body.find("リーダーボード"), std::string::npos);
   EXPECT_NE(get("/", "", "", "ja-JP,ja;q=0.9").body.find("リーダーボード"), std::string::npos);
-  // The kind tabs are the frame's too.
-  EXPECT_NE(get("/", "lang=ja").body.find(">実測</a>"), std::string::npos);
+  // The kind tabs, headings and filters are translated too.
+  const std::string board = get("/", "lang=ja").body;
+  EXPECT_NE(board.find(">実測</a>"), std::string::npos);
+  EXPECT_NE(board.find("<h1>リーダーボード</h1>"), std::string::npos);
+  EXPECT_NE(board.find(">絞り込む</button>"), std::string::npos);
 }
 
 }  // namespace
