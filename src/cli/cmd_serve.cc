@@ -1,5 +1,6 @@
 // `speedmatrix serve`: the results site and its JSON API, until SIGINT/SIGTERM.
 // `speedmatrix serve token create|revoke|list`: upload tokens, stored hashed.
+// `speedmatrix serve run list|hide|unhide|delete`: moderation of stored runs.
 #include <fmt/format.h>
 #include <signal.h>
 
@@ -41,6 +42,13 @@ struct TokenFlags {
   std::string name;
   std::string id_or_name;
   std::string format = "text";
+};
+
+struct RunFlags {
+  std::string db = kDefaultDb;
+  std::string run_id;
+  std::string format = "text";
+  int64_t limit = 100;
 };
 
 int usage_error(const char* command, const std::string& message) {
@@ -193,11 +201,75 @@ int token_list(const TokenFlags& f) {
   return kExitOk;
 }
 
+// `serve run list`: every run, hidden ones too, newest first, with what moderation needs.
+int run_list(const RunFlags& f) {
+  auto store = open_db(f.db, 1, false);
+  if (!store) {
+    std::fprintf(stderr, "speedmatrix serve run list: %s\n", store.error().message.c_str());
+    return kExitFailure;
+  }
+  store::RunFilter filter;
+  filter.include_hidden = true;
+  auto page = (*store)->list_runs(filter, store::RunOrder::Newest, {.limit = f.limit});
+  if (!page) {
+    std::fprintf(stderr, "speedmatrix serve run list: %s\n", page.error().message.c_str());
+    return kExitFailure;
+  }
+  if (f.format == "json") {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : page->runs)
+      out.push_back({{"run_id", r.run_id}, {"kind", r.kind}, {"hidden", r.hidden}, {"implausible", r.implausible},
+                     {"synthetic_model", r.synthetic_model}, {"gpu", r.gpu}, {"model", r.model}, {"engine", r.engine},
+                     {"token_id", r.token_id}, {"uploaded_at", r.uploaded_at}});
+    std::printf("%s\n", out.dump(2).c_str());
+    return kExitOk;
+  }
+  std::printf("%-40s %-9s %-7s %-24s %-28s %s\n", "RUN", "KIND", "STATE", "UPLOADED", "HARDWARE", "MODEL");
+  for (const auto& r : page->runs) {
+    const char* state = r.hidden ? "hidden" : !r.implausible.empty() ? "implaus" : r.synthetic_model ? "synth" : "shown";
+    std::printf("%-40s %-9s %-7s %-24s %-28s %s\n", r.run_id.c_str(), r.kind.c_str(), state, r.uploaded_at.c_str(),
+                r.gpu.c_str(), r.model.c_str());
+  }
+  if (page->total > static_cast<int64_t>(page->runs.size()))
+    std::fprintf(stderr, "speedmatrix serve run list: %lld of %lld runs shown (--limit)\n",
+                 static_cast<long long>(page->runs.size()), static_cast<long long>(page->total));
+  return kExitOk;
+}
+
+// `serve run hide|unhide|delete ID`.
+int run_moderate(const RunFlags& f, const std::string& verb) {
+  const std::string command = "serve run " + verb;
+  auto store = open_db(f.db, 1, false);
+  if (!store) {
+    std::fprintf(stderr, "speedmatrix %s: %s\n", command.c_str(), store.error().message.c_str());
+    return kExitFailure;
+  }
+  auto exists = (*store)->get_run_summary(f.run_id);
+  if (!exists) {
+    std::fprintf(stderr, "speedmatrix %s: %s\n", command.c_str(), exists.error().message.c_str());
+    return kExitFailure;
+  }
+  if (!*exists) {
+    std::fprintf(stderr, "speedmatrix %s: no run with id '%s'\n", command.c_str(), f.run_id.c_str());
+    return kExitFailure;
+  }
+  auto n = verb == "delete" ? (*store)->delete_run(f.run_id) : (*store)->set_hidden(f.run_id, verb == "hide");
+  if (!n) {
+    std::fprintf(stderr, "speedmatrix %s: %s\n", command.c_str(), n.error().message.c_str());
+    return kExitFailure;
+  }
+  const char* done = verb == "delete" ? "deleted" : verb == "hide" ? "hidden" : "shown again";
+  if (*n == 0) std::fprintf(stderr, "speedmatrix %s: run %s was already %s\n", command.c_str(), f.run_id.c_str(), done);
+  else std::fprintf(stderr, "speedmatrix %s: run %s %s\n", command.c_str(), f.run_id.c_str(), done);
+  return kExitOk;
+}
+
 }  // namespace
 
 void add_serve_command(CLI::App& app, Action& action) {
   auto flags = std::make_shared<ServeFlags>();
   auto token_flags = std::make_shared<TokenFlags>();
+  auto run_flags = std::make_shared<RunFlags>();
   CLI::App* cmd = app.add_subcommand("serve", "Run the results site: leaderboard, runs, hardware, models, calculator, JSON API");
   cmd->footer(
       "--db takes sqlite:PATH (one file, WAL; the default) or postgresql://USER@HOST:PORT/DATABASE.\n"
@@ -207,6 +279,7 @@ void add_serve_command(CLI::App& app, Action& action) {
       "  speedmatrix serve token create --db sqlite:results.db --name lab-3090\n"
       "  speedmatrix serve token list --db sqlite:results.db\n"
       "  speedmatrix serve token revoke --db sqlite:results.db lab-3090\n"
+      "  speedmatrix serve run hide --db sqlite:results.db RUN_ID   (also: run list, run unhide, run delete)\n"
       "Docs: docs/site.md; the API is described at /api/v1/openapi.json.");
   cmd->add_option("--db", flags->db, "Store: sqlite:PATH or postgresql://...")->capture_default_str();
   cmd->add_option("--listen", flags->listen, "HOST:PORT to listen on (port 0 = any free port)")->capture_default_str();
@@ -239,8 +312,26 @@ void add_serve_command(CLI::App& app, Action& action) {
   create->callback([token_flags, &action] { action = [token_flags] { return token_create(*token_flags); }; });
   revoke->callback([token_flags, &action] { action = [token_flags] { return token_revoke(*token_flags); }; });
   list->callback([token_flags, &action] { action = [token_flags] { return token_list(*token_flags); }; });
-  cmd->callback([flags, token, &action] {
-    if (token->parsed()) return;  // a token subcommand set the action
+  CLI::App* run = cmd->add_subcommand("run", "Moderate stored runs: list them, hide, show again or delete one");
+  run->require_subcommand(1);
+  CLI::App* run_list_cmd = run->add_subcommand("list", "List runs, hidden ones too, newest first");
+  run_list_cmd->add_option("--db", run_flags->db, "Store: sqlite:PATH or postgresql://...")->capture_default_str();
+  run_list_cmd->add_option("--format", run_flags->format, "'text' or 'json'")->capture_default_str();
+  run_list_cmd->add_option("--limit", run_flags->limit, "At most this many runs")->capture_default_str();
+  run_list_cmd->callback([run_flags, &action] { action = [run_flags] { return run_list(*run_flags); }; });
+  for (const char* verb : {"hide", "unhide", "delete"}) {
+    const char* what = std::string_view(verb) == "hide"     ? "Hide a run: out of every page and API listing, kept in the store"
+                       : std::string_view(verb) == "unhide" ? "Show a hidden run again"
+                                                            : "Delete a run for good";
+    CLI::App* sub = run->add_subcommand(verb, what);
+    sub->add_option("--db", run_flags->db, "Store: sqlite:PATH or postgresql://...")->capture_default_str();
+    sub->add_option("run_id", run_flags->run_id, "The run's id")->required();
+    sub->callback([run_flags, &action, v = std::string(verb)] {
+      action = [run_flags, v] { return run_moderate(*run_flags, v); };
+    });
+  }
+  cmd->callback([flags, token, run, &action] {
+    if (token->parsed() || run->parsed()) return;  // a subcommand set the action
     action = [flags] { return serve(*flags); };
   });
 }

@@ -1,12 +1,20 @@
 # Embeds the results site's data files into speedmatrix_lib as string constants, like
 # cmake/embed_data.cmake does for the calculator: data/site/*.json (the OpenAPI description and
 # the site's own upload rules) and the project's result schema, docs/result-schema.json, which
-# every upload is validated against. Included from the top-level CMakeLists.txt after
+# every upload is validated against, and the calibration corpus data/measurements/
+# (measurements.csv and sources.csv).
+# Included from the top-level CMakeLists.txt after
 # add_library(speedmatrix_lib ...).
 file(GLOB _sm_site_files CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/data/site/*.json)
 if(EXISTS ${CMAKE_SOURCE_DIR}/docs/result-schema.json)
   list(APPEND _sm_site_files ${CMAKE_SOURCE_DIR}/docs/result-schema.json)
 endif()
+# The calibration corpus, shown beside the calculator's predictions (/calc, "Evidence").
+foreach(_sm_corpus measurements.csv sources.csv)
+  if(EXISTS ${CMAKE_SOURCE_DIR}/data/measurements/${_sm_corpus})
+    list(APPEND _sm_site_files ${CMAKE_SOURCE_DIR}/data/measurements/${_sm_corpus})
+  endif()
+endforeach()
 list(SORT _sm_site_files)
 set(_sm_site_source ${CMAKE_BINARY_DIR}/generated/site/site_data.cc)
 set(_sm_site_delimiter "sm_site_json")

@@ -31,13 +31,27 @@ std::string_view order_name(store::RunOrder order) {
   return "newest";
 }
 
-Result<ListingQuery> parse_listing_query(const QueryParams& q, store::RunOrder default_order, int64_t default_limit) {
+Result<ListingQuery> parse_listing_query(const QueryParams& q, store::RunOrder default_order, int64_t default_limit,
+                                         std::string_view default_kind) {
   ListingQuery out;
   out.filter.gpu = q.get("gpu");
   out.filter.model = q.get("model");
   out.filter.engine = q.get("engine");
   out.filter.quantization = q.has("quantization") ? q.get("quantization") : q.get("quant");
-  out.filter.kind = q.get("kind");
+  out.kind_param = q.has("kind") ? q.get("kind") : std::string();
+  const std::string kind = q.has("kind") ? q.get("kind") : std::string(default_kind);
+  if (!kind.empty() && kind != "all") {
+    bool known = false;
+    for (std::string_view k : kKinds) known = known || kind == k;
+    if (!known)
+      return fail(ErrorCode::InvalidArgument, fmt::format("kind: '{}' is not one of measured, predicted, simulated, all", kind));
+    out.filter.kind = kind;
+  }
+  if (q.has("kind") && q.get("kind").empty()) out.kind_param = "all";
+  const std::string flagged = q.get("flagged");
+  if (!flagged.empty() && flagged != "include" && flagged != "exclude")
+    return fail(ErrorCode::InvalidArgument, fmt::format("flagged: '{}' is not include or exclude", flagged));
+  out.include_flagged = flagged == "include";
   out.order = default_order;
   std::string sort = q.has("sort") ? q.get("sort") : q.get("metric");
   if (!sort.empty()) {
@@ -65,6 +79,16 @@ Result<ListingQuery> parse_listing_query(const QueryParams& q, store::RunOrder d
 void make_ranking(ListingQuery& q) {
   q.filter.known_hardware_only = true;  // a run on unknown hardware is credited to nothing: no rank
   q.filter.with_tokens_per_joule_only = q.order == store::RunOrder::TokensPerJoule;
+  q.filter.unflagged_only = !q.include_flagged;
+}
+
+std::vector<std::pair<std::string, std::string>> listing_params(const ListingQuery& q) {
+  return {{"gpu", q.filter.gpu},
+          {"model", q.filter.model},
+          {"engine", q.filter.engine},
+          {"quantization", q.filter.quantization},
+          {"kind", q.kind_param},
+          {"flagged", q.include_flagged ? "include" : ""}};
 }
 
 }  // namespace sm::site

@@ -3,6 +3,8 @@
 //   ?gpu=RTX%203090%2024GB&model=...&engine=vllm&quantization=...&kind=measured
 //   &sort=single_stream|best_total|prefill_32k|tokens_per_joule|newest&limit=50&offset=0
 #include <string>
+#include <utility>
+#include <vector>
 #include <string_view>
 
 #include "core/error.h"
@@ -15,17 +17,27 @@ struct ListingQuery {
   store::RunFilter filter;
   store::RunOrder order = store::RunOrder::Newest;
   store::PageRequest page;
+  std::string kind_param;        ///< `kind` as links repeat it: "measured", ..., "all" (any kind), "" (the default)
+  bool include_flagged = false;  ///< `flagged=include`: rankings keep implausible and synthetic-model runs
 };
 
-/// Reads the listing parameters; `default_order` applies when `sort` is absent. Errors name
-/// the parameter (a limit that is not a number, an unknown sort).
+/// The kinds of run, in the order their tabs are shown.
+inline constexpr std::string_view kKinds[] = {"measured", "predicted", "simulated"};
+
+/// Reads the listing parameters; `default_order` applies when `sort` is absent, `default_kind`
+/// when `kind` is ("all" or an empty `kind=` lists every kind). Errors name the parameter (a
+/// limit that is not a number, an unknown sort or kind).
 Result<ListingQuery> parse_listing_query(const QueryParams& query, store::RunOrder default_order,
-                                         int64_t default_limit = 50);
+                                         int64_t default_limit = 50, std::string_view default_kind = "");
 
 /// Makes a listing a ranking (the leaderboard, page and API): runs on unknown hardware are left
 /// out, and so, when ranked by tokens per joule, are runs without that figure of the server's
 /// GPUs (no GPU telemetry, or readings of the client's machine only): listed, never ranked.
+/// Flagged runs (implausible, synthetic model) are left out unless `flagged=include`.
 void make_ranking(ListingQuery& query);
+
+/// The filter parameters of a listing as links repeat them (kind as kind_param, flagged).
+std::vector<std::pair<std::string, std::string>> listing_params(const ListingQuery& query);
 
 /// The `sort` value of an order: "newest", "single_stream", "best_total", "prefill_32k",
 /// "tokens_per_joule".

@@ -3,6 +3,7 @@
 #include "core/units.h"
 #include "report/html_escape.h"
 #include "report/html_page.h"
+#include "site/ui_language.h"
 
 namespace sm::site {
 
@@ -54,19 +55,35 @@ section.telemetry-panel { border: 1px solid var(--line); border-radius: 10px; ba
 section.telemetry-panel h2 { font-size: 1.05rem; margin: 10px 0 6px; }
 section.telemetry-panel details summary { cursor: pointer; color: var(--muted); font-size: .9rem; margin: 6px 0; }
 .site-frame { margin-bottom: 8px; }
+.badge.measured { border-color: var(--good); color: var(--good); }
+.badge.predicted { border-color: var(--info-line); color: var(--info-line); }
+.badge.simulated { border-color: var(--warn-line); color: var(--warn-line); }
+.badge.implausible { border-color: var(--err-line); color: var(--err-line); }
+.badge.synthetic { border-color: var(--muted); color: var(--muted); border-style: dashed; }
+nav.tabs { display: flex; flex-wrap: wrap; gap: 4px; margin: 10px 0 0; border-bottom: 1px solid var(--line); }
+nav.tabs a { padding: 5px 14px; border: 1px solid transparent; border-bottom: none; border-radius: 8px 8px 0 0;
+  text-decoration: none; color: var(--muted); font-size: .92rem; font-weight: 600; }
+nav.tabs a.current { border-color: var(--line); background: var(--card); color: var(--fg); }
+nav.tabs a.measured.current { box-shadow: inset 0 3px 0 var(--good); }
+nav.tabs a.predicted.current { box-shadow: inset 0 3px 0 var(--info-line); }
+nav.tabs a.simulated.current { box-shadow: inset 0 3px 0 var(--warn-line); }
+nav.languages { display: flex; gap: 4px 10px; font-size: .85rem; margin-left: auto; align-items: baseline; }
+nav.languages span { color: var(--muted); }
+nav.languages a { color: var(--muted); text-decoration: none; }
+nav.languages a.current { color: var(--fg); font-weight: 600; }
 .site-frame form.panel { margin-top: 0; }
 )css";
 
-std::string_view nav_label(NavItem item) {
+std::string nav_label(NavItem item) {
   switch (item) {
-    case NavItem::Leaderboard: return "Leaderboard";
-    case NavItem::Runs: return "Matrix runs";
-    case NavItem::Hardware: return "Hardware";
-    case NavItem::Models: return "Models";
-    case NavItem::Compare: return "Compare";
-    case NavItem::Calculator: return "Decode calculator";
-    case NavItem::GettingStarted: return "Getting started";
-    case NavItem::ApiDocs: return "API docs";
+    case NavItem::Leaderboard: return ui_text("nav.leaderboard");
+    case NavItem::Runs: return ui_text("nav.runs");
+    case NavItem::Hardware: return ui_text("nav.hardware");
+    case NavItem::Models: return ui_text("nav.models");
+    case NavItem::Compare: return ui_text("nav.compare");
+    case NavItem::Calculator: return ui_text("nav.calculator");
+    case NavItem::GettingStarted: return ui_text("nav.getting_started");
+    case NavItem::ApiDocs: return ui_text("nav.api_docs");
     case NavItem::None: return "";
   }
   return "";
@@ -88,18 +105,26 @@ std::string_view nav_path(NavItem item) {
 }
 
 std::string site_header(NavItem active) {
-  std::string out = "<header class=\"site\">\n<a class=\"brand\" href=\"/\">speedmatrix <span>results</span></a>\n"
-                    "<nav class=\"site-nav\" aria-label=\"Site\">";
+  std::string out = "<header class=\"site\">\n<a class=\"brand\" href=\"/\">speedmatrix <span>" +
+                    esc(ui_text("brand.results")) + "</span></a>\n<nav class=\"site-nav\" aria-label=\"" +
+                    esc(ui_text("nav.label")) + "\">";
   for (NavItem item : {NavItem::Leaderboard, NavItem::Runs, NavItem::Hardware, NavItem::Models, NavItem::Compare,
                        NavItem::Calculator, NavItem::GettingStarted, NavItem::ApiDocs}) {
     out += "<a href=\"";
     out += nav_path(item);
     out += item == active ? "\" class=\"active\" aria-current=\"page\">" : "\">";
-    out += nav_label(item);
+    out += esc(nav_label(item));
     out += "</a>";
   }
-  out += "</nav>\n</header>\n";
+  out += "</nav>\n" + language_menu_html() + "\n</header>\n";
   return out;
+}
+
+// The report's document says lang="en"; the site's pages say the language they are in.
+void set_document_language(std::string& doc) {
+  const std::string_view english = "<html lang=\"en\">";
+  if (size_t at = doc.find(english); at != std::string::npos)
+    doc.replace(at, english.size(), "<html lang=\"" + esc(ui_language()) + "\">");
 }
 
 }  // namespace
@@ -109,9 +134,10 @@ std::string esc(std::string_view text) { return report::html_escape(text); }
 std::string site_page(std::string_view title, NavItem active, std::string_view body_html) {
   std::string body = site_header(active);
   body += body_html;
-  body += "<footer>speedmatrix results site · every computer, one endpoint · "
-          "<a href=\"/api/v1/openapi.json\">OpenAPI</a></footer>\n";
-  return report::html_document(std::string(title) + " · speedmatrix", body, kSiteStyle);
+  body += "<footer>" + esc(ui_text("footer.tagline")) + " · <a href=\"/api/v1/openapi.json\">OpenAPI</a></footer>\n";
+  std::string doc = report::html_document(std::string(title) + " · speedmatrix", body, kSiteStyle);
+  set_document_language(doc);
+  return doc;
 }
 
 std::string frame_report(std::string doc, NavItem active, std::string_view top_html) {
@@ -119,6 +145,7 @@ std::string frame_report(std::string doc, NavItem active, std::string_view top_h
   const std::string_view kPageOpen = "<div class=\"page\">\n";
   std::string top = "<div class=\"site-frame\">\n" + site_header(active) + std::string(top_html) + "</div>\n";
   if (size_t page = doc.find(kPageOpen); page != std::string::npos) doc.insert(page + kPageOpen.size(), top);
+  set_document_language(doc);
   return doc;
 }
 

@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <exception>
+#include <random>
 
 #include "site/site_data.h"
+#include "site/query_string.h"
 #include "site/site_json.h"
 #include "site/upload_token.h"
 
@@ -22,8 +25,10 @@ std::string_view reason_phrase(int status) {
     case 409: return "Conflict";
     case 411: return "Length Required";
     case 413: return "Payload Too Large";
+    case 414: return "URI Too Long";
     case 415: return "Unsupported Media Type";
     case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
     case 503: return "Service Unavailable";
     default: return "Unknown";
@@ -41,12 +46,22 @@ Result<std::unique_ptr<Site>> Site::create(store::ResultStore& store, SiteConfig
   if (!rules) return std::unexpected(rules.error());
   auto catalog = calc::Catalog::builtin();
   if (!catalog) return std::unexpected(catalog.error());
-  return std::unique_ptr<Site>(
-      new Site(store, std::move(config), clock, std::move(*schema), std::move(*rules), std::move(*catalog)));
+  auto messages = MessageCatalogs::load_embedded();
+  if (!messages) return fail(ErrorCode::Internal, "the embedded message catalogs are broken: " + messages.error().message);
+  std::unique_ptr<Site> site(new Site(store, std::move(config), clock, std::move(*schema), std::move(*rules),
+                                      std::move(*catalog), std::move(*messages)));
+  // The calibration corpus, the evidence beside a prediction; a build without it shows none.
+  if (auto csv = site_data_file("measurements.csv")) {
+    auto rows = calc::parse_corpus_csv(*csv);
+    if (!rows) return fail(ErrorCode::Internal, "the embedded calibration corpus is unreadable: " + rows.error().message);
+    site->corpus_ = calc::map_corpus(*rows, site->catalog_);
+  }
+  if (auto csv = site_data_file("sources.csv")) site->corpus_sources_ = parse_corpus_sources(*csv);
+  return site;
 }
 
 Site::Site(store::ResultStore& store, SiteConfig config, const Clock& clock, JsonSchema schema, JsonSchema rules,
-           calc::Catalog catalog)
+           calc::Catalog catalog, MessageCatalogs messages)
     : store_(store),
       config_(std::move(config)),
       clock_(clock),
@@ -54,7 +69,74 @@ Site::Site(store::ResultStore& store, SiteConfig config, const Clock& clock, Jso
       rules_(std::move(rules)),
       catalog_(std::move(catalog)),
       upload_limiter_(clock, config_.upload_rate_per_min, config_.upload_burst),
-      calc_limiter_(clock, config_.calc_rate_per_min) {}
+      calc_limiter_(clock, config_.calc_rate_per_min),
+      messages_(std::move(messages)),
+      request_id_seed_(std::random_device{}()) {}
+
+std::string Site::next_request_id() {
+  const uint64_t n = request_counter_.fetch_add(1, std::memory_order_relaxed);
+  return fmt::format("{:08x}{:08x}", static_cast<uint32_t>(request_id_seed_), static_cast<uint32_t>(n));
+}
+
+void Site::log(const std::string& line) const {
+  if (config_.log_line) return config_.log_line(line);
+  std::fputs((line + "\n").c_str(), stderr);  // one write per line, so threads do not interleave within one
+}
+
+namespace {
+
+// A value for a log line: quoted, quotes and control characters escaped, at most 300 bytes.
+std::string log_quote(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text.substr(0, 300)) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20) out += ' ';
+    else out += c;
+  }
+  if (text.size() > 300) out += "...";
+  return out + "\"";
+}
+
+std::string_view method_name(HttpMethod m) {
+  switch (m) {
+    case HttpMethod::Get: return "GET";
+    case HttpMethod::Head: return "HEAD";
+    case HttpMethod::Post: return "POST";
+    case HttpMethod::Other: break;
+  }
+  return "OTHER";
+}
+
+}  // namespace
+
+SiteResponse Site::finish(const SiteRequest& request, SiteResponse r, std::string id) {
+  if (id.empty()) id = request.request_id.empty() ? next_request_id() : request.request_id;
+  const bool refused_upload = is_upload(request) && r.status >= 400;
+  if (r.status >= 500 || refused_upload) {
+    std::string reason = r.log_reason.empty() ? std::string(reason_phrase(r.status)) : r.log_reason;
+    log(fmt::format("speedmatrix serve: request_id={} route={} status={} reason={}", id,
+                    log_quote(std::string(method_name(request.method)) + " " + request.path), r.status,
+                    log_quote(reason)));
+  }
+  if (r.status >= 500) {
+    // What failed (a store error, an exception) may name files or internals: the log has it.
+    const std::string message = fmt::format(
+        "the site could not answer this request{}; its log names it as request {}",
+        r.status == 503 ? " (the store is unavailable)" : "", id);
+    if (r.content_type.starts_with("text/html")) {
+      SiteResponse page = page_error(r.status, message);
+      page.headers = std::move(r.headers);
+      r = std::move(page);
+    } else {
+      std::vector<std::pair<std::string, std::string>> headers = std::move(r.headers);
+      r = error_response(r.status, r.status == 503 ? "unavailable" : "internal", message);
+      r.headers = std::move(headers);
+    }
+  }
+  r.log_reason.clear();
+  r.headers.emplace_back("X-Request-Id", id);
+  return r;
+}
 
 bool Site::is_upload(const SiteRequest& head) {
   return head.method == HttpMethod::Post && (head.path == "/api/v1/runs" || head.path == "/api/v1/runs/");
@@ -95,22 +177,30 @@ std::optional<SiteResponse> Site::authorize(SiteRequest& request) {
 }
 
 std::optional<SiteResponse> Site::precheck_upload(SiteRequest& head, std::optional<uint64_t> content_length) {
-  if (auto rejected = authorize(head)) return rejected;
+  if (head.request_id.empty()) head.request_id = next_request_id();
+  if (auto rejected = authorize(head)) return finish(head, std::move(*rejected));
   if (content_length && *content_length > static_cast<uint64_t>(config_.max_upload_bytes))
-    return error_response(413, "too_large",
-                          fmt::format("the body is {} bytes; this site accepts at most {}", *content_length,
-                                      config_.max_upload_bytes));
+    return finish(head, error_response(413, "too_large",
+                                       fmt::format("the body is {} bytes; this site accepts at most {}", *content_length,
+                                                   config_.max_upload_bytes)));
   return std::nullopt;
 }
 
 SiteResponse Site::handle_oversize(const SiteRequest& head) {
-  return error_response(413, "too_large",
-                        fmt::format("the body is larger than the {} bytes this route accepts", body_limit(head)));
+  return finish(head, error_response(413, "too_large",
+                                     fmt::format("the body is larger than the {} bytes this route accepts", body_limit(head))));
 }
 
 SiteResponse Site::handle(const SiteRequest& request) {
+  const std::string id = request.request_id.empty() ? next_request_id() : request.request_id;
+  // The page language: ?lang= (remembered in a cookie), the cookie, Accept-Language, English.
+  const QueryParams query(request.query);
+  const std::string lang = messages_.choose(query.get("lang"), request.cookie, request.accept_language);
+  const UiLanguageScope language(messages_, lang, request.path, request.query);
   try {
-    SiteResponse r = route(request);
+    SiteResponse r = finish(request, route(request), id);
+    if (query.has("lang") && messages_.has(query.get("lang")))
+      r.headers.emplace_back("Set-Cookie", "sm_lang=" + lang + "; Path=/; Max-Age=31536000; SameSite=Lax");
     r.headers.emplace_back("X-Content-Type-Options", "nosniff");
     if (r.content_type.starts_with("text/html")) {
       // No script runs on any page; a value that escaped escaping still could not execute.
@@ -118,10 +208,12 @@ SiteResponse Site::handle(const SiteRequest& request) {
                              "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; "
                              "base-uri 'none'; frame-ancestors 'none'");
       r.headers.emplace_back("Referrer-Policy", "no-referrer");
+      r.headers.emplace_back("Content-Language", lang);
+      r.headers.emplace_back("Vary", "Accept-Language, Cookie");
     }
     return r;
   } catch (const std::exception& e) {
-    return error_response(500, "internal", e.what());
+    return finish(request, error_response(500, "internal", e.what()), id);
   }
 }
 
@@ -148,8 +240,8 @@ SiteResponse Site::route(const SiteRequest& request) {
     if (!get) return not_allowed("GET");
     if (p.starts_with("/api/v1/runs/")) return api_get_run(p.substr(13));
     if (p == "/api/v1/leaderboard") return api_leaderboard(request);
-    if (p == "/api/v1/hardware") return api_hardware();
-    if (p == "/api/v1/models") return api_models();
+    if (p == "/api/v1/hardware") return api_hardware(request);
+    if (p == "/api/v1/models") return api_models(request);
     if (p == "/api/v1/health") return api_health();
     if (p == "/api/v1/openapi.json" || p == "/api/v1/schema/result.json") {
       auto file = site_data_file(p == "/api/v1/openapi.json" ? "openapi.json" : "result-schema.json");
@@ -165,7 +257,7 @@ SiteResponse Site::route(const SiteRequest& request) {
   if (!get) return not_allowed("GET");
   if (p == "/" || p == "/leaderboard") return page_leaderboard(request);
   if (p == "/runs" || p == "/runs/") return page_runs(request);
-  if (p.starts_with("/runs/")) return page_run(p.substr(6));
+  if (p.starts_with("/runs/")) return page_run(p.substr(6), request);
   if (p == "/hardware") return page_hardware(request);
   if (p == "/models") return page_models(request);
   if (p == "/compare") return page_compare(request);

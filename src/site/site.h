@@ -8,17 +8,23 @@
 //
 // Thread safety: handle() and precheck_upload() may run on many threads at once; the store,
 // the rate limiters and the immutable catalog and schema are all safe to share.
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "calc/catalog.h"
+#include "calc/corpus.h"
+#include "site/calc_evidence.h"
+#include "site/calc_input.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "site/json_schema.h"
 #include "site/rate_limiter.h"
 #include "site/site_http.h"
+#include "site/ui_language.h"
 #include "store/result_store.h"
 
 namespace sm::site {
@@ -30,6 +36,8 @@ struct SiteConfig {
   double upload_burst = 0;                      ///< bucket size; 0: one minute's worth
   double calc_rate_per_min = 60;                ///< calculations a minute per client address (≤ 0: unlimited)
   std::string public_url;                       ///< base URL the Getting started page shows; empty: from Host
+  /// Where the site writes its log lines (one per 5xx and per refused upload); empty: stderr.
+  std::function<void(const std::string& line)> log_line;
 };
 
 /// Largest body of any request but an upload (e.g. POST /api/v1/calc).
@@ -42,7 +50,8 @@ class Site {
   static Result<std::unique_ptr<Site>> create(store::ResultStore& store, SiteConfig config,
                                               const Clock& clock = SteadyClock::instance());
 
-  /// Answers one request. Never throws; store failures become 500/503 responses.
+  /// Answers one request. Never throws; store failures become 500/503 responses whose body
+  /// names only the request id (the reason goes to the log).
   SiteResponse handle(const SiteRequest& request);
 
   /// True for the one route that takes large bodies and a token: POST /api/v1/runs.
@@ -63,23 +72,28 @@ class Site {
 
  private:
   Site(store::ResultStore& store, SiteConfig config, const Clock& clock, JsonSchema schema, JsonSchema rules,
-       calc::Catalog catalog);
+       calc::Catalog catalog, MessageCatalogs messages);
 
   SiteResponse route(const SiteRequest& request);
+  /// Adds the common headers and the request id, replaces a 5xx body by a generic one, and logs
+  /// 5xx answers and refused uploads.
+  SiteResponse finish(const SiteRequest& request, SiteResponse response, std::string id = "");
+  void log(const std::string& line) const;
+  std::string next_request_id();
   // API (site_api.cc)
   SiteResponse api_post_run(SiteRequest& request);
   SiteResponse api_list_runs(const SiteRequest& request);
   SiteResponse api_get_run(const std::string& run_id);
   SiteResponse api_leaderboard(const SiteRequest& request);
-  SiteResponse api_hardware();
-  SiteResponse api_models();
+  SiteResponse api_hardware(const SiteRequest& request);
+  SiteResponse api_models(const SiteRequest& request);
   SiteResponse api_calc(const SiteRequest& request);
   SiteResponse api_health();
   std::optional<SiteResponse> authorize(SiteRequest& request);
   // Pages (site_pages.cc)
   SiteResponse page_leaderboard(const SiteRequest& request);
   SiteResponse page_runs(const SiteRequest& request);
-  SiteResponse page_run(const std::string& run_id);
+  SiteResponse page_run(const std::string& run_id, const SiteRequest& request);
   SiteResponse page_hardware(const SiteRequest& request);
   SiteResponse page_models(const SiteRequest& request);
   SiteResponse page_compare(const SiteRequest& request);
@@ -96,6 +110,11 @@ class Site {
   calc::Catalog catalog_;
   RateLimiter upload_limiter_;
   RateLimiter calc_limiter_;
+  std::vector<calc::CorpusCase> corpus_;  ///< data/measurements/measurements.csv mapped to the catalog
+  std::vector<std::pair<std::string, CorpusSource>> corpus_sources_;  ///< data/measurements/sources.csv
+  MessageCatalogs messages_;  ///< data/site/messages-LANG.json: the page frame's text per language
+  uint64_t request_id_seed_ = 0;
+  std::atomic<uint64_t> request_counter_{0};
 };
 
 }  // namespace sm::site

@@ -2,11 +2,14 @@
 #include <fmt/format.h>
 
 #include "result/result_json.h"
+#include "core/clock.h"
 #include "site/calc_input.h"
+#include "site/catalog_match.h"
 #include "site/listing_query.h"
 #include "site/site.h"
 #include "site/site_json.h"
 #include "site/timestamps.h"
+#include "site/upload_checks.h"
 #include "site/upload_token.h"
 #include "store/migrations.h"
 #include "store/run_summary.h"
@@ -50,6 +53,7 @@ std::string parse_error_text(const std::string& what) {
   return what;
 }
 
+// The message goes to the log only (Site::finish answers 503 with the request id).
 SiteResponse store_error(const Error& e) { return error_response(503, "store_unavailable", e.message); }
 
 Result<json> parse_body(std::string_view body) {
@@ -75,13 +79,14 @@ json page_json(const store::RunPage& page, const ListingQuery& q, std::string_vi
   }
   json next = nullptr;
   if (q.page.offset + static_cast<int64_t>(page.runs.size()) < page.total) {
-    std::vector<std::pair<std::string, std::string>> params = {
-        {"gpu", q.filter.gpu},         {"model", q.filter.model}, {"engine", q.filter.engine},
-        {"quantization", q.filter.quantization}, {"kind", q.filter.kind}, {"sort", std::string(order_name(q.order))},
-        {"limit", std::to_string(q.page.limit)}, {"offset", std::to_string(q.page.offset + q.page.limit)}};
+    auto params = listing_params(q);
+    params.emplace_back("sort", std::string(order_name(q.order)));
+    params.emplace_back("limit", std::to_string(q.page.limit));
+    params.emplace_back("offset", std::to_string(q.page.offset + q.page.limit));
     next = std::string(path) + build_query(params);
   }
   return {{"runs", runs},
+          {"kind", q.filter.kind.empty() ? "all" : q.filter.kind},
           {"total", page.total},
           {"limit", q.page.limit},
           {"offset", q.page.offset},
@@ -105,30 +110,57 @@ SiteResponse Site::api_post_run(SiteRequest& request) {
     return error_response(400, "schema_violation", "upload rules: " + ok.error().message);
   auto result = result_from_json(*document);
   if (!result) return error_response(400, "invalid_result", result.error().message);
+  const int64_t now_ms = wall_clock_unix_ms();
+  if (auto ok = check_upload_numbers(*result, now_ms); !ok)
+    return error_response(400, "invalid_numbers", ok.error().message);
 
   store::RunRecord record;
   record.summary = store::summarize_run(*result);
-  record.summary.uploaded_at = iso8601_utc_ms(wall_clock_unix_ms());
+  record.summary.uploaded_at = iso8601_utc_ms(now_ms);
   record.summary.token_id = request.token->token_id;
+  const CatalogMatch match = match_run(*result, catalog_);
+  set_calc_columns(record.summary, match);
+  // Only a measurement claims what the hardware did; a prediction or a simulation does not.
+  if (record.summary.kind == "measured") record.summary.implausible = implausible_reason(*result, match, catalog_);
+  record.summary.synthetic_model = is_synthetic_model(*result, *document);
   // Canonical text (keys sorted, no spaces): a retry with other whitespace is the same run.
   record.result_json = document->dump();
   record.content_sha256 = sha256_hex(record.result_json);
+  record.measurements_sha256 = measurements_sha256(*document);
   auto put = store_.put_run(record);
   if (!put) return store_error(put.error());
 
-  const std::string page = run_page_path(result->run_id);
-  json body = {{"run_id", result->run_id}, {"url", page}, {"api_url", "/api/v1/runs/" + percent_encode(result->run_id)}};
+  std::string stored_id = result->run_id;
   int status = 201;
+  std::string status_text = "created";
   switch (*put) {
-    case store::PutStatus::Created: body["status"] = "created"; break;
+    case store::PutStatus::Created: break;
     case store::PutStatus::Existing:
-      body["status"] = "exists";
+      status_text = "exists";
       status = 200;
       break;
+    case store::PutStatus::Duplicate: {
+      // The same measurements under another id: the original answers for them.
+      auto original = store_.find_run_by_measurements(record.measurements_sha256);
+      if (!original) return store_error(original.error());
+      if (!*original) return store_error(Error{ErrorCode::Internal, "duplicate run vanished before it was named"});
+      stored_id = **original;
+      status_text = "exists";
+      status = 200;
+      break;
+    }
     case store::PutStatus::Conflict:
       return error_response(409, "conflict",
                             fmt::format("a different run with id '{}' is already stored; a run id names one run", result->run_id));
   }
+  const std::string page = run_page_path(stored_id);
+  json body = {{"run_id", stored_id}, {"url", page}, {"api_url", "/api/v1/runs/" + percent_encode(stored_id)},
+               {"status", status_text}};
+  if (stored_id != result->run_id) body["duplicate_of"] = stored_id, body["uploaded_run_id"] = result->run_id;
+  if (!record.summary.implausible.empty()) body["implausible"] = record.summary.implausible;
+  if (record.summary.synthetic_model) body["synthetic_model"] = true;
+  if (record.summary.flagged())
+    body["ranked"] = false;
   SiteResponse r = json_response(status, body);
   r.headers.emplace_back("Location", page);
   return r;
@@ -153,7 +185,8 @@ SiteResponse Site::api_get_run(const std::string& run_id) {
 }
 
 SiteResponse Site::api_leaderboard(const SiteRequest& request) {
-  auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::SingleStream);
+  // A ranking compares like with like: measured runs unless `kind` says otherwise.
+  auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::SingleStream, 50, "measured");
   if (!q) return error_response(400, "bad_parameter", q.error().message);
   make_ranking(*q);
   auto page = store_.list_runs(q->filter, q->order, q->page);
@@ -161,8 +194,21 @@ SiteResponse Site::api_leaderboard(const SiteRequest& request) {
   return json_response(200, page_json(*page, *q, "/api/v1/leaderboard"));
 }
 
-SiteResponse Site::api_hardware() {
-  auto groups = store_.hardware_summary();
+namespace {
+
+// `kind` of the group listings: one kind, or every kind ("all" or absent).
+Result<std::string> group_kind(const SiteRequest& request) {
+  auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::Newest);
+  if (!q) return std::unexpected(q.error());
+  return q->filter.kind;
+}
+
+}  // namespace
+
+SiteResponse Site::api_hardware(const SiteRequest& request) {
+  auto kind = group_kind(request);
+  if (!kind) return error_response(400, "bad_parameter", kind.error().message);
+  auto groups = store_.hardware_summary(*kind);
   if (!groups) return store_error(groups.error());
   json out = json::array();
   for (const auto& g : *groups) out.push_back(group_to_json(g, "models"));
@@ -171,8 +217,10 @@ SiteResponse Site::api_hardware() {
   return json_response(200, {{"hardware", out}, {"unknown_hardware_runs", *unknown}});
 }
 
-SiteResponse Site::api_models() {
-  auto groups = store_.model_summary();
+SiteResponse Site::api_models(const SiteRequest& request) {
+  auto kind = group_kind(request);
+  if (!kind) return error_response(400, "bad_parameter", kind.error().message);
+  auto groups = store_.model_summary(*kind);
   if (!groups) return store_error(groups.error());
   json out = json::array();
   for (const auto& g : *groups) out.push_back(group_to_json(g, "gpus"));
@@ -194,7 +242,12 @@ SiteResponse Site::api_calc(const SiteRequest& request) {
   if (!input) return error_response(400, "bad_parameter", input.error().message);
   auto result = run_calc(catalog_, *input);
   if (!result) return error_response(400, "bad_parameter", result.error().message);
-  return json_response(200, to_json(*result));
+  auto evidence = find_evidence(store_, corpus_, catalog_, *input);
+  if (!evidence) return store_error(evidence.error());
+  json out = to_json(*result);
+  // Beside the prediction, what was measured of the same setup (not part of a result.json).
+  out["evidence"] = evidence_json(*evidence, *result, corpus_sources_);
+  return json_response(200, out);
 }
 
 SiteResponse Site::api_health() {

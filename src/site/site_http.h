@@ -21,9 +21,12 @@ struct SiteRequest {
   std::string authorization;   ///< Authorization header value
   std::string content_type;    ///< Content-Type header value
   std::string host;            ///< Host header value (untrusted: escaped wherever shown)
+  std::string cookie;          ///< Cookie header value (the page language: sm_lang)
+  std::string accept_language; ///< Accept-Language header value
   std::string client;          ///< peer address, the key of per-client rate limits
   std::string body;            ///< request body (bounded by the server)
   std::optional<store::TokenInfo> token;  ///< set by the server when it authorised an upload already
+  std::string request_id;      ///< names the request in the log and the X-Request-Id header; made by the site when empty
 };
 
 struct SiteResponse {
@@ -31,6 +34,7 @@ struct SiteResponse {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  ///< extra headers, e.g. Retry-After
+  std::string log_reason;      ///< why it failed, for the log line only (never sent: it may hold store errors)
 };
 
 /// "Created", "Not Found", ... for a status code.

@@ -40,6 +40,9 @@ json summary_to_json(const store::RunSummary& s) {
           {"gpu_telemetry", s.gpu_telemetry},
           {"throttle_worst", s.throttle_worst},
           {"throttled_cells", opt(s.throttled_cells)},
+          {"implausible", s.implausible.empty() ? json(nullptr) : json(s.implausible)},
+          {"synthetic_model", s.synthetic_model},
+          {"ranked", !s.flagged()},
           {"url", run_page_path(s.run_id)},
           {"api_url", "/api/v1/runs/" + percent_encode(s.run_id)}};
 }
@@ -66,7 +69,9 @@ SiteResponse json_response(int status, const json& body) {
 }
 
 SiteResponse error_response(int status, std::string_view code, std::string_view message) {
-  return json_response(status, {{"error", {{"status", status}, {"code", code}, {"message", message}}}});
+  SiteResponse r = json_response(status, {{"error", {{"status", status}, {"code", code}, {"message", message}}}});
+  r.log_reason = std::string(code) + ": " + std::string(message);
+  return r;
 }
 
 std::string run_page_path(std::string_view run_id) { return "/runs/" + percent_encode(run_id); }

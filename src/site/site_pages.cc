@@ -3,20 +3,25 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 
 #include "calc/catalog.h"
 #include "core/units.h"
 #include "report/report.h"
 #include "result/result_json.h"
+#include "site/calc_evidence.h"
 #include "site/calc_input.h"
+#include "site/cell_pages.h"
 #include "site/listing_query.h"
 #include "site/page_layout.h"
+#include "site/run_marks.h"
 #include "site/run_telemetry_panel.h"
 #include "site/site.h"
 #include "site/site_data.h"
 #include "site/site_json.h"
 #include "site/telemetry_text.h"
 #include "site/timestamps.h"
+#include "site/ui_language.h"
 #include "store/run_summary.h"
 #include "store/run_telemetry.h"
 
@@ -36,16 +41,6 @@ SiteResponse html_response(int status, std::string body) {
   return r;
 }
 
-Params filter_params(const store::RunFilter& f) {
-  return {{"gpu", f.gpu}, {"model", f.model}, {"engine", f.engine}, {"quantization", f.quantization}, {"kind", f.kind}};
-}
-
-std::string kind_badge(const std::string& kind) {
-  if (kind.empty() || kind == "measured") return "";
-  std::string label = kind;
-  label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(label[0])));
-  return " <span class=\"badge " + esc(kind) + "\">" + esc(label) + "</span>";
-}
 
 std::string select_html(std::string_view name, std::string_view label, const std::vector<std::string>& values,
                         const std::string& current, std::string_view any_label = "All") {
@@ -64,23 +59,27 @@ std::string select_html(std::string_view name, std::string_view label, const std
 
 // The filter form of the leaderboard and the run list: a plain GET form, so a filtered view is
 // a URL that can be shared (and tested).
+// `kind_select`: a Kind menu (the run list); otherwise the kind is the tab's (kept in a hidden field).
 std::string filter_form(std::string_view action, const store::FilterValues& values, const ListingQuery& q,
-                        bool keep_sort) {
+                        bool keep_sort, bool kind_select = true) {
   std::string out = fmt::format("<form class=\"panel\" method=\"get\" action=\"{}\" role=\"search\">", action);
-  out += select_html("gpu", "Hardware", values.gpus, q.filter.gpu);
-  out += select_html("model", "Model", values.models, q.filter.model);
-  out += select_html("engine", "Engine", values.engines, q.filter.engine);
-  out += select_html("quantization", "Quantisation", values.quantizations, q.filter.quantization);
-  out += select_html("kind", "Kind", values.kinds, q.filter.kind);
+  const std::string all = esc(ui_text("filter.all"));
+  out += select_html("gpu", esc(ui_text("column.hardware")), values.gpus, q.filter.gpu, all);
+  out += select_html("model", esc(ui_text("column.model")), values.models, q.filter.model, all);
+  out += select_html("engine", esc(ui_text("column.engine")), values.engines, q.filter.engine, all);
+  out += select_html("quantization", esc(ui_text("column.quantisation")), values.quantizations, q.filter.quantization, all);
+  if (kind_select) out += select_html("kind", esc(ui_text("column.kind")), values.kinds, q.filter.kind, all);
+  else if (!q.kind_param.empty()) out += "<input type=\"hidden\" name=\"kind\" value=\"" + esc(q.kind_param) + "\">";
+  if (q.include_flagged) out += "<input type=\"hidden\" name=\"flagged\" value=\"include\">";
   if (keep_sort) out += "<input type=\"hidden\" name=\"sort\" value=\"" + esc(order_name(q.order)) + "\">";
-  out += fmt::format("<div class=\"actions\"><button type=\"submit\">Filter</button><a href=\"{}\">Reset</a></div></form>\n",
-                     action);
+  out += fmt::format("<div class=\"actions\"><button type=\"submit\">{}</button><a href=\"{}\">{}</a></div></form>\n",
+                     esc(ui_text("filter.apply")), action, esc(ui_text("filter.reset")));
   return out;
 }
 
 std::string sort_header(std::string_view action, const ListingQuery& q, store::RunOrder order, std::string_view title,
                         std::string_view sub) {
-  Params params = filter_params(q.filter);
+  Params params = listing_params(q);
   params.emplace_back("sort", std::string(order_name(order)));
   return fmt::format("<th><a href=\"{}{}\"{}>{}</a><span class=\"sub\">{}</span></th>", action,
                      esc(build_query(params)), q.order == order ? " class=\"sorted\"" : "", title, sub);
@@ -115,15 +114,21 @@ std::string throttle_cell(const store::RunSummary& s) {
 std::string runs_table(const std::vector<store::RunSummary>& runs, const ListingQuery& q, std::string_view action,
                        bool checkboxes) {
   std::string out = "<div class=\"scroll\">\n<table class=\"data board\" id=\"runs-table\">\n<thead><tr>";
-  if (checkboxes) out += "<th class=\"l\">Pick</th>";
-  out += "<th>#</th><th class=\"l\">Model</th><th class=\"l\">Hardware</th><th class=\"l\">Engine</th>"
-         "<th class=\"l\">Quantisation</th>";
-  out += sort_header(action, q, store::RunOrder::SingleStream, "Single-stream decode", "tok/s, 1 request");
-  out += sort_header(action, q, store::RunOrder::BestTotal, "Best aggregate decode", "total tok/s");
-  out += sort_header(action, q, store::RunOrder::Prefill32K, "Prefill at 32K", "prompt tok/s");
-  out += sort_header(action, q, store::RunOrder::TokensPerJoule, "Efficiency", "tokens per joule");
-  out += "<th class=\"l\">Throttling<span class=\"sub\">worst verdict</span></th>";
-  out += sort_header(action, q, store::RunOrder::Newest, "Uploaded", "UTC");
+  if (checkboxes) out += "<th class=\"l\">" + esc(ui_text("column.pick")) + "</th>";
+  out += "<th>#</th><th class=\"l\">" + esc(ui_text("column.model")) + "</th><th class=\"l\">" +
+         esc(ui_text("column.hardware")) + "</th><th class=\"l\">" + esc(ui_text("column.engine")) +
+         "</th><th class=\"l\">" + esc(ui_text("column.quantisation")) + "</th>";
+  out += sort_header(action, q, store::RunOrder::SingleStream, esc(ui_text("column.single_stream")),
+                     esc(ui_text("column.single_stream.sub")));
+  out += sort_header(action, q, store::RunOrder::BestTotal, esc(ui_text("column.best_total")),
+                     esc(ui_text("column.best_total.sub")));
+  out += sort_header(action, q, store::RunOrder::Prefill32K, esc(ui_text("column.prefill_32k")),
+                     esc(ui_text("column.prefill_32k.sub")));
+  out += sort_header(action, q, store::RunOrder::TokensPerJoule, esc(ui_text("column.efficiency")),
+                     esc(ui_text("column.efficiency.sub")));
+  out += "<th class=\"l\">" + esc(ui_text("column.throttling")) + "<span class=\"sub\">" +
+         esc(ui_text("column.throttling.sub")) + "</span></th>";
+  out += sort_header(action, q, store::RunOrder::Newest, esc(ui_text("column.uploaded")), "UTC");
   out += "</tr></thead>\n<tbody>\n";
   int64_t rank = q.page.offset;
   for (const auto& s : runs) {
@@ -133,7 +138,7 @@ std::string runs_table(const std::vector<store::RunSummary>& runs, const Listing
       out += "<td class=\"l\"><input type=\"checkbox\" name=\"run\" value=\"" + esc(s.run_id) + "\" aria-label=\"compare " +
              esc(s.model) + "\"></td>";
     out += fmt::format("<td class=\"rank\">{}</td>", ++rank);
-    out += "<td class=\"l\"><a href=\"" + esc(link) + "\">" + esc(s.model) + "</a>" + kind_badge(s.kind) + "</td>";
+    out += "<td class=\"l\"><a href=\"" + esc(link) + "\">" + esc(s.model) + "</a>" + run_badges(s) + "</td>";
     out += "<td class=\"l\">" + esc(s.gpu) + "</td>";
     out += "<td class=\"l\">" + esc(s.engine) + (s.engine_version.empty() ? "" : " " + esc(s.engine_version)) + "</td>";
     out += "<td class=\"l\">" + esc(s.quantization.empty() ? "—" : s.quantization) + "</td>";
@@ -153,16 +158,17 @@ std::string runs_table(const std::vector<store::RunSummary>& runs, const Listing
 std::string pager(std::string_view action, const ListingQuery& q, int64_t shown, int64_t total) {
   std::string out = "<div class=\"pager\">";
   if (total == 0) return out + "</div>\n";
-  out += fmt::format("<span>Runs {}–{} of {}</span>", q.page.offset + 1, q.page.offset + shown, total);
+  out += "<span>" + esc(fmt::format(fmt::runtime(ui_text("pager.runs")), q.page.offset + 1, q.page.offset + shown, total)) +
+         "</span>";
   auto link = [&](int64_t offset, std::string_view text) {
-    Params params = filter_params(q.filter);
+    Params params = listing_params(q);
     params.emplace_back("sort", std::string(order_name(q.order)));
     params.emplace_back("limit", std::to_string(q.page.limit));
     if (offset > 0) params.emplace_back("offset", std::to_string(offset));
     return fmt::format("<a href=\"{}{}\">{}</a>", action, esc(build_query(params)), text);
   };
-  if (q.page.offset > 0) out += link(std::max<int64_t>(0, q.page.offset - q.page.limit), "← Previous");
-  if (q.page.offset + shown < total) out += link(q.page.offset + q.page.limit, "Next →");
+  if (q.page.offset > 0) out += link(std::max<int64_t>(0, q.page.offset - q.page.limit), esc(ui_text("pager.previous")));
+  if (q.page.offset + shown < total) out += link(q.page.offset + q.page.limit, esc(ui_text("pager.next")));
   out += "</div>\n";
   return out;
 }
@@ -181,7 +187,7 @@ std::string unknown_hardware_note(int64_t runs) {
 }
 
 std::string group_table(const std::vector<store::GroupSummary>& groups, std::string_view param, std::string_view action,
-                        std::string_view name_title, std::string_view other_title) {
+                        std::string_view name_title, std::string_view other_title, const std::string& kind_param) {
   std::string out = "<div class=\"scroll\">\n<table class=\"data board\" id=\"groups-table\">\n<thead><tr>";
   out += fmt::format(
       "<th class=\"l\">{}</th><th>Runs</th><th>{}</th><th>Best single-stream decode<span class=\"sub\">tok/s</span></th>"
@@ -190,7 +196,7 @@ std::string group_table(const std::vector<store::GroupSummary>& groups, std::str
       "<th>Last upload<span class=\"sub\">UTC</span></th></tr></thead>\n<tbody>\n",
       name_title, other_title);
   for (const auto& g : groups) {
-    const std::string link = std::string(action) + build_query({{std::string(param), g.name}});
+    const std::string link = std::string(action) + build_query({{std::string(param), g.name}, {"kind", kind_param}});
     out += "<tr><td class=\"l\"><a href=\"" + esc(link) + "\">" + esc(g.name) + "</a></td>";
     out += fmt::format("<td>{}</td><td>{}</td>", g.runs, g.distinct_other);
     out += "<td class=\"metric\">" + rate_text(g.best_single_stream_tok_s) + "</td>";
@@ -229,11 +235,13 @@ std::string catalog_select(std::string_view name, std::string_view label, const 
 SiteResponse Site::page_error(int status, const std::string& message) {
   std::string body = fmt::format("<h1>{} {}</h1>\n<div class=\"error-box\">{}</div>\n<p><a href=\"/\">Back to the leaderboard</a></p>\n",
                                  status, reason_phrase(status), esc(message));
-  return html_response(status, site_page(fmt::format("{} {}", status, reason_phrase(status)), NavItem::None, body));
+  SiteResponse r = html_response(status, site_page(fmt::format("{} {}", status, reason_phrase(status)), NavItem::None, body));
+  r.log_reason = message;
+  return r;
 }
 
 SiteResponse Site::page_leaderboard(const SiteRequest& request) {
-  auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::SingleStream);
+  auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::SingleStream, 50, "measured");
   if (!q) return page_error(400, q.error().message);
   make_ranking(*q);
   auto values = store_.filter_values();
@@ -252,22 +260,35 @@ SiteResponse Site::page_leaderboard(const SiteRequest& request) {
     if (!listed) return page_error(503, listed.error().message);
     unranked = listed->total - page->total;
   }
+  // Flagged runs (implausible, synthetic model) are out of the ranking unless asked for: say how many.
+  int64_t flagged = 0;
+  if (q->filter.unflagged_only) {
+    store::RunFilter all = q->filter;
+    all.unflagged_only = false;
+    auto listed = store_.list_runs(all, q->order, {.limit = 1});
+    if (!listed) return page_error(503, listed.error().message);
+    flagged = listed->total - page->total;
+  }
   std::string body =
-      "<p class=\"eyebrow\">Every computer, one endpoint</p>\n<h1>Leaderboard</h1>\n"
+      "<p class=\"eyebrow\">Every computer, one endpoint</p>\n<h1>" + esc(ui_text("nav.leaderboard")) + "</h1>\n"
       "<p class=\"lede\">Every uploaded speed-test matrix, ranked. <strong>Single-stream decode</strong>: total tok/s of "
       "one request at the run's smallest context. <strong>Best aggregate decode</strong>: the highest total tok/s of any "
       "cell, with its context × simultaneous requests. <strong>Prefill at 32K</strong>: prompt tok/s of one cold "
       "32K-token request. <strong>Efficiency</strong>: the most output tokens per joule of GPU energy of any valid "
       "decode cell, read on the server's own GPUs. <strong>Throttling</strong>: the worst clocks verdict of the run's cells. Click a "
-      "column to rank by it.</p>\n";
-  body += filter_form("/", *values, *q, true);
+      "column to rank by it. Measured runs are ranked by default; predictions and simulations have their own tabs.</p>\n";
+  body += kind_tabs("/", *q);
+  body += filter_form("/", *values, *q, true, false);
   if (page->runs.empty()) {
     const bool unfiltered = q->filter.gpu.empty() && q->filter.model.empty() && q->filter.engine.empty() &&
-                            q->filter.quantization.empty() && q->filter.kind.empty();
+                            q->filter.quantization.empty();
+    const std::string none_of_kind =
+        q->filter.kind.empty() ? std::string("No runs yet.")
+                               : "No " + esc(q->filter.kind) + " run yet (the other kinds have their own tabs).";
     body += empty_box(unranked > 0 ? "No run here has a tokens-per-joule figure of the server's GPUs yet."
-                      : page->total == 0 && unfiltered
-                          ? "No runs yet. <a href=\"/getting-started\">Getting started</a> shows how to upload one."
-                          : "No run matches these filters.");
+                      : page->total == 0 && unfiltered && flagged == 0
+                          ? none_of_kind + " <a href=\"/getting-started\">Getting started</a> shows how to upload one."
+                          : std::string("No run matches these filters."));
   } else {
     body += runs_table(page->runs, *q, "/", false);
     body += pager("/", *q, static_cast<int64_t>(page->runs.size()), page->total);
@@ -277,6 +298,7 @@ SiteResponse Site::page_leaderboard(const SiteRequest& request) {
                         "server's GPUs (no GPU telemetry, or readings of the client's machine only) {} not ranked by "
                         "efficiency; the other orders list {}.</p>\n",
                         unranked, unranked == 1 ? "" : "s", unranked == 1 ? "is" : "are", unranked == 1 ? "it" : "them");
+  body += flagged_note("/", *q, flagged);
   if (*unknown > 0) body += unknown_hardware_note(*unknown);
   return html_response(200, site_page("Leaderboard", NavItem::Leaderboard, body));
 }
@@ -289,7 +311,7 @@ SiteResponse Site::page_runs(const SiteRequest& request) {
   auto page = store_.list_runs(q->filter, q->order, q->page);
   if (!page) return page_error(503, page.error().message);
   std::string body =
-      "<h1>Matrix runs</h1>\n<p class=\"lede\">Every uploaded run, newest first. Open one for its full report, or pick "
+      "<h1>" + esc(ui_text("nav.runs")) + "</h1>\n<p class=\"lede\">Every uploaded run, newest first. Open one for its full report, or pick "
       "two or more and compare them cell by cell.</p>\n";
   body += filter_form("/runs", *values, *q, true);
   if (page->runs.empty()) {
@@ -297,16 +319,44 @@ SiteResponse Site::page_runs(const SiteRequest& request) {
   } else {
     body += "<form method=\"get\" action=\"/compare\" id=\"compare-form\">\n";
     body += runs_table(page->runs, *q, "/runs", true);
-    body += "<div class=\"pager\"><button type=\"submit\">Compare selected</button></div>\n</form>\n";
+    body += "<div class=\"pager\"><button type=\"submit\">" + esc(ui_text("compare.selected")) + "</button></div>\n</form>\n";
     body += pager("/runs", *q, static_cast<int64_t>(page->runs.size()), page->total);
   }
   return html_response(200, site_page("Matrix runs", NavItem::Runs, body));
 }
 
-SiteResponse Site::page_run(const std::string& run_id) {
+namespace {
+
+// The `cells` page asked for (1-based), clamped to [1, pages]; an unreadable value is page 1.
+int64_t cells_page(const QueryParams& params, int64_t pages) {
+  const std::string text = params.get("cells");
+  int64_t page = 1;
+  auto r = std::from_chars(text.data(), text.data() + text.size(), page);
+  if (text.empty() || r.ec != std::errc{} || r.ptr != text.data() + text.size()) page = 1;
+  return std::clamp<int64_t>(page, 1, pages);
+}
+
+// What a run page says first about a flagged run.
+std::string flag_boxes(const store::RunSummary& s) {
+  std::string out;
+  if (!s.implausible.empty())
+    out += "<div class=\"warn-box\" id=\"implausible\"><strong>Implausible for its hardware:</strong> " + esc(s.implausible) +
+           ". The site accepted it but keeps it out of the default rankings.</div>\n";
+  if (s.synthetic_model)
+    out += "<div class=\"warn-box\" id=\"synthetic-model\"><strong>Synthetic model.</strong> Measured on a model written by "
+           "<code>speedmatrix synth-model</code>: its speed follows the model's shape, not a real model's answers. Kept "
+           "out of the default rankings.</div>\n";
+  return out;
+}
+
+}  // namespace
+
+SiteResponse Site::page_run(const std::string& run_id, const SiteRequest& request) {
   auto text = store_.get_run_json(run_id);
   if (!text) return page_error(503, text.error().message);
   if (!*text) return page_error(404, fmt::format("No run with id '{}'.", run_id));
+  auto summary = store_.get_run_summary(run_id);
+  if (!summary) return page_error(503, summary.error().message);
   nlohmann::json j = nlohmann::json::parse(**text, nullptr, false);
   auto result = j.is_discarded() ? Result<RunResult>(fail(ErrorCode::Internal, "stored JSON is unreadable"))
                                  : result_from_json(j);
@@ -315,18 +365,31 @@ SiteResponse Site::page_run(const std::string& run_id) {
   std::string top = "<p class=\"note\"><a href=\"/runs\">← Matrix runs</a> · <a href=\"" + esc(api) +
                     "\">result.json</a> · <a href=\"/compare?run=" + esc(percent_encode(run_id)) +
                     "\">compare with…</a></p>\n";
+  if (*summary) top += flag_boxes(**summary);
   top += run_telemetry_panel(*result);
-  return html_response(200, frame_report(render_report(*result, ReportFormat::Html, {}), NavItem::Runs, top));
+  // A huge run is shown a page of cells at a time.
+  const std::vector<const RunResult*> one = {&*result};
+  const auto pages = decode_context_pages(one);
+  const int64_t page_count = cell_page_count(one);
+  const int64_t page = cells_page(QueryParams(request.query), page_count);
+  const std::string pager = cell_pager(run_page_path(run_id) + "?", pages, page, page_count);
+  top += pager;
+  std::string doc = page_count > 1 ? render_report(cell_page_of(*result, pages, page), ReportFormat::Html, {})
+                                   : render_report(*result, ReportFormat::Html, {});
+  if (!pager.empty())
+    if (size_t end = doc.rfind("</body>"); end != std::string::npos) doc.insert(end, "<div class=\"page\">" + pager + "</div>");
+  return html_response(200, frame_report(std::move(doc), NavItem::Runs, top));
 }
 
 SiteResponse Site::page_hardware(const SiteRequest& request) {
   QueryParams params(request.query);
   if (params.has("gpu") && !params.get("gpu").empty()) {
-    auto q = parse_listing_query(params, store::RunOrder::BestTotal);
+    auto q = parse_listing_query(params, store::RunOrder::BestTotal, 50, "measured");
     if (!q) return page_error(400, q.error().message);
     auto page = store_.list_runs(q->filter, q->order, q->page);
     if (!page) return page_error(503, page.error().message);
     std::string body = "<p class=\"note\"><a href=\"/hardware\">← Hardware</a></p>\n<h1>" + esc(q->filter.gpu) + "</h1>\n";
+    body += kind_tabs("/hardware", *q);
     if (q->filter.gpu == store::kUnknownHardwareGroup)
       body += fmt::format("<p class=\"lede\">{} run{} of a server on another machine whose hardware was not declared "
                           "(<code>run --server-hardware</code> or <code>--gpu</code>). They are credited to no "
@@ -339,14 +402,18 @@ SiteResponse Site::page_hardware(const SiteRequest& request) {
     body += pager("/hardware", *q, static_cast<int64_t>(page->runs.size()), page->total);
     return html_response(200, site_page(q->filter.gpu, NavItem::Hardware, body));
   }
-  auto groups = store_.hardware_summary();
+  auto gq = parse_listing_query(params, store::RunOrder::BestTotal, 50, "measured");
+  if (!gq) return page_error(400, gq.error().message);
+  auto groups = store_.hardware_summary(gq->filter.kind);
   if (!groups) return page_error(503, groups.error().message);
   auto unknown = store::count_unknown_hardware_runs(store_);
   if (!unknown) return page_error(503, unknown.error().message);
-  std::string body = "<h1>Hardware</h1>\n<p class=\"lede\">Per GPU (or CPU, for runs without one): how many runs, how "
-                     "many models, and the best numbers any run reached.</p>\n";
+  std::string body = "<h1>" + esc(ui_text("nav.hardware")) + "</h1>\n<p class=\"lede\">Per GPU (or CPU, for runs without one): how many runs, how "
+                     "many models, and the best numbers any run reached (runs flagged implausible or on a synthetic "
+                     "model give no best number).</p>\n";
+  body += kind_tabs("/hardware", *gq);
   body += groups->empty() ? empty_box(*unknown > 0 ? "No run on known hardware yet." : "No runs yet.")
-                          : group_table(*groups, "gpu", "/hardware", "Hardware", "Models");
+                          : group_table(*groups, "gpu", "/hardware", "Hardware", "Models", gq->kind_param);
   if (*unknown > 0) body += unknown_hardware_note(*unknown);
   return html_response(200, site_page("Hardware", NavItem::Hardware, body));
 }
@@ -354,22 +421,28 @@ SiteResponse Site::page_hardware(const SiteRequest& request) {
 SiteResponse Site::page_models(const SiteRequest& request) {
   QueryParams params(request.query);
   if (params.has("model") && !params.get("model").empty()) {
-    auto q = parse_listing_query(params, store::RunOrder::BestTotal);
+    auto q = parse_listing_query(params, store::RunOrder::BestTotal, 50, "measured");
     if (!q) return page_error(400, q.error().message);
     auto page = store_.list_runs(q->filter, q->order, q->page);
     if (!page) return page_error(503, page.error().message);
     std::string body = "<p class=\"note\"><a href=\"/models\">← Models</a></p>\n<h1>" + esc(q->filter.model) + "</h1>\n";
+    body += kind_tabs("/models", *q);
     body += fmt::format("<p class=\"lede\">{} run{} of this model, best aggregate decode first.</p>\n", page->total,
                         page->total == 1 ? "" : "s");
     body += page->runs.empty() ? empty_box("No run of this model.") : runs_table(page->runs, *q, "/models", false);
     body += pager("/models", *q, static_cast<int64_t>(page->runs.size()), page->total);
     return html_response(200, site_page(q->filter.model, NavItem::Models, body));
   }
-  auto groups = store_.model_summary();
+  auto gq = parse_listing_query(params, store::RunOrder::BestTotal, 50, "measured");
+  if (!gq) return page_error(400, gq.error().message);
+  auto groups = store_.model_summary(gq->filter.kind);
   if (!groups) return page_error(503, groups.error().message);
-  std::string body = "<h1>Models</h1>\n<p class=\"lede\">Per model: how many runs, on how many kinds of hardware, and "
-                     "the best numbers any run reached.</p>\n";
-  body += groups->empty() ? empty_box("No runs yet.") : group_table(*groups, "model", "/models", "Model", "Hardware");
+  std::string body = "<h1>" + esc(ui_text("nav.models")) + "</h1>\n<p class=\"lede\">Per model: how many runs, on how many kinds of hardware, and "
+                     "the best numbers any run reached (runs flagged implausible or on a synthetic model give no best "
+                     "number).</p>\n";
+  body += kind_tabs("/models", *gq);
+  body += groups->empty() ? empty_box("No runs yet.")
+                          : group_table(*groups, "model", "/models", "Model", "Hardware", gq->kind_param);
   return html_response(200, site_page("Models", NavItem::Models, body));
 }
 
@@ -381,6 +454,7 @@ SiteResponse Site::page_compare(const SiteRequest& request) {
     return page_error(400, fmt::format("Pick at most {} runs to compare.", kMaxCompareRuns));
   if (ids.size() >= 2) {
     std::vector<RunResult> runs;
+    std::vector<store::RunSummary> summaries;
     CompareOptions options;
     for (const auto& id : ids) {
       auto text = store_.get_run_json(id);
@@ -388,8 +462,11 @@ SiteResponse Site::page_compare(const SiteRequest& request) {
       if (!*text) return page_error(404, fmt::format("No run with id '{}'.", id));
       auto result = result_from_json(nlohmann::json::parse(**text, nullptr, false));
       if (!result) return page_error(500, result.error().message);
-      auto summary = store::summarize_run(*result);
+      auto stored = store_.get_run_summary(id);
+      if (!stored) return page_error(503, stored.error().message);
+      auto summary = *stored ? **stored : store::summarize_run(*result);
       options.labels.push_back(summary.model + " on " + summary.gpu);
+      summaries.push_back(std::move(summary));
       runs.push_back(std::move(*result));
     }
     // Two runs of the same model and hardware would read alike: fall back to their ids.
@@ -397,13 +474,29 @@ SiteResponse Site::page_compare(const SiteRequest& request) {
     std::sort(sorted.begin(), sorted.end());
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) options.labels = ids;
     std::string top = "<p class=\"note\"><a href=\"/compare\">← pick other runs</a></p>\n";
-    return html_response(200, frame_report(render_compare(runs, ReportFormat::Html, options), NavItem::Compare, top));
+    top += mixed_kinds_warning(summaries);
+    // Many cells: a page of context rows at a time, the same rows of every run.
+    std::vector<const RunResult*> pointers;
+    for (const auto& r : runs) pointers.push_back(&r);
+    const auto pages = decode_context_pages(pointers);
+    const int64_t page_count = cell_page_count(pointers);
+    const int64_t page = cells_page(params, page_count);
+    std::string base = "/compare?";
+    for (const auto& id : ids) base += "run=" + percent_encode(id) + "&";
+    const std::string pager = cell_pager(base, pages, page, page_count);
+    top += pager;
+    if (page_count > 1)
+      for (auto& r : runs) r = cell_page_of(r, pages, page);
+    std::string doc = render_compare(runs, ReportFormat::Html, options);
+    if (!pager.empty())
+      if (size_t end = doc.rfind("</body>"); end != std::string::npos) doc.insert(end, "<div class=\"page\">" + pager + "</div>");
+    return html_response(200, frame_report(std::move(doc), NavItem::Compare, top));
   }
   auto q = parse_listing_query(params, store::RunOrder::Newest);
   if (!q) return page_error(400, q.error().message);
   auto page = store_.list_runs(q->filter, q->order, q->page);
   if (!page) return page_error(503, page.error().message);
-  std::string body = "<h1>Compare</h1>\n<p class=\"lede\">Pick two or more runs (at most eight): every prefill row and "
+  std::string body = "<h1>" + esc(ui_text("nav.compare")) + "</h1>\n<p class=\"lede\">Pick two or more runs (at most eight): every prefill row and "
                      "decode cell side by side, with the ratio of each run to the first.</p>\n";
   if (ids.size() == 1) body += "<div class=\"error-box\">Pick at least one more run.</div>\n";
   if (page->runs.empty()) {
@@ -416,7 +509,7 @@ SiteResponse Site::page_compare(const SiteRequest& request) {
       if (size_t at = table.find(box); at != std::string::npos) table.insert(at + box.size(), " checked");
     }
     body += table;
-    body += "<div class=\"pager\"><button type=\"submit\">Compare selected</button></div>\n</form>\n";
+    body += "<div class=\"pager\"><button type=\"submit\">" + esc(ui_text("compare.selected")) + "</button></div>\n</form>\n";
     body += pager("/compare", *q, static_cast<int64_t>(page->runs.size()), page->total);
   }
   return html_response(200, site_page("Compare", NavItem::Compare, body));
@@ -452,10 +545,10 @@ SiteResponse Site::page_calc(const SiteRequest& request) {
   form += "<label>Prefill<input type=\"text\" name=\"prefill\" placeholder=\"8K,16K,32K,64K,128K\" value=\"" +
           esc(shown.prefill_contexts) + "\"></label>";
   form += "<label>Max output<input type=\"text\" name=\"max_output\" value=\"" + esc(shown.max_output) + "\"></label>";
-  form += "<div class=\"actions\"><button type=\"submit\">Predict</button></div></form>\n";
+  form += "<div class=\"actions\"><button type=\"submit\">" + esc(ui_text("calc.predict")) + "</button></div></form>\n";
 
   const std::string intro =
-      "<h1>Decode calculator</h1>\n<p class=\"lede\">Predicts the speed-test matrix of a GPU × model × quantisation × "
+      "<h1>" + esc(ui_text("nav.calculator")) + "</h1>\n<p class=\"lede\">Predicts the speed-test matrix of a GPU × model × quantisation × "
       "engine from the performance model of <code>speedmatrix calc</code>: prefill speed by context, and sustained "
       "decode for every context × simultaneous requests, with the cells that would not fit in the KV cache marked. A "
       "prediction, not a measurement.</p>\n";
@@ -474,13 +567,22 @@ SiteResponse Site::page_calc(const SiteRequest& request) {
   }
   auto result = run_calc(catalog_, *input);
   if (!result) return fail_page(result.error().message);
-  return html_response(200, frame_report(render_report(*result, ReportFormat::Html, {}), NavItem::Calculator,
-                                         "<p class=\"eyebrow\">Decode calculator</p>\n" + form));
+  auto evidence = find_evidence(store_, corpus_, catalog_, *input);
+  if (!evidence) return page_error(503, evidence.error().message);
+  // The prediction and, under it, what was measured of the same setup.
+  std::string doc = render_report(*result, ReportFormat::Html, {});
+  const std::string section = "<div class=\"page\">" + evidence_html(*evidence, *result, corpus_sources_) + "</div>\n";
+  if (size_t end = doc.rfind("</body>"); end != std::string::npos) doc.insert(end, section);
+  else doc += section;
+  return html_response(200, frame_report(std::move(doc), NavItem::Calculator,
+                                         "<p class=\"eyebrow\">Decode calculator</p>\n" + form +
+                                             "<p class=\"note\"><a href=\"#evidence\">Evidence: measured runs and "
+                                             "published measurements of this setup ↓</a></p>\n"));
 }
 
 SiteResponse Site::page_getting_started(const SiteRequest& request) {
   const std::string url = esc(base_url(config_, request));
-  std::string body = "<h1>Getting started</h1>\n<p class=\"lede\">Measure a server with <code>speedmatrix run</code> and "
+  std::string body = "<h1>" + esc(ui_text("nav.getting_started")) + "</h1>\n<p class=\"lede\">Measure a server with <code>speedmatrix run</code> and "
                      "send the result here. This site is at <code>" + url + "</code>.</p>\n<ol class=\"steps\">\n";
   body += "<li><strong>Run a results site</strong> (skip this if you upload to someone else's)."
           "<pre>speedmatrix serve --db sqlite:results.db --listen 0.0.0.0:8080</pre>"
@@ -506,8 +608,9 @@ SiteResponse Site::page_getting_started(const SiteRequest& request) {
           "<p>Uploads retry with backoff. A run that could not be sent keeps an <code>upload-pending.json</code> "
           "beside its result; send every pending run later with:</p>"
           "<pre>speedmatrix upload --pending runs/ --token smt_…</pre></li>\n";
-  body += "<li><strong>See it</strong> on the <a href=\"/\">leaderboard</a> and under <a href=\"/runs\">Matrix runs</a>; "
-          "its page is its full report.</li>\n";
+  body += "<li><strong>See it</strong> on the <a href=\"/\">leaderboard</a> (a run of the simulated engine on its "
+          "<a href=\"/?kind=simulated\">Simulated</a> tab: measured runs are ranked apart) and under "
+          "<a href=\"/runs\">Matrix runs</a>; its page is its full report.</li>\n";
   body += "<li><strong>Scripts</strong> use the <a href=\"/api\">JSON API</a>:"
           "<pre>curl -H \"Authorization: Bearer $SPEEDMATRIX_UPLOAD_TOKEN\" -H 'Content-Type: application/json' \\\n"
           "     --data-binary @result.json " + url + "/api/v1/runs\ncurl '" + url +
@@ -523,7 +626,7 @@ SiteResponse Site::page_api_docs() {
     auto it = j.find(key);
     return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  std::string body = "<h1>API docs</h1>\n<p class=\"lede\">" + esc(str(doc.value("info", nlohmann::ordered_json::object()), "description")) +
+  std::string body = "<h1>" + esc(ui_text("nav.api_docs")) + "</h1>\n<p class=\"lede\">" + esc(str(doc.value("info", nlohmann::ordered_json::object()), "description")) +
                      "</p>\n<p>Machine-readable: <a href=\"/api/v1/openapi.json\">/api/v1/openapi.json</a> (OpenAPI " +
                      esc(str(doc, "openapi")) + ") and the result schema "
                      "<a href=\"/api/v1/schema/result.json\">/api/v1/schema/result.json</a>.</p>\n";

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "site/query_string.h"
+#include "site/site_json.h"
 
 namespace sm::site {
 
@@ -32,7 +33,8 @@ constexpr auto kHeaderTimeout = std::chrono::seconds(30);   // a client has this
 constexpr auto kBodyTimeout = std::chrono::seconds(120);    // ... and its body
 constexpr auto kWriteTimeout = std::chrono::seconds(60);
 constexpr auto kDrainTimeout = std::chrono::seconds(5);     // reading an unwanted body before closing
-constexpr uint32_t kHeaderLimitBytes = 16 * 1024;
+constexpr uint32_t kHeaderLimitBytes = 16 * 1024;  // the request line and every header together
+constexpr size_t kTargetLimitBytes = 8 * 1024;     // the request target (path and query) alone
 constexpr uint64_t kDrainLimitBytes = uint64_t{256} << 20;
 
 HttpMethod to_method(http::verb v) {
@@ -69,8 +71,15 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void on_header(beast::error_code ec) {
+    if (ec == http::error::header_limit) return refuse_oversized_head();
     if (ec) return close();  // end of stream between requests, timeout, or garbage
     const auto& req = parser_->get();
+    if (req.target().size() > kTargetLimitBytes) {
+      keep_alive_ = false;
+      drain_ = !parser_->is_done();
+      return respond(error_response(414, "uri_too_long",
+                                    fmt::format("the URL is longer than the {} bytes this site reads", kTargetLimitBytes)));
+    }
     request_ = SiteRequest{};
     request_.method = to_method(req.method());
     std::string_view target(req.target().data(), req.target().size());
@@ -80,6 +89,8 @@ class Session : public std::enable_shared_from_this<Session> {
     request_.authorization = std::string(req[http::field::authorization]);
     request_.content_type = std::string(req[http::field::content_type]);
     request_.host = std::string(req[http::field::host]);
+    request_.cookie = std::string(req[http::field::cookie]);
+    request_.accept_language = std::string(req[http::field::accept_language]);
     request_.client = client_;
     keep_alive_ = req.keep_alive();
     head_ = request_.method == HttpMethod::Head;
@@ -110,6 +121,23 @@ class Session : public std::enable_shared_from_this<Session> {
       return;
     }
     read_body();
+  }
+
+  // The head went over kHeaderLimitBytes: 414 when the request line alone did (no line end
+  // within the target limit), 431 otherwise. Answered, not dropped, then the rest is drained.
+  void refuse_oversized_head() {
+    const auto data = buffer_.data();
+    const std::string_view received(static_cast<const char*>(data.data()), data.size());
+    const size_t line_end = received.find("\r\n");
+    keep_alive_ = false;
+    drain_ = true;
+    head_ = false;
+    buffer_.consume(buffer_.size());
+    if (line_end == std::string_view::npos || line_end > kTargetLimitBytes)
+      return respond(error_response(414, "uri_too_long",
+                                    fmt::format("the URL is longer than the {} bytes this site reads", kTargetLimitBytes)));
+    respond(error_response(431, "headers_too_large",
+                           fmt::format("the request's headers are larger than the {} bytes this site reads", kHeaderLimitBytes)));
   }
 
   void read_body() {

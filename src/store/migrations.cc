@@ -66,6 +66,23 @@ const std::vector<Migration> kMigrations = {
       "ALTER TABLE runs ADD COLUMN throttle_worst TEXT NOT NULL DEFAULT ''",
       "ALTER TABLE runs ADD COLUMN throttled_cells BIGINT"},
      {}},
+    // Runs stored before it read as unmatched to the calculator's catalog, plausible, not on a
+    // synthetic model, visible, and without a measurements hash (so never taken for duplicates).
+    // Simulated runs' engine becomes "sim", the value `engine=` filters document.
+    {4,
+     "checked uploads and kinds apart: catalog match, implausible flag, synthetic model, hidden, measurements hash",
+     {"ALTER TABLE runs ADD COLUMN calc_gpu TEXT NOT NULL DEFAULT ''",
+      "ALTER TABLE runs ADD COLUMN calc_gpu_count BIGINT NOT NULL DEFAULT 0",
+      "ALTER TABLE runs ADD COLUMN calc_model TEXT NOT NULL DEFAULT ''",
+      "ALTER TABLE runs ADD COLUMN calc_engine TEXT NOT NULL DEFAULT ''",
+      "ALTER TABLE runs ADD COLUMN implausible TEXT NOT NULL DEFAULT ''",
+      "ALTER TABLE runs ADD COLUMN synthetic_model BIGINT NOT NULL DEFAULT 0",
+      "ALTER TABLE runs ADD COLUMN hidden BIGINT NOT NULL DEFAULT 0",
+      "ALTER TABLE runs ADD COLUMN measurements_sha256 TEXT",
+      "CREATE UNIQUE INDEX runs_measurements_sha256 ON runs (measurements_sha256)",
+      "CREATE INDEX runs_calc_setup ON runs (calc_gpu, calc_model, calc_engine)",
+      "UPDATE runs SET engine = 'sim' WHERE kind = 'simulated'"},
+     {}},
 };
 
 constexpr std::string_view kCreateMigrationsTable =

@@ -35,19 +35,30 @@ class ResultStore {
   virtual Result<PutStatus> put_run(const RunRecord& record) = 0;
   /// Stores several runs in one transaction (all or nothing); one status per record.
   virtual Result<std::vector<PutStatus>> put_runs(const std::vector<RunRecord>& records) = 0;
-  /// The stored JSON text of a run; std::nullopt when there is no such run.
+  /// The stored JSON text of a visible run; std::nullopt when there is no such run or it is hidden.
   virtual Result<std::optional<std::string>> get_run_json(std::string_view run_id) = 0;
-  /// The summary of a run; std::nullopt when there is no such run.
+  /// The summary of a run, hidden or not (RunSummary::hidden); std::nullopt when there is no such run.
   virtual Result<std::optional<RunSummary>> get_run_summary(std::string_view run_id) = 0;
   /// A page of runs matching `filter`, in `order`.
   virtual Result<RunPage> list_runs(const RunFilter& filter, RunOrder order, const PageRequest& page) = 0;
   /// Per GPU: runs, distinct models, best headline numbers; by name. Runs on unknown hardware
-  /// (kUnknownHardwareGroup) are no group: list them with RunFilter::gpu.
-  virtual Result<std::vector<GroupSummary>> hardware_summary() = 0;
+  /// (kUnknownHardwareGroup) are no group: list them with RunFilter::gpu. `kind` ("" = any)
+  /// keeps one kind. Hidden runs are left out; flagged ones (RunSummary::flagged) are counted but
+  /// give no best number.
+  virtual Result<std::vector<GroupSummary>> hardware_summary(std::string_view kind = "") = 0;
   /// Per model: runs, distinct GPUs (unknown hardware not counted), best headline numbers; by name.
-  virtual Result<std::vector<GroupSummary>> model_summary() = 0;
-  /// Distinct values of every filter column, sorted.
+  virtual Result<std::vector<GroupSummary>> model_summary(std::string_view kind = "") = 0;
+  /// Distinct values of every filter column of the visible runs, sorted.
   virtual Result<FilterValues> filter_values() = 0;
+
+  /// The visible measured runs whose catalog match is `key`, newest first, at most `limit`.
+  virtual Result<std::vector<RunSummary>> list_runs_for_setup(const SetupKey& key, int64_t limit) = 0;
+  /// The id of the stored run with these measurements (RunRecord::measurements_sha256); nullopt when none.
+  virtual Result<std::optional<std::string>> find_run_by_measurements(std::string_view measurements_sha256) = 0;
+  /// Hides (or shows again) a run; returns how many runs changed (0: no such run, or already so).
+  virtual Result<int64_t> set_hidden(std::string_view run_id, bool hidden) = 0;
+  /// Deletes a run for good; returns how many were deleted (0 or 1).
+  virtual Result<int64_t> delete_run(std::string_view run_id) = 0;
 
   /// Stores a new token under its SHA-256 hex; `token_id` and `name` as given.
   virtual Result<void> create_token(const TokenInfo& token, std::string_view token_sha256_hex) = 0;

@@ -13,7 +13,7 @@ RunSummary summarize_run(const RunResult& r) {
   const report::ReportModel model = report::build_report_model(r);
   s.gpu = model.hardware_name;
   s.model = model.model_name;
-  s.engine = r.engine.kind;
+  s.engine = s.kind == "simulated" ? std::string(kSimulatedEngine) : r.engine.kind;
   s.engine_version = r.engine.version;
   s.quantization = r.engine.quantization;
   s.submitted_by = r.submitted_by;

@@ -42,6 +42,17 @@ struct RunSummary {
   std::string throttle_worst;    ///< worst verdict of the valid cells and prefill rows of the server's
                                  ///< GPUs: "ok", "power_capped", ...; "" when none (or not the server's)
   std::optional<int64_t> throttled_cells;  ///< of those, how many are not "ok"; nullopt when no verdict
+  // What the site works out at upload (site/catalog_match.h, site/upload_checks.h); empty here.
+  std::string calc_gpu;          ///< the calculator catalog's GPU id of the run's hardware; "" when none matches
+  int64_t calc_gpu_count = 0;    ///< how many of them (0 when calc_gpu is "")
+  std::string calc_model;        ///< the catalog's model id; "" when none matches
+  std::string calc_engine;       ///< the catalog's engine id; "" when none matches
+  std::string implausible;       ///< why the run is flagged implausible (above the roofline); "" when it is not
+  bool synthetic_model = false;  ///< measured on a synthetic model (speedmatrix synth-model's GGUF)
+  bool hidden = false;           ///< hidden by a moderator: out of every page and listing
+
+  /// Out of default rankings: flagged implausible or on a synthetic model.
+  bool flagged() const { return !implausible.empty() || synthetic_model; }
 };
 
 /// The `gpu` of runs whose hardware is unknown (a server on another machine, nothing declared):
@@ -51,6 +62,9 @@ inline constexpr std::string_view kUnknownHardwareGroup = report::kUnknownHardwa
 
 /// The prefill context of the leaderboard's prefill column: 32K tokens.
 constexpr int64_t kLeaderboardPrefillContext = 32 * 1024;
+
+/// The engine column of a simulated run (`speedmatrix sim` imitates vLLM, but `engine=sim` finds it).
+inline constexpr std::string_view kSimulatedEngine = "sim";
 
 /// Works out the summary of a result (uploaded_at and token_id are left empty).
 RunSummary summarize_run(const RunResult& result);

@@ -13,61 +13,86 @@ namespace sm::store::sql {
   "uploaded_at, token_id, single_stream_tok_s, single_stream_context, best_total_tok_s, "          \
   "best_total_context, best_total_concurrency, prefill_32k_tok_s, valid_cells, decode_cells, "                 \
   "best_tokens_per_joule, best_tokens_per_joule_context, best_tokens_per_joule_concurrency, gpu_telemetry, "   \
-  "throttle_worst, throttled_cells"
+  "throttle_worst, throttled_cells, calc_gpu, calc_gpu_count, calc_model, calc_engine, implausible, "          \
+  "synthetic_model, hidden"
 
 // The filter of listings: $1 gpu, $2 model, $3 engine, $4 quantization, $5 kind ('' = any);
 // $6 a gpu to leave out ('' = none: the unknown-hardware group is left out of rankings);
-// $7 1 = only runs with a tokens-per-joule figure (the efficiency ranking), 0 = any.
+// $7 1 = only runs with a tokens-per-joule figure (the efficiency ranking), 0 = any;
+// $8 1 = leave out flagged runs (implausible, synthetic model: default rankings), 0 = keep;
+// $9 1 = hidden runs too (moderation), 0 = visible runs only.
 #define SM_RUN_FILTER                                                                               \
   " WHERE ($1 = '' OR gpu = $1) AND ($2 = '' OR model = $2) AND ($3 = '' OR engine = $3)"          \
   " AND ($4 = '' OR quantization = $4) AND ($5 = '' OR kind = $5) AND ($6 = '' OR gpu <> $6)"      \
-  " AND ($7 = 0 OR best_tokens_per_joule IS NOT NULL)"
+  " AND ($7 = 0 OR best_tokens_per_joule IS NOT NULL)"                                              \
+  " AND ($8 = 0 OR (implausible = '' AND synthetic_model = 0)) AND ($9 = 1 OR hidden = 0)"
 
-/// $1..$25: the RunSummary columns; $26 content_sha256; $27 result_json.
+/// $1..$32: the RunSummary columns; $33 content_sha256; $34 result_json; $35 measurements_sha256
+/// (NULL: not checked). Nothing is inserted when the run id or the measurements hash is taken.
 inline constexpr std::string_view kInsertRun =
-    "INSERT INTO runs (" SM_RUN_SUMMARY_COLUMNS ", content_sha256, result_json) VALUES "
+    "INSERT INTO runs (" SM_RUN_SUMMARY_COLUMNS ", content_sha256, result_json, measurements_sha256) VALUES "
     "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, "
-    "$24, $25, $26, $27) ON CONFLICT (run_id) DO NOTHING";
+    "$24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35) ON CONFLICT DO NOTHING";
+
+/// $1 measurements_sha256.
+inline constexpr std::string_view kSelectRunByMeasurements =
+    "SELECT run_id FROM runs WHERE measurements_sha256 = $1";
 
 /// $1 run_id.
 inline constexpr std::string_view kSelectRunHash = "SELECT content_sha256 FROM runs WHERE run_id = $1";
-/// $1 run_id.
-inline constexpr std::string_view kSelectRunJson = "SELECT result_json FROM runs WHERE run_id = $1";
+/// $1 run_id; a hidden run is not returned.
+inline constexpr std::string_view kSelectRunJson = "SELECT result_json FROM runs WHERE run_id = $1 AND hidden = 0";
 /// $1 run_id.
 inline constexpr std::string_view kSelectRunSummary =
     "SELECT " SM_RUN_SUMMARY_COLUMNS " FROM runs WHERE run_id = $1";
 
-/// Filter $1..$7; $8 order (0 newest, 1 single stream, 2 best total, 3 prefill 32K, 4 tokens per
-/// joule); $9 limit; $10 offset. Metric orders put runs without the number last (`IS NULL` sorts
+/// Filter $1..$9; $10 order (0 newest, 1 single stream, 2 best total, 3 prefill 32K, 4 tokens per
+/// joule); $11 limit; $12 offset. Metric orders put runs without the number last (`IS NULL` sorts
 /// false first in both dialects).
 inline constexpr std::string_view kListRuns =
     "SELECT " SM_RUN_SUMMARY_COLUMNS " FROM runs" SM_RUN_FILTER
-    " ORDER BY (CASE WHEN $8 = 1 THEN single_stream_tok_s WHEN $8 = 2 THEN best_total_tok_s"
-    " WHEN $8 = 3 THEN prefill_32k_tok_s WHEN $8 = 4 THEN best_tokens_per_joule ELSE 0 END) IS NULL,"
-    " (CASE WHEN $8 = 1 THEN single_stream_tok_s WHEN $8 = 2 THEN best_total_tok_s"
-    " WHEN $8 = 3 THEN prefill_32k_tok_s WHEN $8 = 4 THEN best_tokens_per_joule ELSE 0 END) DESC,"
-    " uploaded_at DESC, run_id DESC LIMIT $9 OFFSET $10";
+    " ORDER BY (CASE WHEN $10 = 1 THEN single_stream_tok_s WHEN $10 = 2 THEN best_total_tok_s"
+    " WHEN $10 = 3 THEN prefill_32k_tok_s WHEN $10 = 4 THEN best_tokens_per_joule ELSE 0 END) IS NULL,"
+    " (CASE WHEN $10 = 1 THEN single_stream_tok_s WHEN $10 = 2 THEN best_total_tok_s"
+    " WHEN $10 = 3 THEN prefill_32k_tok_s WHEN $10 = 4 THEN best_tokens_per_joule ELSE 0 END) DESC,"
+    " uploaded_at DESC, run_id DESC LIMIT $11 OFFSET $12";
 
-/// Filter $1..$7.
+/// Filter $1..$9.
 inline constexpr std::string_view kCountRuns = "SELECT COUNT(*) FROM runs" SM_RUN_FILTER;
 
-/// Per GPU; $1 the unknown-hardware group, which is no GPU and is left out.
+// A group's best figure counts only runs not flagged (implausible, synthetic model).
+#define SM_RANKED(column) "MAX(CASE WHEN implausible = '' AND synthetic_model = 0 THEN " column " END)"
+#define SM_GROUP_FIGURES                                                                            \
+  SM_RANKED("single_stream_tok_s") ", " SM_RANKED("best_total_tok_s") ", " SM_RANKED("prefill_32k_tok_s") \
+  ", MAX(uploaded_at), " SM_RANKED("best_tokens_per_joule")
+
+/// Per GPU; $1 the unknown-hardware group, which is no GPU and is left out; $2 kind ('' = any).
 inline constexpr std::string_view kHardwareSummary =
-    "SELECT gpu, COUNT(*), COUNT(DISTINCT model), MAX(single_stream_tok_s), MAX(best_total_tok_s), "
-    "MAX(prefill_32k_tok_s), MAX(uploaded_at), MAX(best_tokens_per_joule) FROM runs WHERE gpu <> $1 GROUP BY gpu";
+    "SELECT gpu, COUNT(*), COUNT(DISTINCT model), " SM_GROUP_FIGURES
+    " FROM runs WHERE gpu <> $1 AND hidden = 0 AND ($2 = '' OR kind = $2) GROUP BY gpu";
 
-/// Per model; $1 the unknown-hardware group, not counted as a kind of hardware.
+/// Per model; $1 the unknown-hardware group, not counted as a kind of hardware; $2 kind ('' = any).
 inline constexpr std::string_view kModelSummary =
-    "SELECT model, COUNT(*), COUNT(DISTINCT NULLIF(gpu, $1)), MAX(single_stream_tok_s), MAX(best_total_tok_s), "
-    "MAX(prefill_32k_tok_s), MAX(uploaded_at), MAX(best_tokens_per_joule) FROM runs GROUP BY model";
+    "SELECT model, COUNT(*), COUNT(DISTINCT NULLIF(gpu, $1)), " SM_GROUP_FIGURES
+    " FROM runs WHERE hidden = 0 AND ($2 = '' OR kind = $2) GROUP BY model";
 
-/// (column, value) pairs of the distinct filter values.
+/// (column, value) pairs of the distinct filter values of the visible runs.
 inline constexpr std::string_view kFilterValues =
-    "SELECT 'gpu', gpu FROM runs GROUP BY gpu"
-    " UNION ALL SELECT 'model', model FROM runs GROUP BY model"
-    " UNION ALL SELECT 'engine', engine FROM runs GROUP BY engine"
-    " UNION ALL SELECT 'quantization', quantization FROM runs GROUP BY quantization"
-    " UNION ALL SELECT 'kind', kind FROM runs GROUP BY kind";
+    "SELECT 'gpu', gpu FROM runs WHERE hidden = 0 GROUP BY gpu"
+    " UNION ALL SELECT 'model', model FROM runs WHERE hidden = 0 GROUP BY model"
+    " UNION ALL SELECT 'engine', engine FROM runs WHERE hidden = 0 GROUP BY engine"
+    " UNION ALL SELECT 'quantization', quantization FROM runs WHERE hidden = 0 GROUP BY quantization"
+    " UNION ALL SELECT 'kind', kind FROM runs WHERE hidden = 0 GROUP BY kind";
+
+/// $1 calc_gpu, $2 calc_gpu_count, $3 calc_model, $4 calc_engine, $5 limit: visible measured runs.
+inline constexpr std::string_view kListRunsForSetup =
+    "SELECT " SM_RUN_SUMMARY_COLUMNS " FROM runs WHERE calc_gpu = $1 AND calc_gpu_count = $2 AND calc_model = $3"
+    " AND calc_engine = $4 AND kind = 'measured' AND hidden = 0 ORDER BY uploaded_at DESC, run_id DESC LIMIT $5";
+
+/// $1 run_id, $2 hidden (0 or 1).
+inline constexpr std::string_view kSetHidden = "UPDATE runs SET hidden = $2 WHERE run_id = $1 AND hidden <> $2";
+/// $1 run_id.
+inline constexpr std::string_view kDeleteRun = "DELETE FROM runs WHERE run_id = $1";
 
 /// $1 token_id, $2 name, $3 token_sha256, $4 created_at.
 inline constexpr std::string_view kInsertToken =
@@ -84,5 +109,7 @@ inline constexpr std::string_view kListTokens =
     " ORDER BY t.created_at, t.token_id";
 
 #undef SM_RUN_FILTER
+#undef SM_RANKED
+#undef SM_GROUP_FIGURES
 
 }  // namespace sm::store::sql

@@ -52,10 +52,17 @@ RunSummary read_summary(const SqlRow& r) {
   s.gpu_telemetry = r.text(22);
   s.throttle_worst = r.text(23);
   s.throttled_cells = r.optional_integer(24);
+  s.calc_gpu = r.text(25);
+  s.calc_gpu_count = r.integer(26);
+  s.calc_model = r.text(27);
+  s.calc_engine = r.text(28);
+  s.implausible = r.text(29);
+  s.synthetic_model = r.integer(30) != 0;
+  s.hidden = r.integer(31) != 0;
   return s;
 }
 
-std::array<SqlParam, 27> insert_params(const RunRecord& rec) {
+std::array<SqlParam, 35> insert_params(const RunRecord& rec) {
   const RunSummary& s = rec.summary;
   return {s.run_id,
           s.kind,
@@ -82,14 +89,23 @@ std::array<SqlParam, 27> insert_params(const RunRecord& rec) {
           s.gpu_telemetry,
           s.throttle_worst,
           opt(s.throttled_cells),
+          s.calc_gpu,
+          s.calc_gpu_count,
+          s.calc_model,
+          s.calc_engine,
+          s.implausible,
+          int64_t{s.synthetic_model ? 1 : 0},
+          int64_t{s.hidden ? 1 : 0},
           rec.content_sha256,
-          rec.result_json};
+          rec.result_json,
+          text_or_null(rec.measurements_sha256)};
 }
 
-std::array<SqlParam, 7> filter_params(const RunFilter& f) {
+std::array<SqlParam, 9> filter_params(const RunFilter& f) {
   return {f.gpu, f.model, f.engine, f.quantization, f.kind,
           f.known_hardware_only ? std::string(kUnknownHardwareGroup) : std::string(),
-          int64_t{f.with_tokens_per_joule_only ? 1 : 0}};
+          int64_t{f.with_tokens_per_joule_only ? 1 : 0}, int64_t{f.unflagged_only ? 1 : 0},
+          int64_t{f.include_hidden ? 1 : 0}};
 }
 
 int64_t order_code(RunOrder order) {
@@ -112,8 +128,10 @@ Result<PutStatus> put_one(SqlConnection& c, const RunRecord& rec) {
   const std::array<SqlParam, 1> id = {rec.summary.run_id};
   auto rows = c.query(sql::kSelectRunHash, id);
   if (!rows) return std::unexpected(rows.error());
-  if (rows->empty()) return fail(ErrorCode::Internal, "run " + rec.summary.run_id + " neither inserted nor found");
-  return rows->front().text(0) == rec.content_sha256 ? PutStatus::Existing : PutStatus::Conflict;
+  if (!rows->empty()) return rows->front().text(0) == rec.content_sha256 ? PutStatus::Existing : PutStatus::Conflict;
+  // Not the id: the measurements hash, the other unique column, is taken.
+  if (!rec.measurements_sha256.empty()) return PutStatus::Duplicate;
+  return fail(ErrorCode::Internal, "run " + rec.summary.run_id + " neither inserted nor found");
 }
 
 std::string now_iso() {
@@ -192,7 +210,8 @@ Result<RunPage> SqlStore::list_runs(const RunFilter& filter, RunOrder order, con
   const auto f = filter_params(filter);
   const int64_t limit = std::clamp<int64_t>(page.limit, 1, kMaxPageLimit);
   const int64_t offset = std::max<int64_t>(page.offset, 0);
-  const std::array<SqlParam, 10> params = {f[0], f[1], f[2], f[3], f[4], f[5], f[6], order_code(order), limit, offset};
+  const std::array<SqlParam, 12> params = {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8],
+                                           order_code(order), limit, offset};
   auto rows = (*c)->query(sql::kListRuns, params);
   if (!rows) return std::unexpected(rows.error());
   auto count = (*c)->query(sql::kCountRuns, f);
@@ -204,10 +223,10 @@ Result<RunPage> SqlStore::list_runs(const RunFilter& filter, RunOrder order, con
   return out;
 }
 
-Result<std::vector<GroupSummary>> SqlStore::groups(std::string_view statement) {
+Result<std::vector<GroupSummary>> SqlStore::groups(std::string_view statement, std::string_view kind) {
   auto c = pool_.acquire();
   if (!c) return std::unexpected(c.error());
-  const std::array<SqlParam, 1> unknown = {std::string(kUnknownHardwareGroup)};
+  const std::array<SqlParam, 2> unknown = {std::string(kUnknownHardwareGroup), std::string(kind)};
   auto rows = (*c)->query(statement, unknown);
   if (!rows) return std::unexpected(rows.error());
   std::vector<GroupSummary> out;
@@ -228,9 +247,61 @@ Result<std::vector<GroupSummary>> SqlStore::groups(std::string_view statement) {
   return out;
 }
 
-Result<std::vector<GroupSummary>> SqlStore::hardware_summary() { return groups(sql::kHardwareSummary); }
+Result<std::vector<GroupSummary>> SqlStore::hardware_summary(std::string_view kind) {
+  return groups(sql::kHardwareSummary, kind);
+}
 
-Result<std::vector<GroupSummary>> SqlStore::model_summary() { return groups(sql::kModelSummary); }
+Result<std::vector<GroupSummary>> SqlStore::model_summary(std::string_view kind) {
+  return groups(sql::kModelSummary, kind);
+}
+
+Result<std::vector<RunSummary>> SqlStore::list_runs_for_setup(const SetupKey& key, int64_t limit) {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  const std::array<SqlParam, 5> params = {key.gpu, key.gpu_count, key.model, key.engine,
+                                          std::clamp<int64_t>(limit, 1, kMaxPageLimit)};
+  auto rows = (*c)->query(sql::kListRunsForSetup, params);
+  if (!rows) return std::unexpected(rows.error());
+  std::vector<RunSummary> out;
+  for (const auto& r : *rows) out.push_back(read_summary(r));
+  return out;
+}
+
+Result<std::optional<std::string>> SqlStore::find_run_by_measurements(std::string_view measurements_sha256) {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  const std::array<SqlParam, 1> params = {std::string(measurements_sha256)};
+  auto rows = (*c)->query(sql::kSelectRunByMeasurements, params);
+  if (!rows) return std::unexpected(rows.error());
+  if (rows->empty()) return std::optional<std::string>();
+  return std::optional<std::string>(rows->front().text(0));
+}
+
+Result<int64_t> SqlStore::write_one(std::string_view statement, std::span<const SqlParam> params) {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  if (auto ok = (*c)->begin_write(); !ok) return std::unexpected(ok.error());
+  auto n = (*c)->execute(statement, params);
+  if (!n) {
+    (*c)->rollback();
+    return n;
+  }
+  if (auto ok = (*c)->commit(); !ok) {
+    (*c)->rollback();
+    return std::unexpected(ok.error());
+  }
+  return n;
+}
+
+Result<int64_t> SqlStore::set_hidden(std::string_view run_id, bool hidden) {
+  const std::array<SqlParam, 2> params = {std::string(run_id), int64_t{hidden ? 1 : 0}};
+  return write_one(sql::kSetHidden, params);
+}
+
+Result<int64_t> SqlStore::delete_run(std::string_view run_id) {
+  const std::array<SqlParam, 1> params = {std::string(run_id)};
+  return write_one(sql::kDeleteRun, params);
+}
 
 Result<FilterValues> SqlStore::filter_values() {
   auto c = pool_.acquire();

@@ -2,6 +2,7 @@
 // The ResultStore over any SqlConnection: the one implementation SQLite and PostgreSQL share.
 // sqlite_store.cc and postgres_store.cc only open connections.
 #include <memory>
+#include <span>
 #include <string>
 
 #include "store/connection_pool.h"
@@ -21,9 +22,13 @@ class SqlStore final : public ResultStore {
   Result<std::optional<std::string>> get_run_json(std::string_view run_id) override;
   Result<std::optional<RunSummary>> get_run_summary(std::string_view run_id) override;
   Result<RunPage> list_runs(const RunFilter& filter, RunOrder order, const PageRequest& page) override;
-  Result<std::vector<GroupSummary>> hardware_summary() override;
-  Result<std::vector<GroupSummary>> model_summary() override;
+  Result<std::vector<GroupSummary>> hardware_summary(std::string_view kind = "") override;
+  Result<std::vector<GroupSummary>> model_summary(std::string_view kind = "") override;
   Result<FilterValues> filter_values() override;
+  Result<std::vector<RunSummary>> list_runs_for_setup(const SetupKey& key, int64_t limit) override;
+  Result<std::optional<std::string>> find_run_by_measurements(std::string_view measurements_sha256) override;
+  Result<int64_t> set_hidden(std::string_view run_id, bool hidden) override;
+  Result<int64_t> delete_run(std::string_view run_id) override;
   Result<void> create_token(const TokenInfo& token, std::string_view token_sha256_hex) override;
   Result<std::optional<TokenInfo>> find_token(std::string_view token_sha256_hex) override;
   Result<int64_t> revoke_token(std::string_view id_or_name, std::string_view revoked_at) override;
@@ -32,8 +37,10 @@ class SqlStore final : public ResultStore {
  private:
   SqlStore(std::string backend, ConnectionPool::Factory factory, int pool_size)
       : backend_(std::move(backend)), pool_(std::move(factory), pool_size) {}
-  /// Runs a group statement; its $1 is kUnknownHardwareGroup.
-  Result<std::vector<GroupSummary>> groups(std::string_view sql);
+  /// Runs a group statement; its $1 is kUnknownHardwareGroup, $2 the kind ('' = any).
+  Result<std::vector<GroupSummary>> groups(std::string_view sql, std::string_view kind);
+  /// Runs one write statement in its own transaction; returns the rows changed.
+  Result<int64_t> write_one(std::string_view sql, std::span<const SqlParam> params);
 
   std::string backend_;
   ConnectionPool pool_;

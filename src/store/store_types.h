@@ -19,6 +19,17 @@ struct RunFilter {
   std::string kind;          ///< "measured", "simulated", "predicted"
   bool known_hardware_only = false;  ///< leave out runs on unknown hardware (kUnknownHardwareGroup): rankings
   bool with_tokens_per_joule_only = false;  ///< leave out runs without best_tokens_per_joule: the efficiency ranking
+  bool unflagged_only = false;  ///< leave out runs flagged implausible or on a synthetic model (default rankings)
+  bool include_hidden = false;  ///< list hidden runs too (moderation only; every page and API listing leaves them out)
+};
+
+/// The calculator setup a run matched (RunSummary::calc_*): which measured runs are evidence for
+/// a prediction of this GPU × count, model and engine.
+struct SetupKey {
+  std::string gpu;        ///< catalog GPU id
+  int64_t gpu_count = 1;
+  std::string model;      ///< catalog model id
+  std::string engine;     ///< catalog engine id
 };
 
 /// Orders of a listing. The metric orders put the highest first and runs without the number last.
@@ -79,6 +90,7 @@ enum class PutStatus {
   Created,   ///< the run is new and now stored
   Existing,  ///< a run with this id and the same content was already stored (idempotent retry)
   Conflict,  ///< a run with this id but different content is stored; nothing changed
+  Duplicate, ///< the same measurements are stored under another run id (find it with find_run_by_measurements)
 };
 
 /// A run to store: its JSON text as uploaded plus the summary worked out from it.
@@ -86,6 +98,8 @@ struct RunRecord {
   RunSummary summary;          ///< uploaded_at and token_id filled in by the caller
   std::string result_json;     ///< the result, canonical JSON text (what GET returns)
   std::string content_sha256;  ///< hex SHA-256 of result_json, to tell a retry from a conflict
+  std::string measurements_sha256;  ///< hex SHA-256 of the measurements (site/upload_checks.h); "" = not
+                                    ///< checked for duplicates. Unique among stored runs.
 };
 
 }  // namespace sm::store

@@ -95,8 +95,9 @@ PY
 gpu_q=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$gpu")
 calc_q="gpu=rtx4090&gpus=1&model=qwen3.5-4b&quant=awq-4bit&engine=vllm&contexts=0%2C16K%2C32K&concurrency=1%2C2%2C4%2C8&prefill=8K%2C32K&max_output=8192"
 
-browse dom "$tmp/leaderboard.html" "$url/"
-browse dom "$tmp/filtered.html" "$url/?gpu=$gpu_q&sort=best_total"
+browse dom "$tmp/leaderboard.html" "$url/?kind=all"
+browse dom "$tmp/measured.html" "$url/"
+browse dom "$tmp/filtered.html" "$url/?kind=all&gpu=$gpu_q&sort=best_total"
 browse dom "$tmp/run.html" "$url/runs/calc-1xrtx3090-qwen3.5-4b-awq-4bit-vllm"
 browse dom "$tmp/evil.html" "$url/runs/evil-run"
 browse dom "$tmp/calc.html" "$url/calc?$calc_q"
@@ -106,7 +107,7 @@ browse dom "$tmp/telemetry-run.html" "$url/runs/telemetry-run"
 
 python3 "$here/check_pages.py" "$tmp" "$gpu"
 
-for page in "leaderboard|/" "filtered|/?gpu=$gpu_q&sort=best_total" "runs|/runs" "run|/runs/calc-1xrtx3090-qwen3.5-4b-awq-4bit-vllm" \
+for page in "leaderboard|/" "leaderboard-all|/?kind=all" "filtered|/?kind=all&gpu=$gpu_q&sort=best_total" "runs|/runs" "run|/runs/calc-1xrtx3090-qwen3.5-4b-awq-4bit-vllm" \
             "calc|/calc?$calc_q" "hardware|/hardware" "models|/models" "compare|/compare?run=calc-1xrtx3090-qwen3.5-4b-awq-4bit-vllm&run=calc-1xrtx4090-qwen3.5-4b-awq-4bit-vllm" \
             "getting-started|/getting-started" "api|/api" "efficiency|/?sort=tokens_per_joule" "telemetry-run|/runs/telemetry-run"; do
   name=${page%%|*}

@@ -53,6 +53,8 @@ def main():
     assert "runs-table" in board.ids, "the leaderboard has no runs table"
     assert len(board.rows) == 5, f"the leaderboard shows {len(board.rows)} runs, expected 5"
     assert board.title.startswith("Leaderboard"), board.title
+    measured = load(folder, "measured")
+    assert len(measured.rows) == 2, f"the default (measured) leaderboard shows {len(measured.rows)} runs, expected 2"
 
     filtered = load(folder, "filtered")
     assert len(filtered.rows) == 1, f"filtering by {gpu!r} left {filtered.rows}"
@@ -69,6 +71,7 @@ def main():
 
     calc = load(folder, "calc")
     assert "calc-form" in calc.ids and "decode-matrix" in calc.ids, "the calculator did not return a matrix"
+    assert "evidence" in calc.ids, "the calculator shows no evidence section"
 
     runs = load(folder, "runs")
     assert "compare-form" in runs.ids and len(runs.rows) == 5

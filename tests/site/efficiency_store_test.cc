@@ -264,7 +264,7 @@ TEST_P(EfficiencyStoreTest, MigrationThreeUpgradesAnOlderDatabaseOnce) {
         old_run));
   }
   open();
-  EXPECT_EQ(store_->schema_version().value_or(0), 3);
+  EXPECT_EQ(store_->schema_version().value_or(0), latest_schema_version());
   auto old = store_->get_run_summary("old");
   ASSERT_TRUE(old && *old) << (old ? "" : old.error().message);
   EXPECT_EQ((*old)->best_total_tok_s, 324.0);
@@ -272,12 +272,16 @@ TEST_P(EfficiencyStoreTest, MigrationThreeUpgradesAnOlderDatabaseOnce) {
   EXPECT_EQ((*old)->gpu_telemetry, "");
   EXPECT_EQ((*old)->throttle_worst, "");
   EXPECT_FALSE((*old)->throttled_cells);
+  // Migration 4 too: unmatched, plausible, visible.
+  EXPECT_EQ((*old)->calc_gpu, "");
+  EXPECT_EQ((*old)->implausible, "");
+  EXPECT_FALSE((*old)->hidden);
 
   ASSERT_TRUE(store_->put_run(record_of(with_telemetry("new", 1.0), "2026-12-03T10:00:00.000Z")));
   EXPECT_EQ(ids(store_->list_runs({}, RunOrder::TokensPerJoule, {}).value()), "new,old");
 
   open();  // a second open applies nothing
-  EXPECT_EQ(store_->schema_version().value_or(0), 3);
+  EXPECT_EQ(store_->schema_version().value_or(0), latest_schema_version());
   auto c = connect();
   ASSERT_TRUE(c);
   auto rows = (*c)->query("SELECT COUNT(*) FROM schema_migrations WHERE version = 3", {});

@@ -47,7 +47,8 @@ url=$(grep -o 'http://[0-9.:]*' "$tmp/serve.out")
 python3 - "$url" <<'PY'
 import json, sys, urllib.request
 url = sys.argv[1]
-board = json.load(urllib.request.urlopen(url + "/api/v1/leaderboard"))
+assert json.load(urllib.request.urlopen(url + "/api/v1/leaderboard"))["total"] == 0, "a prediction ranked as measured"
+board = json.load(urllib.request.urlopen(url + "/api/v1/leaderboard?kind=predicted"))
 assert board["total"] == 1, board
 run = board["runs"][0]
 assert run["kind"] == "predicted" and run["prefill_32k_tok_s"] > 0 and run["best_total_concurrency"] == 4, run

@@ -1,11 +1,23 @@
 #pragma once
 // Results for the site and store tests: small but complete runs with chosen headline numbers.
+#include <cstdint>
 #include <optional>
 #include <string>
 
+#include "core/clock.h"
 #include "result/result.h"
 
 namespace sm::test {
+
+/// A start time of its own for each run id (a second of 2024-2026, from an FNV-1a hash of the
+/// id), so runs with other ids are not the same measurements (the site refuses duplicates).
+inline std::string site_started_at(const std::string& run_id, int64_t plus_s = 0) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : run_id) h = (h ^ c) * 1099511628211ull;
+  const int64_t start_unix_s = 1704067200 + static_cast<int64_t>(h % 78'000'000);  // 2024-01-01 + under 2.5 years
+  char buf[32];
+  return std::string(format_iso8601_utc((start_unix_s + plus_s) * 1000, buf));
+}
 
 /// A finished run on `gpu` of `model` with a 2×2 decode matrix (contexts 0 and 16K,
 /// concurrency 1 and 2), a 32K prefill row, and `single_tok_s` as its context-0 single-stream
@@ -17,8 +29,8 @@ inline RunResult site_result(const std::string& run_id, const std::string& model
   r.tool_version = "0.1.0";
   r.run_id = run_id;
   r.kind = kind;
-  r.started_at = "2026-12-02T14:34:48Z";
-  r.finished_at = "2026-12-02T14:59:02Z";
+  r.started_at = site_started_at(run_id);
+  r.finished_at = site_started_at(run_id, 24 * 60 + 14);
   r.target_url = "http://127.0.0.1:8000";
   r.engine.kind = "vllm";
   r.engine.version = "0.32.0";

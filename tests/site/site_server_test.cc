@@ -138,6 +138,25 @@ TEST_F(SiteServerTest, KeepAliveHeadAndBadRequests) {
   EXPECT_EQ(encoded.find("<script>"), std::string::npos);
 }
 
+TEST_F(SiteServerTest, OverLimitHeadersAndUrlsAreAnsweredNotDropped) {
+  start();
+  // A URL over the 8 KiB target limit, whole head under the header limit: 414 from the parsed head.
+  std::string long_url = raw("GET /runs?model=" + std::string(9000, 'a') + " HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_TRUE(long_url.starts_with("HTTP/1.1 414")) << long_url.substr(0, 200);
+  EXPECT_NE(long_url.find("uri_too_long"), std::string::npos);
+  // A URL past the whole header limit: no line end in sight, still 414.
+  std::string huge_url = raw("GET /runs?model=" + std::string(40000, 'a') + " HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_TRUE(huge_url.starts_with("HTTP/1.1 414")) << huge_url.substr(0, 200);
+  // Headers over the limit: 431.
+  std::string headers = "GET / HTTP/1.1\r\nHost: x\r\n";
+  for (int i = 0; i < 40; ++i) headers += "X-Filler-" + std::to_string(i) + ": " + std::string(1000, 'b') + "\r\n";
+  std::string big_headers = raw(headers + "\r\n");
+  EXPECT_TRUE(big_headers.starts_with("HTTP/1.1 431")) << big_headers.substr(0, 200);
+  EXPECT_NE(big_headers.find("headers_too_large"), std::string::npos);
+  // The server still answers.
+  EXPECT_TRUE(raw("GET /api/v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").starts_with("HTTP/1.1 200"));
+}
+
 TEST_F(SiteServerTest, UploadClientSendsRemovesTheMarkerAndKeepsAFailedRunPending) {
   start();
   test::TempDir runs;

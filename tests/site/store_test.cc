@@ -138,7 +138,9 @@ TEST_P(StoreTest, ListsFilterOrderAndPage) {
   EXPECT_EQ(ids(store_->list_runs({.gpu = "H100 24GB"}, RunOrder::Newest, {}).value()), "cb");
   EXPECT_EQ(ids(store_->list_runs({.model = "M1"}, RunOrder::Newest, {}).value()), "ba");
   EXPECT_EQ(ids(store_->list_runs({.kind = "simulated"}, RunOrder::Newest, {}).value()), "c");
-  EXPECT_EQ(ids(store_->list_runs({.engine = "vllm", .quantization = "AWQ 4-bit"}, RunOrder::Newest, {}).value()), "cba");
+  // c is simulated: its engine is "sim", whatever the simulated engine imitates.
+  EXPECT_EQ(ids(store_->list_runs({.engine = "vllm", .quantization = "AWQ 4-bit"}, RunOrder::Newest, {}).value()), "ba");
+  EXPECT_EQ(ids(store_->list_runs({.engine = "sim"}, RunOrder::Newest, {}).value()), "c");
   EXPECT_EQ(ids(store_->list_runs({.engine = "sglang"}, RunOrder::Newest, {}).value()), "");
 
   auto page = store_->list_runs({}, RunOrder::Newest, {.limit = 2, .offset = 1}).value();
@@ -184,6 +186,80 @@ TEST_P(StoreTest, GroupsAndFilterValues) {
   EXPECT_EQ(values.engines, (std::vector<std::string>{"vllm"}));
   EXPECT_EQ(values.quantizations, (std::vector<std::string>{"AWQ 4-bit"}));
   EXPECT_EQ(values.kinds, (std::vector<std::string>{"measured"}));
+}
+
+TEST_P(StoreTest, HiddenRunsAreOutOfListingsGroupsAndReadsButStillKnownToModeration) {
+  ASSERT_TRUE(store_->put_run(record_of(test::site_result("shown", "M1"))));
+  ASSERT_TRUE(store_->put_run(record_of(test::site_result("hidden", "M2"))));
+  ASSERT_EQ(store_->set_hidden("hidden", true).value(), 1);
+  EXPECT_EQ(store_->set_hidden("hidden", true).value(), 0);  // already hidden
+  EXPECT_EQ(store_->list_runs({}, RunOrder::Newest, {}).value().total, 1);
+  EXPECT_EQ(store_->model_summary().value().size(), 1u);
+  EXPECT_EQ(store_->filter_values().value().models, std::vector<std::string>{"M1"});
+  EXPECT_FALSE(store_->get_run_json("hidden").value());
+  auto summary = store_->get_run_summary("hidden").value();
+  ASSERT_TRUE(summary);
+  EXPECT_TRUE(summary->hidden);
+  RunFilter moderation;
+  moderation.include_hidden = true;
+  EXPECT_EQ(store_->list_runs(moderation, RunOrder::Newest, {}).value().total, 2);
+  ASSERT_EQ(store_->set_hidden("hidden", false).value(), 1);
+  EXPECT_EQ(store_->list_runs({}, RunOrder::Newest, {}).value().total, 2);
+  EXPECT_EQ(store_->delete_run("hidden").value(), 1);
+  EXPECT_EQ(store_->delete_run("hidden").value(), 0);
+  EXPECT_FALSE(store_->get_run_summary("hidden").value());
+}
+
+TEST_P(StoreTest, TheSameMeasurementsUnderAnotherIdAreADuplicate) {
+  RunRecord first = record_of(test::site_result("first"));
+  first.measurements_sha256 = std::string(64, 'a');
+  RunRecord second = record_of(test::site_result("second"));
+  second.measurements_sha256 = first.measurements_sha256;
+  EXPECT_EQ(store_->put_run(first).value(), PutStatus::Created);
+  EXPECT_EQ(store_->put_run(second).value(), PutStatus::Duplicate);
+  EXPECT_EQ(store_->find_run_by_measurements(first.measurements_sha256).value(), std::optional<std::string>("first"));
+  EXPECT_FALSE(store_->find_run_by_measurements(std::string(64, 'b')).value());
+  EXPECT_EQ(store_->put_run(first).value(), PutStatus::Existing);  // the id decides first
+  EXPECT_EQ(store_->list_runs({}, RunOrder::Newest, {}).value().total, 1);
+}
+
+TEST_P(StoreTest, FlagsKindFiltersAndTheCalculatorSetupKeyRoundTrip) {
+  RunRecord flagged = record_of(test::site_result("flagged", "M1"));
+  flagged.summary.implausible = "decode 0 × 1: too fast";
+  flagged.summary.calc_gpu = "rtx3090";
+  flagged.summary.calc_gpu_count = 1;
+  flagged.summary.calc_model = "qwen3.5-4b";
+  flagged.summary.calc_engine = "vllm";
+  RunRecord synthetic = record_of(test::site_result("synthetic", "M2"));
+  synthetic.summary.synthetic_model = true;
+  RunRecord plain = record_of(test::site_result("plain", "M3"));
+  plain.summary.calc_gpu = "rtx3090";
+  plain.summary.calc_gpu_count = 1;
+  plain.summary.calc_model = "qwen3.5-4b";
+  plain.summary.calc_engine = "vllm";
+  RunRecord sim = record_of(test::site_result("sim", "M4", "NVIDIA GeForce RTX 3090", 180, 8783.0, "simulated"));
+  for (const auto* r : {&flagged, &synthetic, &plain, &sim}) ASSERT_TRUE(store_->put_run(*r));
+  auto back = store_->get_run_summary("flagged").value();
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->implausible, flagged.summary.implausible);
+  EXPECT_EQ(back->calc_model, "qwen3.5-4b");
+  EXPECT_TRUE(store_->get_run_summary("synthetic").value()->synthetic_model);
+  RunFilter ranked;
+  ranked.unflagged_only = true;
+  auto page = store_->list_runs(ranked, RunOrder::Newest, {}).value();
+  EXPECT_EQ(page.total, 2);  // plain and sim
+  RunFilter engine;
+  engine.engine = "sim";
+  auto sims = store_->list_runs(engine, RunOrder::Newest, {}).value();
+  ASSERT_EQ(sims.total, 1);
+  EXPECT_EQ(sims.runs[0].run_id, "sim");
+  // The group's best numbers skip flagged runs; the kind filter keeps one kind.
+  auto groups = store_->hardware_summary("simulated").value();
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].runs, 1);
+  auto setup = store_->list_runs_for_setup({"rtx3090", 1, "qwen3.5-4b", "vllm"}, 10).value();
+  ASSERT_EQ(setup.size(), 2u);  // measured runs of the setup, flagged ones too (with their badge)
+  EXPECT_TRUE(store_->list_runs_for_setup({"rtx3090", 2, "qwen3.5-4b", "vllm"}, 10).value().empty());
 }
 
 TEST_P(StoreTest, TokensAreFoundByHashRevokedByIdOrNameAndCountUploads) {

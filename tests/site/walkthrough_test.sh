@@ -52,15 +52,16 @@ wait_for "http://127.0.0.1:$sim_port/health"
 "$bin" run --url "http://127.0.0.1:$sim_port" --contexts 0 --concurrency 1,2 --prefill-contexts none --duration 2 \
   --max-output 256 --quiet --upload "$site" --upload-token "$token" >run1.out 2>run1.err || { cat run1.err >&2; exit 1; }
 grep -q "uploaded" run1.err || { cat run1.err >&2; exit 1; }
-# 5. On the leaderboard.
+# 5. On the leaderboard's Simulated tab (measured runs are ranked apart).
 python3 - "$site" <<'PY'
 import json, sys, urllib.request
 site = sys.argv[1]
-board = json.load(urllib.request.urlopen(site + "/api/v1/leaderboard"))
+assert json.load(urllib.request.urlopen(site + "/api/v1/leaderboard"))["total"] == 0, "a simulated run ranked as measured"
+board = json.load(urllib.request.urlopen(site + "/api/v1/leaderboard?kind=simulated"))
 assert board["total"] == 1, board
 run = board["runs"][0]
-assert run["kind"] == "simulated" and run["single_stream_tok_s"] > 0 and run["valid_cells"] == 2, run
-page = urllib.request.urlopen(site + "/").read().decode()
+assert run["kind"] == "simulated" and run["engine"] == "sim" and run["single_stream_tok_s"] > 0 and run["valid_cells"] == 2, run
+page = urllib.request.urlopen(site + "/?kind=simulated").read().decode()
 assert run["run_id"] in page, "the run is not on the leaderboard page"
 report = urllib.request.urlopen(site + run["url"]).read().decode()
 assert 'id="decode-matrix"' in report
@@ -85,5 +86,26 @@ import json, sys, urllib.request
 board = json.load(urllib.request.urlopen(sys.argv[1] + "/api/v1/runs"))
 assert board["total"] == 2, board
 print("walkthrough: the pending run was sent once the site was back")
+PY
+# Moderation: a hidden run leaves the listings until it is shown again.
+hide_id=$("$bin" serve run list --db sqlite:results.db --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["run_id"])')
+"$bin" serve run hide --db sqlite:results.db "$hide_id" 2>/dev/null
+python3 - "$site" "$hide_id" <<'PY'
+import json, sys, urllib.error, urllib.request
+site, hidden = sys.argv[1], sys.argv[2]
+board = json.load(urllib.request.urlopen(site + "/api/v1/runs"))
+assert board["total"] == 1 and all(r["run_id"] != hidden for r in board["runs"]), board
+try:
+    urllib.request.urlopen(site + "/runs/" + hidden)
+    raise SystemExit("walkthrough: a hidden run's page is still served")
+except urllib.error.HTTPError as e:
+    assert e.code == 404, e.code
+PY
+"$bin" serve run list --db sqlite:results.db | grep -q "hidden" || { echo "walkthrough: run list does not show the hidden run" >&2; exit 1; }
+"$bin" serve run unhide --db sqlite:results.db "$hide_id" 2>/dev/null
+python3 - "$site" <<'PY'
+import json, sys, urllib.request
+assert json.load(urllib.request.urlopen(sys.argv[1] + "/api/v1/runs"))["total"] == 2
+print("walkthrough: serve run hide and unhide")
 PY
 echo "walkthrough: ok"

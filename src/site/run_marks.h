@@ -1,0 +1,32 @@
+#pragma once
+// How pages mark what a run is: its kind (measured, predicted, simulated: each its own badge
+// colour), its flags (implausible, synthetic model: out of default rankings), and the tabs that
+// keep the kinds apart on the leaderboard, hardware and model pages.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "site/listing_query.h"
+#include "store/run_summary.h"
+
+namespace sm::site {
+
+/// `<span class="badge measured">Measured</span>` (predicted, simulated alike); "" for no kind.
+std::string kind_badge(std::string_view kind);
+
+/// The badges of a run: its kind, then "Implausible" (the reason as its title) and "Synthetic
+/// model" when flagged.
+std::string run_badges(const store::RunSummary& run);
+
+/// Tabs Measured · Predicted · Simulated · All over a listing at `action`, keeping the other
+/// filters of `q`; the tab of `q`'s kind is marked current.
+std::string kind_tabs(std::string_view action, const ListingQuery& q);
+
+/// A note saying that `flagged` runs are not ranked, with a link that shows them; "" for none.
+std::string flagged_note(std::string_view action, const ListingQuery& q, int64_t flagged);
+
+/// A warning when `runs` are of more than one kind, or mix synthetic-model runs with others
+/// ("" when they are alike): comparing a prediction with a measurement is not comparing two machines.
+std::string mixed_kinds_warning(const std::vector<store::RunSummary>& runs);
+
+}  // namespace sm::site

@@ -1,0 +1,190 @@
+#include "site/ui_language.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "site/page_layout.h"
+#include "site/query_string.h"
+#include "site/site_data.h"
+
+namespace sm::site {
+
+namespace {
+
+struct UiState {
+  const MessageCatalogs* catalogs = nullptr;
+  std::string lang = "en";
+  std::string path = "/";
+  std::string query;
+};
+
+thread_local UiState current;
+
+// The embedded catalogs, for pages rendered outside a scope (English). A broken catalog is a
+// bug the catalog test reports; here it only means keys show as themselves.
+const MessageCatalogs& builtin() {
+  static const MessageCatalogs catalogs = [] {
+    auto c = MessageCatalogs::load_embedded();
+    return c ? std::move(*c) : *MessageCatalogs::from_json({{"en", "{}"}});
+  }();
+  return catalogs;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return std::string(s);
+}
+
+}  // namespace
+
+Result<MessageCatalogs> MessageCatalogs::load_embedded() {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const SiteDataFile& f : site_data_files()) {
+    if (!f.name.starts_with("messages-") || !f.name.ends_with(".json")) continue;
+    std::string_view lang = f.name.substr(9, f.name.size() - 9 - 5);
+    files.emplace_back(std::string(lang), std::string(f.content));
+  }
+  return from_json(files);
+}
+
+Result<MessageCatalogs> MessageCatalogs::from_json(const std::vector<std::pair<std::string, std::string>>& files) {
+  MessageCatalogs out;
+  for (const auto& [lang, text] : files) {
+    auto doc = nlohmann::json::parse(text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object())
+      return fail(ErrorCode::InvalidArgument, fmt::format("messages-{}.json: not a JSON object", lang));
+    auto& catalog = out.catalogs_[lang];
+    for (const auto& [key, value] : doc.items()) {
+      if (!value.is_string())
+        return fail(ErrorCode::InvalidArgument, fmt::format("messages-{}.json: \"{}\" is not a string", lang, key));
+      catalog[key] = value.get<std::string>();
+    }
+  }
+  auto en = out.catalogs_.find("en");
+  if (en == out.catalogs_.end()) return fail(ErrorCode::InvalidArgument, "no English catalog (messages-en.json)");
+  std::vector<std::string> english_keys;
+  for (const auto& [k, v] : en->second) english_keys.push_back(k);
+  for (const auto& [lang, catalog] : out.catalogs_) {
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : catalog) keys.push_back(k);
+    const auto missing = missing_keys(english_keys, keys);
+    if (!missing.empty()) {
+      std::string list;
+      for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+      return fail(ErrorCode::InvalidArgument, fmt::format("messages-{}.json: keys missing (or, +key, not in English): {}", lang, list));
+    }
+    out.languages_.push_back(lang);
+  }
+  std::stable_partition(out.languages_.begin(), out.languages_.end(), [](const std::string& l) { return l == "en"; });
+  return out;
+}
+
+bool MessageCatalogs::has(std::string_view lang) const { return catalogs_.find(lang) != catalogs_.end(); }
+
+std::string MessageCatalogs::text(std::string_view lang, std::string_view key) const {
+  for (std::string_view l : {lang, std::string_view("en")}) {
+    auto c = catalogs_.find(l);
+    if (c == catalogs_.end()) continue;
+    if (auto it = c->second.find(key); it != c->second.end()) return it->second;
+  }
+  return std::string(key);
+}
+
+std::string MessageCatalogs::choose(std::string_view query_lang, std::string_view cookie_header,
+                                    std::string_view accept_language) const {
+  if (const std::string q = lower(query_lang); has(q)) return q;
+  // Cookie: "a=b; sm_lang=ja; c=d"
+  for (size_t at = 0; at <= cookie_header.size();) {
+    size_t end = cookie_header.find(';', at);
+    if (end == std::string_view::npos) end = cookie_header.size();
+    const std::string pair = trim(cookie_header.substr(at, end - at));
+    if (pair.starts_with("sm_lang=")) {
+      if (const std::string l = lower(pair.substr(8)); has(l)) return l;
+    }
+    at = end + 1;
+  }
+  // Accept-Language: "ja-JP,ja;q=0.9,en;q=0.8"
+  std::string best = "en";
+  double best_q = -1;
+  for (size_t at = 0; at <= accept_language.size();) {
+    size_t end = accept_language.find(',', at);
+    if (end == std::string_view::npos) end = accept_language.size();
+    const std::string item = trim(accept_language.substr(at, end - at));
+    at = end + 1;
+    if (item.empty()) continue;
+    const size_t semi = item.find(';');
+    std::string tag = lower(trim(item.substr(0, semi)));
+    if (size_t dash = tag.find('-'); dash != std::string::npos) tag.resize(dash);
+    double q = 1;
+    if (semi != std::string::npos) {
+      const std::string param = trim(item.substr(semi + 1));
+      if (param.starts_with("q=")) q = std::strtod(param.c_str() + 2, nullptr);
+    }
+    if (has(tag) && q > best_q && q > 0) {
+      best = tag;
+      best_q = q;
+    }
+  }
+  return best;
+}
+
+std::vector<std::string> missing_keys(const std::vector<std::string>& english_keys, const std::vector<std::string>& lang_keys) {
+  const std::set<std::string> en(english_keys.begin(), english_keys.end());
+  const std::set<std::string> other(lang_keys.begin(), lang_keys.end());
+  std::vector<std::string> out;
+  for (const auto& k : en)
+    if (!other.contains(k)) out.push_back(k);
+  for (const auto& k : other)
+    if (!en.contains(k)) out.push_back("+" + k);
+  return out;
+}
+
+UiLanguageScope::UiLanguageScope(const MessageCatalogs& catalogs, std::string lang, std::string path, std::string query) {
+  current = UiState{&catalogs, std::move(lang), std::move(path), std::move(query)};
+}
+
+UiLanguageScope::~UiLanguageScope() { current = UiState{}; }
+
+std::string ui_text(std::string_view key) {
+  const MessageCatalogs& c = current.catalogs ? *current.catalogs : builtin();
+  return c.text(current.lang, key);
+}
+
+std::string ui_language() { return current.lang; }
+
+std::string language_menu_html() {
+  const MessageCatalogs& c = current.catalogs ? *current.catalogs : builtin();
+  if (c.languages().size() < 2) return "";
+  // The current page's query without its lang, then lang=CODE.
+  std::vector<std::pair<std::string, std::string>> params;
+  const QueryParams query(current.query);
+  for (const auto& [k, v] : query.pairs())
+    if (k != "lang") params.emplace_back(k, v);
+  std::string out = "<nav class=\"languages\" aria-label=\"" + esc(ui_text("language.menu")) + "\"><span>" +
+                    esc(ui_text("language.menu")) + "</span>";
+  for (const std::string& lang : c.languages()) {
+    auto with_lang = params;
+    with_lang.emplace_back("lang", lang);
+    const bool on = lang == current.lang;
+    out += "<a href=\"" + esc(current.path + build_query(with_lang)) + "\" hreflang=\"" + esc(lang) + "\" lang=\"" +
+           esc(lang) + "\"" + (on ? " class=\"current\" aria-current=\"true\"" : "") + ">" +
+           esc(c.text(lang, "language_name")) + "</a>";
+  }
+  out += "</nav>";
+  return out;
+}
+
+}  // namespace sm::site

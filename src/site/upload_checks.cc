@@ -1,0 +1,206 @@
+#include "site/upload_checks.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "calc/perf_model.h"
+#include "core/units.h"
+#include "site/upload_token.h"
+
+namespace sm::site {
+
+namespace {
+
+// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+Result<void> refuse(std::string_view field, std::string_view why) {
+  return fail(ErrorCode::InvalidArgument, fmt::format("{}: {}", field, why));
+}
+
+// A rate or time that must be a finite number ≥ 0 (absent is fine).
+Result<void> non_negative(const std::optional<double>& v, const std::string& field) {
+  if (!v) return {};
+  if (!std::isfinite(*v)) return refuse(field, "not a finite number");
+  if (*v < 0) return refuse(field, fmt::format("{} is negative", *v));
+  return {};
+}
+
+bool close_to(double a, double b, double tolerance) {
+  return std::fabs(a - b) <= tolerance * std::max(std::fabs(a), std::fabs(b));
+}
+
+Result<void> check_time(const std::string& text, const char* field, int64_t now_unix_ms) {
+  if (text.empty()) return {};
+  auto ms = parse_iso8601_ms(text);
+  if (!ms) return refuse(field, fmt::format("'{}' is not an ISO-8601 time", text));
+  if (*ms < kEarliestRunUnixMs) return refuse(field, fmt::format("{} is before 2023", text));
+  if (*ms > now_unix_ms + kClockSkewMs) return refuse(field, fmt::format("{} is in the future", text));
+  return {};
+}
+
+// True when `name` has "synth" as a word of its own ("synth-tiny", "x_synth.gguf"), not inside
+// another word ("Synthia").
+bool has_synth_word(std::string name) {
+  for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (name.find("speedmatrix synth") != std::string::npos || name.find("speedmatrix-synth") != std::string::npos)
+    return true;
+  for (size_t at = name.find("synth"); at != std::string::npos; at = name.find("synth", at + 1)) {
+    const bool starts = at == 0 || !std::isalpha(static_cast<unsigned char>(name[at - 1]));
+    const size_t end = at + 5;
+    const bool ends = end == name.size() || !std::isalpha(static_cast<unsigned char>(name[end]));
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<int64_t> parse_iso8601_ms(std::string_view text) {
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, n = 0;
+  const std::string t(text.substr(0, 64));
+  if (std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &s, &n) != 6 || n != 19) return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60) return std::nullopt;
+  int64_t ms = (days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 + h * 3600 + mi * 60 + s) * 1000;
+  size_t i = 19;
+  if (i < t.size() && t[i] == '.') {
+    int64_t frac = 0, scale = 1000;
+    for (++i; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i) {
+      scale /= 10;
+      frac += (t[i] - '0') * scale;
+    }
+    ms += frac;
+  }
+  if (i == t.size()) return ms;  // no zone: taken as UTC
+  if (t[i] == 'Z' && i + 1 == t.size()) return ms;
+  int oh = 0, om = 0;
+  if ((t[i] == '+' || t[i] == '-') && std::sscanf(t.c_str() + i + 1, "%2d:%2d", &oh, &om) == 2 && i + 6 == t.size()) {
+    const int64_t offset_ms = (oh * 60 + om) * 60 * 1000;
+    return t[i] == '+' ? ms - offset_ms : ms + offset_ms;
+  }
+  return std::nullopt;
+}
+
+Result<void> check_upload_numbers(const RunResult& run, int64_t now_unix_ms) {
+  if (auto ok = check_time(run.started_at, "$.started_at", now_unix_ms); !ok) return ok;
+  if (auto ok = check_time(run.finished_at, "$.finished_at", now_unix_ms); !ok) return ok;
+  for (size_t i = 0; i < run.decode.size(); ++i) {
+    const DecodeCell& c = run.decode[i];
+    const std::string at = fmt::format("$.decode[{}].", i);
+    for (const auto& [value, name] : {std::pair{&c.total_tok_s, "total_tok_s"}, {&c.per_request_tok_s, "per_request_tok_s"},
+                                      {&c.ttft_ms, "ttft_ms"}, {&c.tbt_ms, "tbt_ms"}, {&c.measured_s, "measured_s"}})
+      if (auto ok = non_negative(*value, at + name); !ok) return ok;
+    if (c.output_tokens && *c.output_tokens < 0) return refuse(at + "output_tokens", "is negative");
+    if (c.status != CellStatus::Valid) continue;
+    if (c.total_tok_s && c.output_tokens && c.measured_s && *c.measured_s > 0) {
+      const double implied = static_cast<double>(*c.output_tokens) / *c.measured_s;
+      if (!close_to(*c.total_tok_s, implied, kRateTolerance))
+        return refuse(at + "total_tok_s",
+                      fmt::format("{:.6g} disagrees with output_tokens / measured_s = {} / {:.6g} = {:.6g} by more than "
+                                  "{:.0f}%",
+                                  *c.total_tok_s, *c.output_tokens, *c.measured_s, implied, kRateTolerance * 100));
+    }
+    if (c.total_tok_s && c.per_request_tok_s) {
+      // The total counts the gaps between one stream's requests (about a TTFT each, every
+      // max-output tokens) and the per-request rate does not: at one request the per-request
+      // rate is above the total by up to TTFT × rate / max output.
+      const double max_output = run.settings.max_output_tokens > 0 ? static_cast<double>(run.settings.max_output_tokens) : 0;
+      const double gaps = c.ttft_ms && max_output > 0 ? *c.ttft_ms / 1000.0 * *c.per_request_tok_s / max_output : 0;
+      if (*c.per_request_tok_s > *c.total_tok_s * (1 + gaps) * (1 + kPerRequestAllowance))
+        return refuse(at + "per_request_tok_s", fmt::format("{:.6g} is above the cell's total_tok_s {:.6g}",
+                                                            *c.per_request_tok_s, *c.total_tok_s));
+    }
+  }
+  for (size_t i = 0; i < run.prefill.size(); ++i) {
+    const PrefillRow& p = run.prefill[i];
+    const std::string at = fmt::format("$.prefill[{}].", i);
+    if (auto ok = non_negative(p.prompt_tok_s, at + "prompt_tok_s"); !ok) return ok;
+    if (auto ok = non_negative(p.ttft_ms, at + "ttft_ms"); !ok) return ok;
+    if (p.status != CellStatus::Valid || !p.prompt_tok_s || !p.ttft_ms || p.context <= 0) continue;
+    const double tokens = *p.prompt_tok_s * *p.ttft_ms / 1000.0;
+    const bool matches = close_to(tokens, static_cast<double>(p.context), kRateTolerance) ||
+                         (p.prompt_tokens && close_to(tokens, static_cast<double>(*p.prompt_tokens), kRateTolerance));
+    if (!matches)
+      return refuse(at + "prompt_tok_s",
+                    fmt::format("{:.6g} × ttft_ms {:.6g} is {:.0f} prompt tokens, not the row's {}: a prefill cannot be "
+                                "faster (or slower) than its context allows",
+                                *p.prompt_tok_s, *p.ttft_ms, tokens, p.context));
+  }
+  return {};
+}
+
+double roofline_total_tok_s(const calc::Setup& base, int64_t context, int64_t concurrency) {
+  calc::Setup s = base;
+  s.engine.bandwidth_efficiency = 1;
+  s.engine.attention_bandwidth_efficiency = 1;
+  s.engine.decode_compute_efficiency = 1;
+  s.engine.prefill_compute_efficiency = 1;
+  s.engine.step_overhead_s = 0;
+  s.engine.shared_prefix_reuse = 1;
+  s.engine.tp_loss_per_extra_gpu = 0;
+  s.kv_bytes_per_element = 1;
+  const calc::PerfModel model(s);
+  const std::vector<int64_t> contexts(static_cast<size_t>(std::max<int64_t>(concurrency, 1)), context);
+  const double step_s = model.decode_step_time_s(contexts, context);
+  return step_s > 0 ? static_cast<double>(contexts.size()) / step_s : 0;
+}
+
+std::string implausible_reason(const RunResult& run, const CatalogMatch& match, const calc::Catalog& catalog) {
+  if (!match.gpu || !match.model || match.gpu_count < 1) return "";
+  calc::Setup setup;
+  setup.gpu = *match.gpu;
+  setup.gpus = match.gpu_count;
+  setup.model = *match.model;
+  if (match.engine) setup.engine = *match.engine;
+  if (match.quant) {
+    setup.quant = *match.quant;
+  } else {
+    if (catalog.quants().empty()) return "";
+    setup.quant = *std::min_element(catalog.quants().begin(), catalog.quants().end(),
+                                    [](const calc::QuantSpec& a, const calc::QuantSpec& b) {
+                                      return a.bits_per_weight() < b.bits_per_weight();
+                                    });
+  }
+  double worst_ratio = 0;
+  std::string reason;
+  for (const DecodeCell& c : run.decode) {
+    if (c.status != CellStatus::Valid || !c.total_tok_s || c.concurrency < 1) continue;
+    const double roof = roofline_total_tok_s(setup, c.context, c.concurrency);
+    if (!(roof > 0)) continue;
+    const double ratio = *c.total_tok_s / roof;
+    if (ratio > kImplausibleFactor && ratio > worst_ratio) {
+      worst_ratio = ratio;
+      reason = fmt::format("decode {}: {:.0f} tok/s is {:.1f}× the calculator's roofline ({:.0f} tok/s) for {}× {}, {}, {}",
+                           format_tokens(c.context) + " × " + std::to_string(c.concurrency), *c.total_tok_s, ratio, roof,
+                           setup.gpus, setup.gpu.name, setup.model.name, setup.quant.name);
+    }
+  }
+  return reason;
+}
+
+bool is_synthetic_model(const RunResult& run, const nlohmann::json& document) {
+  if (auto e = document.find("engine"); e != document.end() && e->is_object()) {
+    if (auto s = e->find("synthetic_model"); s != e->end() && s->is_boolean() && s->get<bool>()) return true;
+  }
+  return has_synth_word(run.engine.model) || has_synth_word(run.engine.model_path);
+}
+
+std::string measurements_sha256(const nlohmann::json& document) {
+  nlohmann::json copy = document;
+  if (copy.is_object())
+    for (const char* key : {"run_id", "submitted_by", "notes"}) copy.erase(key);
+  return sha256_hex(copy.dump());
+}
+
+}  // namespace sm::site

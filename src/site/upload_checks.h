@@ -1,0 +1,62 @@
+#pragma once
+// What the site checks of an upload after the schemas (docs/site.md, "Upload checks"):
+//
+//  - refused (400, the message names the field): negative or non-finite rates and times;
+//    a decode cell whose total_tok_s disagrees with output_tokens / measured_s by more than 2%;
+//    a per-request rate above the cell's total (by more than the gaps between one stream's
+//    requests explain, TTFT × rate / max output, and kPerRequestAllowance); a start or
+//    finish before 2023 or in the future (beyond kClockSkewMs); a prefill row whose TTFT × prompt
+//    tok/s is not its prompt tokens (within 2%): a prefill faster than its context allows.
+//    (More than 1,000 decode cells: upload-rules.json.)
+//  - flagged, accepted (implausible_reason): decode throughput above twice the calculator's
+//    roofline for the run's GPUs and model (roofline_total_tok_s);
+//  - marked (is_synthetic_model): a run on speedmatrix's own synthetic GGUF;
+//  - recognised (measurements_sha256): the same measurements under another run id.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "calc/catalog.h"
+#include "calc/setup.h"
+#include "core/error.h"
+#include "result/result.h"
+#include "site/catalog_match.h"
+
+namespace sm::site {
+
+constexpr double kRateTolerance = 0.02;          ///< total vs output/measured, TTFT × rate vs prompt tokens
+constexpr double kPerRequestAllowance = 0.10;    ///< per-request may exceed total by this beyond the restarts' gaps
+constexpr int64_t kClockSkewMs = 3600 * 1000;    ///< a start this far ahead of the site's clock is still accepted
+constexpr int64_t kEarliestRunUnixMs = 1672531200000;  ///< 2023-01-01T00:00:00Z
+constexpr double kImplausibleFactor = 2.0;       ///< flagged above this many times the roofline
+
+/// Milliseconds since the epoch of an ISO-8601 time ("2026-12-02T14:34:48Z", fractions and
+/// "+hh:mm" offsets accepted); nullopt when it is not one.
+std::optional<int64_t> parse_iso8601_ms(std::string_view text);
+
+/// The refusals; the error message names the field ("$.decode[3].total_tok_s: ...").
+Result<void> check_upload_numbers(const RunResult& run, int64_t now_unix_ms);
+
+/// The calculator's roofline of a decode cell: total tok/s of `concurrency` streams at
+/// `context` with every efficiency at 1, no step overhead, one read of the shared prompt's KV
+/// (FP8), the GPU count's full bandwidth and compute. An upper bound no engine reaches without
+/// speculative decoding.
+double roofline_total_tok_s(const calc::Setup& setup, int64_t context, int64_t concurrency);
+
+/// Why the run is implausible for its declared hardware ("" when it is not, or cannot be
+/// checked: GPU or model not in the catalog). Without a catalog quantisation, the catalog's
+/// smallest one is assumed (the highest roofline).
+std::string implausible_reason(const RunResult& run, const CatalogMatch& match, const calc::Catalog& catalog);
+
+/// True for a run on a synthetic model: `engine.synthetic_model` true in the upload, or a model
+/// name or file from `speedmatrix synth-model` ("speedmatrix synth ...", a file name with a
+/// "synth" word in it).
+bool is_synthetic_model(const RunResult& run, const nlohmann::json& document);
+
+/// SHA-256 of what was measured, whatever the run is called: the canonical JSON of the upload
+/// without run_id, submitted_by and notes.
+std::string measurements_sha256(const nlohmann::json& document);
+
+}  // namespace sm::site

@@ -1,0 +1,170 @@
+// The checks an upload goes through after the schemas (site/upload_checks.h) and the catalog
+// match they use (site/catalog_match.h): each refusal names its field, the roofline flag, the
+// synthetic-model mark and the measurements hash.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "calc/catalog.h"
+#include "result/result_json.h"
+#include "site/catalog_match.h"
+#include "site/site_fixtures.h"
+#include "site/upload_checks.h"
+
+namespace sm::site {
+namespace {
+
+constexpr int64_t kNow = 1796222088000;  // 2026-12-02T14:34:48Z
+
+std::string refusal(const RunResult& r) {
+  auto ok = check_upload_numbers(r, kNow);
+  return ok ? "" : ok.error().message;
+}
+
+const calc::Catalog& catalog() {
+  static const calc::Catalog c = *calc::Catalog::builtin();
+  return c;
+}
+
+TEST(UploadChecks, ParsesIsoTimesWithFractionsAndOffsets) {
+  EXPECT_EQ(parse_iso8601_ms("2026-12-02T14:34:48Z"), kNow);
+  EXPECT_EQ(parse_iso8601_ms("2026-12-02T14:34:48.250Z"), kNow + 250);
+  EXPECT_EQ(parse_iso8601_ms("2026-12-02T15:34:48+01:00"), kNow);
+  EXPECT_EQ(parse_iso8601_ms("2023-01-01T00:00:00Z"), kEarliestRunUnixMs);
+  EXPECT_FALSE(parse_iso8601_ms("yesterday"));
+  EXPECT_FALSE(parse_iso8601_ms("2026-13-02T14:34:48Z"));
+}
+
+TEST(UploadChecks, AFixtureRunPasses) {
+  EXPECT_EQ(refusal(test::site_result("ok")), "");
+}
+
+TEST(UploadChecks, NegativeOrNonFiniteRatesAreRefusedByField) {
+  RunResult r = test::site_result("neg");
+  r.decode[1].per_request_tok_s = -3;
+  EXPECT_NE(refusal(r).find("$.decode[1].per_request_tok_s"), std::string::npos) << refusal(r);
+  r = test::site_result("inf");
+  r.decode[2].total_tok_s = std::numeric_limits<double>::infinity();
+  EXPECT_NE(refusal(r).find("$.decode[2].total_tok_s: not a finite number"), std::string::npos) << refusal(r);
+  r = test::site_result("prefill");
+  r.prefill[0].prompt_tok_s = -1;
+  EXPECT_NE(refusal(r).find("$.prefill[0].prompt_tok_s"), std::string::npos) << refusal(r);
+}
+
+TEST(UploadChecks, TotalMustAgreeWithOutputTokensOverTheWindow) {
+  RunResult r = test::site_result("total");
+  r.decode[0].total_tok_s = *r.decode[0].total_tok_s * 1.03;  // 3% above output_tokens / measured_s
+  EXPECT_NE(refusal(r).find("$.decode[0].total_tok_s"), std::string::npos) << refusal(r);
+  r = test::site_result("total-ok");
+  r.decode[0].total_tok_s = *r.decode[0].total_tok_s * 1.01;  // within 2%
+  EXPECT_EQ(refusal(r), "");
+}
+
+TEST(UploadChecks, PerRequestAboveTotalIsRefused) {
+  RunResult r = test::site_result("per-request");
+  r.decode[1].per_request_tok_s = *r.decode[1].total_tok_s * 1.5;
+  EXPECT_NE(refusal(r).find("$.decode[1].per_request_tok_s"), std::string::npos) << refusal(r);
+}
+
+TEST(UploadChecks, OneStreamsRestartGapsExplainAPerRequestRateAboveTheTotal) {
+  // One request, 64 tokens each, 0.5 s to each first token at 100 tok/s: the window holds 0.64 s
+  // of decoding per 1.14 s, so the total is 56 tok/s while the stream decodes at 100.
+  RunResult r = test::site_result("restarts");
+  r.settings.max_output_tokens = 64;
+  DecodeCell& c = r.decode[0];
+  c.per_request_tok_s = 100;
+  c.ttft_ms = 500;
+  c.total_tok_s = 64 / 1.14;
+  c.output_tokens = static_cast<int64_t>(*c.total_tok_s * 30 + 0.5);
+  EXPECT_EQ(refusal(r), "");
+  c.ttft_ms = 50;  // then the gaps explain a total of 93 tok/s, not 56
+  EXPECT_NE(refusal(r).find("$.decode[0].per_request_tok_s"), std::string::npos) << refusal(r);
+}
+
+TEST(UploadChecks, DatesBefore2023OrInTheFutureAreRefused) {
+  RunResult r = test::site_result("old");
+  r.started_at = "2022-12-31T23:59:59Z";
+  EXPECT_NE(refusal(r).find("$.started_at"), std::string::npos);
+  r = test::site_result("future");
+  r.finished_at = "2026-12-03T14:34:48Z";  // a day after kNow
+  EXPECT_NE(refusal(r).find("$.finished_at"), std::string::npos);
+  EXPECT_NE(refusal(r).find("future"), std::string::npos);
+}
+
+TEST(UploadChecks, APrefillFasterThanItsContextAllowsIsRefused) {
+  RunResult r = test::site_result("prefill-fast");
+  r.prefill[0].prompt_tok_s = *r.prefill[0].prompt_tok_s * 2;  // TTFT unchanged: twice the tokens
+  EXPECT_NE(refusal(r).find("$.prefill[0].prompt_tok_s"), std::string::npos) << refusal(r);
+  // The server's own prompt count also explains a rate.
+  r = test::site_result("prefill-usage");
+  r.prefill[0].prompt_tokens = 40000;
+  r.prefill[0].prompt_tok_s = 40000 / (*r.prefill[0].ttft_ms / 1000);
+  EXPECT_EQ(refusal(r), "");
+}
+
+TEST(CatalogMatch, MatchesVendorGpuNamesAndModelNamesWithAQuantTail) {
+  RunResult r = test::site_result("m", "Qwen3.5-4B-AWQ-4bit", "NVIDIA GeForce RTX 3090");
+  r.engine.quantization = "";
+  const CatalogMatch m = match_run(r, catalog());
+  ASSERT_TRUE(m.gpu);
+  EXPECT_EQ(m.gpu->id, "rtx3090");
+  EXPECT_EQ(m.gpu_count, 1);
+  ASSERT_TRUE(m.model);
+  EXPECT_EQ(m.model->id, "qwen3.5-4b");
+  ASSERT_TRUE(m.quant);
+  EXPECT_EQ(m.quant->id, "awq-4bit");  // from the dropped tail "AWQ-4bit"
+  ASSERT_TRUE(m.engine);
+  EXPECT_EQ(m.engine->id, "vllm");
+  r.hardware.source = HardwareSource::Unknown;
+  EXPECT_FALSE(match_run(r, catalog()).gpu);
+  EXPECT_FALSE(match_model_name("Totally-Unknown-Model", catalog()));
+}
+
+TEST(UploadChecks, DecodeAboveTwiceTheRooflineIsImplausible) {
+  RunResult r = test::site_result("roof", "Qwen3.5-4B-AWQ-4bit", "NVIDIA GeForce RTX 3090");
+  const CatalogMatch m = match_run(r, catalog());
+  EXPECT_EQ(implausible_reason(r, m, catalog()), "");  // 180 tok/s single stream is plausible
+  calc::Setup s;
+  s.gpu = *m.gpu;
+  s.model = *m.model;
+  s.quant = *m.quant;
+  s.engine = *m.engine;
+  const double roof = roofline_total_tok_s(s, 0, 1);
+  EXPECT_GT(roof, 180.0);
+  r.decode[0].total_tok_s = roof * 2.5;
+  r.decode[0].output_tokens = static_cast<int64_t>(*r.decode[0].total_tok_s * 30);
+  const std::string why = implausible_reason(r, m, catalog());
+  EXPECT_NE(why.find("roofline"), std::string::npos) << why;
+  EXPECT_NE(why.find("2.5×"), std::string::npos) << why;
+  // Unknown hardware cannot be checked.
+  CatalogMatch none = m;
+  none.gpu.reset();
+  EXPECT_EQ(implausible_reason(r, none, catalog()), "");
+}
+
+TEST(UploadChecks, SyntheticModelsAreRecognisedButNotWordsThatContainSynth) {
+  RunResult r = test::site_result("s", "tiny-synth.gguf");
+  EXPECT_TRUE(is_synthetic_model(r, to_json(r)));
+  r = test::site_result("s2", "Synthia-7B");
+  EXPECT_FALSE(is_synthetic_model(r, to_json(r)));
+  nlohmann::json doc = to_json(r);
+  doc["engine"]["synthetic_model"] = true;
+  EXPECT_TRUE(is_synthetic_model(r, doc));
+  r.engine.model = "speedmatrix synth small q8_0";
+  EXPECT_TRUE(is_synthetic_model(r, to_json(r)));
+}
+
+TEST(UploadChecks, TheMeasurementsHashIgnoresTheRunIdAndLabels) {
+  RunResult a = test::site_result("a");
+  RunResult b = a;
+  b.run_id = "b";
+  b.submitted_by = "someone else";
+  b.notes = "uploaded again";
+  EXPECT_EQ(measurements_sha256(to_json(a)), measurements_sha256(to_json(b)));
+  b.decode[0].total_tok_s = *b.decode[0].total_tok_s + 1;
+  EXPECT_NE(measurements_sha256(to_json(a)), measurements_sha256(to_json(b)));
+}
+
+}  // namespace
+}  // namespace sm::site
