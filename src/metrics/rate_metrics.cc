@@ -85,7 +85,8 @@ void compute_rate_point(std::span<const TimedRequest> requests, int64_t window_b
   p.tpot_ms = percentiles_of(tpot);
   p.e2e_ms = percentiles_of(e2e);
   p.send_lag_ms = percentiles_of(lag);
-  const double elapsed_s = static_cast<double>(last_end_ns - window_begin_ns) / 1e9;
+  // Over the arrival window, or longer when answers ran past it (an overloaded server drains late).
+  const double elapsed_s = static_cast<double>(std::max(last_end_ns - window_begin_ns, window_ns)) / 1e9;
   if (elapsed_s > 0 && !requests.empty()) {
     p.achieved_rps = static_cast<double>(p.completed) / elapsed_s;
     p.output_tok_s = static_cast<double>(tokens) / elapsed_s;

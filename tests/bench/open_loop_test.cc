@@ -154,6 +154,44 @@ TEST(OpenLoop, ClientStallCountsInTheLatencyOfRequestsDueDuringIt) {
   EXPECT_GE(p.ttft_ms->p90, 250.0);
 }
 
+// Real time plus an offset that the injected idle wait moves: waiting for the next arrival takes
+// no real time at all, and a wait can be made to oversleep.
+class JumpClock final : public Clock {
+ public:
+  int64_t now_ns() const override { return SteadyClock::instance().now_ns() + offset_ns; }
+  int64_t offset_ns = 0;
+};
+
+// The idle wait oversleeps once, by 350 ms, from 200 ms into a 10/s schedule (as a descheduled
+// client would): the four requests due meanwhile go out at once when it wakes, keep their
+// intended starts, and their TTFTs carry the lateness — at least 350, 250, 150 and 50 ms. The
+// schedule after them is not shifted.
+TEST(OpenLoop, OversleptArrivalsGoOutAtOnceAndKeepTheirIntendedStart) {
+  ScriptedServer server;
+  JumpClock clock;
+  int waits = 0;
+  OpenLoop loop(clock, {}, [&](int64_t deadline_ns) {
+    const int64_t late_ns = ++waits == 2 ? 350 * kNsPerMs : 0;
+    clock.offset_ns += std::max<int64_t>(0, deadline_ns - clock.now_ns()) + late_ns;
+  });
+  OpenLoopOutcome out = loop.run(schedule(server, constant(10, 1.0), 2));
+  ASSERT_EQ(out.requests.size(), 10u);
+  for (size_t i = 0; i < out.requests.size(); ++i) {
+    const TimedRequest& t = out.requests[i];
+    ASSERT_EQ(t.record.end, RequestEnd::Finished) << t.record.error;
+    EXPECT_EQ(t.intended_ns - out.start_ns, static_cast<int64_t>(i) * 100 * kNsPerMs);
+    EXPECT_GE(t.record.send_ns, t.intended_ns);
+  }
+  const int64_t woke_ns = out.start_ns + 550 * kNsPerMs;  // the second wait ended here, or later
+  for (size_t i = 2; i <= 5; ++i) {
+    const TimedRequest& t = out.requests[i];
+    EXPECT_GE(t.record.send_ns, woke_ns);
+    EXPECT_GE(*request_latency(t).ttft_ms, static_cast<double>(woke_ns - t.intended_ns) / 1e6) << i;
+  }
+  // Requests 2-5 went out together, before request 6 was due.
+  EXPECT_LT(out.requests[5].record.send_ns, out.requests[6].intended_ns);
+}
+
 // The server stalls: every first token it would write in [200 ms, 700 ms) waits for 700 ms. The
 // client keeps sending on schedule during the stall (open loop), and each request due in it has
 // TTFT ≥ (stall end − intended start).

@@ -55,10 +55,13 @@ TEST(RateMetrics, GoodputCountsRequestsWithinBothSlos) {
   EXPECT_DOUBLE_EQ(p.offered_rps, 4);
   ASSERT_TRUE(p.slo_met_fraction && p.goodput_rps && p.achieved_rps);
   EXPECT_DOUBLE_EQ(*p.slo_met_fraction, 0.5);
-  // The last end is at 890 ms: 2 within ÷ 0.89 s, 4 completed ÷ 0.89 s.
-  EXPECT_NEAR(*p.goodput_rps, 2 / 0.89, 1e-9);
+  // Every answer ended inside the 1 s window: 2 within ÷ 1 s, 4 completed ÷ 1 s.
+  EXPECT_NEAR(*p.goodput_rps, 2, 1e-9);
+  EXPECT_NEAR(*p.achieved_rps, 4, 1e-9);
+  EXPECT_NEAR(*p.output_tok_s, 44, 1e-9);
+  // Answers that run past the window stretch the span: the same requests over a 0.5 s window.
+  compute_rate_point(rs, 0, kNsPerS / 2, SloTargets{100.0, 20.0}, SaturationRule{}, p);
   EXPECT_NEAR(*p.achieved_rps, 4 / 0.89, 1e-9);
-  EXPECT_NEAR(*p.output_tok_s, 44 / 0.89, 1e-9);
   EXPECT_DOUBLE_EQ(p.ttft_ms->p50, 45);  // of 40, 40, 50, 150
   // Without targets, every completed request counts.
   compute_rate_point(rs, 0, kNsPerS, SloTargets{}, SaturationRule{}, p);
