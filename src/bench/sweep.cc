@@ -42,7 +42,7 @@ std::optional<double> saturation_estimate(const std::vector<SweepPoint>& points)
       highest_unsaturated = std::max(highest_unsaturated, p.rate_rps);
       continue;
     }
-    const double sustained = p.steady_completion_rps.value_or(p.achieved_rps.value_or(0));
+    const double sustained = std::max(p.steady_completion_rps.value_or(0), p.achieved_rps.value_or(0));
     return std::max(sustained, highest_unsaturated);
   }
   return std::nullopt;

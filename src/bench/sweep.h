@@ -28,9 +28,9 @@ Result<std::vector<double>> parse_rates(std::string_view text);
 /// The rates measured below a saturation rate `s`: s·k/n for k = 1 … n−1, then 0.95·s.
 std::vector<double> rates_below(double saturation_rps, int points);
 
-/// The saturation estimate from the search's points: the first saturated point's steady completion
-/// rate (what the server sustained while overloaded), but never below the highest rate that did
-/// not saturate. None when no point saturated.
+/// The saturation estimate from the search's points: what the first saturated point sustained
+/// (the larger of its steady completion rate and its achieved rate), but never below the highest
+/// rate that did not saturate. None when no point saturated.
 std::optional<double> saturation_estimate(const std::vector<SweepPoint>& search_points);
 
 /// Measures one rate; `search` marks the auto search's probes. Returns the point (status

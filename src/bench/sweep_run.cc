@@ -68,6 +68,7 @@ class SweepRun {
   RunResult result_;
   std::string run_dir_;
   bool save_failed_ = false;
+  bool window_warned_ = false;  ///< the window-too-short warning was given
 };
 
 Result<void> SweepRun::start_embedded_engine() {
@@ -234,6 +235,14 @@ SweepPoint SweepRun::measure(double rate_rps, bool search, int64_t index) {
         break;
       }
     if (point.error.empty()) point.error = "no request completed";
+  }
+  if (point.e2e_ms && point.e2e_ms->p50 * 1e6 >= static_cast<double>(window_ns) / 4 && !window_warned_) {
+    window_warned_ = true;
+    result_.warnings.push_back(fmt::format(
+        "at {:.3g} requests/s the median E2E ({:.1f} s) is over a quarter of the arrival window ({:.1f} s): the "
+        "throughput rule of saturation needs answers well inside the window (it is skipped past half of it); a "
+        "longer --duration (or more --requests) measures saturation better",
+        rate_rps, point.e2e_ms->p50 / 1e3, window_s));
   }
   if (!config_.quiet) {
     std::string line = fmt::format("  achieved {:.3g}/s, {:.0f} output tok/s", point.achieved_rps.value_or(0),

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <fmt/format.h>
 
 #include "metrics/stats.h"
@@ -52,7 +53,8 @@ void compute_rate_point(std::span<const TimedRequest> requests, int64_t window_b
   p.completed = 0;
   p.failed = 0;
   std::vector<double> ttft, tpot, e2e, lag, input_tokens, output_tokens;
-  int64_t met = 0, tokens = 0, last_end_ns = window_begin_ns, steady = 0;
+  int64_t met = 0, completed_tokens = 0, last_end_ns = window_begin_ns, steady = 0;
+  int64_t first_completion_ns = INT64_MAX, last_completion_ns = INT64_MIN;
   const int64_t half_ns = window_begin_ns + window_ns / 2, window_end_ns = window_begin_ns + window_ns;
   for (const auto& t : requests) {
     const RequestRecord& r = t.record;
@@ -61,10 +63,12 @@ void compute_rate_point(std::span<const TimedRequest> requests, int64_t window_b
     if (l.ttft_ms) ttft.push_back(*l.ttft_ms);
     if (l.tpot_ms) tpot.push_back(*l.tpot_ms);
     if (l.e2e_ms) e2e.push_back(*l.e2e_ms);
-    tokens += r.tokens;
     if (r.end_ns >= 0) last_end_ns = std::max(last_end_ns, r.end_ns);
     if (l.completed) {
       ++p.completed;
+      completed_tokens += r.tokens;
+      first_completion_ns = std::min(first_completion_ns, r.end_ns);
+      last_completion_ns = std::max(last_completion_ns, r.end_ns);
       output_tokens.push_back(static_cast<double>(r.tokens));
       if (r.end_ns >= half_ns && r.end_ns < window_end_ns) ++steady;
     } else if (r.end != RequestEnd::Running) {
@@ -85,12 +89,19 @@ void compute_rate_point(std::span<const TimedRequest> requests, int64_t window_b
   p.tpot_ms = percentiles_of(tpot);
   p.e2e_ms = percentiles_of(e2e);
   p.send_lag_ms = percentiles_of(lag);
-  // Over the arrival window, or longer when answers ran past it (an overloaded server drains late).
-  const double elapsed_s = static_cast<double>(std::max(last_end_ns - window_begin_ns, window_ns)) / 1e9;
-  if (elapsed_s > 0 && !requests.empty()) {
-    p.achieved_rps = static_cast<double>(p.completed) / elapsed_s;
-    p.output_tok_s = static_cast<double>(tokens) / elapsed_s;
-    p.goodput_rps = static_cast<double>(met) / elapsed_s;
+  // Completions per second between the first and the last completion: at the offered rate when
+  // the server keeps up (each answer trails its arrival by about the same time), at the server's
+  // capacity when it does not. With fewer than two completions (or all at one instant): completed
+  // over the window, or up to the last end when answers ran past it.
+  if (p.completed >= 2 && last_completion_ns > first_completion_ns) {
+    p.achieved_rps = static_cast<double>(p.completed - 1) / (static_cast<double>(last_completion_ns - first_completion_ns) / 1e9);
+  } else if (!requests.empty()) {
+    const int64_t span_ns = std::max(last_end_ns - window_begin_ns, window_ns);
+    if (span_ns > 0) p.achieved_rps = static_cast<double>(p.completed) / (static_cast<double>(span_ns) / 1e9);
+  }
+  if (p.achieved_rps) {
+    p.output_tok_s = p.completed > 0 ? *p.achieved_rps * static_cast<double>(completed_tokens) / static_cast<double>(p.completed) : 0;
+    p.goodput_rps = p.completed > 0 ? *p.achieved_rps * static_cast<double>(met) / static_cast<double>(p.completed) : 0;
   }
   if (!requests.empty()) p.slo_met_fraction = static_cast<double>(met) / static_cast<double>(requests.size());
   if (window_ns > 0) p.steady_completion_rps = static_cast<double>(steady) / (static_cast<double>(window_ns) / 2e9);
@@ -119,14 +130,17 @@ void compute_rate_point(std::span<const TimedRequest> requests, int64_t window_b
   if (p.requests == 0) return;
   const double failed_fraction = static_cast<double>(p.failed) / static_cast<double>(p.requests);
   // Keeping pace: the completions of the window's second half against the arrivals they answer,
-  // those of the same span moved back by the median E2E (so Poisson bursts do not count).
-  const int64_t lag_ns = std::min<int64_t>(
-      window_ns / 2, p.e2e_ms ? static_cast<int64_t>(p.e2e_ms->p50 * 1e6) : window_ns / 2);
+  // those of the same span moved back by the median E2E (so Poisson bursts do not count). Only
+  // when answers take less than half the window; the shortfall must also exceed twice the
+  // counting noise (√ of the arrivals).
+  const int64_t lag_ns = p.e2e_ms ? static_cast<int64_t>(p.e2e_ms->p50 * 1e6) : window_ns;
   int64_t answered = 0;
   for (const auto& t : requests)
     if (t.intended_ns >= half_ns - lag_ns && t.intended_ns < window_end_ns - lag_ns) ++answered;
-  if (answered > 0 && static_cast<double>(steady) < rule.min_completion_ratio * static_cast<double>(answered) &&
-      answered - steady >= rule.min_shortfall_requests) {
+  const double shortfall = static_cast<double>(answered - steady);
+  if (lag_ns < window_ns / 2 && answered > 0 &&
+      static_cast<double>(steady) < rule.min_completion_ratio * static_cast<double>(answered) &&
+      shortfall >= std::max(static_cast<double>(rule.min_shortfall_requests), 2 * std::sqrt(static_cast<double>(answered)))) {
     p.saturated = true;
     p.saturation_reason = fmt::format("{} requests completed in the window's second half ({:.3g}/s) for {} that "
                                       "arrived in the span they answer ({:.0f}%)",

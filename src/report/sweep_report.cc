@@ -34,6 +34,17 @@ std::vector<const SweepPoint*> by_rate(const SweepInfo& s) {
   return points;
 }
 
+// Round ticks from 0 past `max` (rates are arbitrary numbers, e.g. 0.95 × a measured saturation).
+std::vector<double> rate_ticks(double max) {
+  std::vector<double> ticks;
+  if (!(max > 0)) return ticks;
+  const double step = nice_step(max, 5);
+  for (double t = 0; t < max + step * 0.999; t += step) ticks.push_back(t);
+  return ticks;
+}
+
+std::string tick_text(double v) { return fmt::format("{:.3g}", v); }
+
 std::string point_note(const SweepPoint& p) {
   std::string note;
   if (p.status == CellStatus::Error) note = "error: " + p.error;
@@ -175,12 +186,16 @@ LineChart rate_chart(const SweepInfo& s) {
   c.title = "Achieved rate and goodput against offered rate";
   c.x_label = "offered requests/s";
   c.x_log2 = false;
+  c.x_format = tick_text;
   c.y_label = "requests/s";
   ChartSeries achieved{"achieved", {}, 0, false, false}, goodput{"goodput (within SLO)", {}, 1, false, false},
       ideal{"offered", {}, 7, true, false};
-  for (const SweepPoint* p : by_rate(s)) {
+  std::vector<const SweepPoint*> points = by_rate(s);
+  std::stable_sort(points.begin(), points.end(), [](auto* a, auto* b) { return a->offered_rps < b->offered_rps; });
+  double x_max = 0;
+  for (const SweepPoint* p : points) {
     if (p->status != CellStatus::Valid) continue;
-    c.x_ticks.push_back(p->offered_rps);
+    x_max = std::max(x_max, p->offered_rps);
     ideal.points.push_back({p->offered_rps, p->offered_rps, ""});
     if (p->achieved_rps)
       achieved.points.push_back({p->offered_rps, *p->achieved_rps, fmt::format("{:.3g}/s offered: {:.3g}/s achieved",
@@ -189,6 +204,7 @@ LineChart rate_chart(const SweepInfo& s) {
       goodput.points.push_back({p->offered_rps, *p->goodput_rps, fmt::format("{:.3g}/s offered: goodput {:.3g}/s",
                                                                               p->offered_rps, *p->goodput_rps)});
   }
+  c.x_ticks = rate_ticks(x_max);
   c.series = {ideal, achieved, goodput};
   return c;
 }
@@ -234,36 +250,37 @@ LineChart sweep_latency_chart(const SweepInfo& s) {
   c.title = "Latency against request rate";
   c.x_label = "requests/s";
   c.x_log2 = false;
-  c.y_label = "ms";
+  c.x_format = tick_text;
+  c.y_label = "TTFT, E2E ms";
+  c.y2_label = "TPOT ms";
   struct Figure {
     const char* name;
     std::optional<Percentiles> SweepPoint::*field;
     double Percentiles::*q;
     int color;
     bool dashed;
+    bool right;
   };
-  const Figure figures[] = {{"TTFT p50", &SweepPoint::ttft_ms, &Percentiles::p50, 0, false},
-                            {"TTFT p99", &SweepPoint::ttft_ms, &Percentiles::p99, 0, true},
-                            {"TPOT p50", &SweepPoint::tpot_ms, &Percentiles::p50, 1, false},
-                            {"TPOT p99", &SweepPoint::tpot_ms, &Percentiles::p99, 1, true},
-                            {"E2E p50", &SweepPoint::e2e_ms, &Percentiles::p50, 2, false},
-                            {"E2E p99", &SweepPoint::e2e_ms, &Percentiles::p99, 2, true}};
-  double y_max = 0;
+  const Figure figures[] = {{"TTFT p50", &SweepPoint::ttft_ms, &Percentiles::p50, 0, false, false},
+                            {"TTFT p99", &SweepPoint::ttft_ms, &Percentiles::p99, 0, true, false},
+                            {"E2E p50", &SweepPoint::e2e_ms, &Percentiles::p50, 2, false, false},
+                            {"E2E p99", &SweepPoint::e2e_ms, &Percentiles::p99, 2, true, false},
+                            {"TPOT p50 (right axis)", &SweepPoint::tpot_ms, &Percentiles::p50, 1, false, true},
+                            {"TPOT p99 (right axis)", &SweepPoint::tpot_ms, &Percentiles::p99, 1, true, true}};
+  double y_max = 0, x_max = 0;
   for (const auto& f : figures) {
-    ChartSeries series{f.name, {}, f.color, f.dashed, false};
+    ChartSeries series{f.name, {}, f.color, f.dashed, f.right};
     for (const SweepPoint* p : by_rate(s)) {
       const auto& pct = (*p).*(f.field);
       if (p->status != CellStatus::Valid || !pct) continue;
       const double v = (*pct).*(f.q);
-      y_max = std::max(y_max, v);
+      if (!f.right) y_max = std::max(y_max, v);
+      x_max = std::max(x_max, p->rate_rps);
       series.points.push_back({p->rate_rps, v, fmt::format("{:.3g}/s: {} {:.1f} ms", p->rate_rps, f.name, v)});
     }
     if (!series.points.empty()) c.series.push_back(std::move(series));
   }
-  for (const SweepPoint* p : by_rate(s))
-    if (p->status == CellStatus::Valid &&
-        (c.x_ticks.empty() || p->rate_rps > c.x_ticks.back() * 1.0001))
-      c.x_ticks.push_back(p->rate_rps);
+  c.x_ticks = rate_ticks(x_max);
   if (s.max_rate_within_slo_rps && y_max > 0) {
     const double x = *s.max_rate_within_slo_rps;
     const std::string label = fmt::format("highest rate with {:.0f}% within SLO: {:.3g}/s", 100 * s.slo_fraction, x);

@@ -218,9 +218,9 @@ struct SweepPoint {
   int64_t completed = 0;          ///< of those, ended without error
   int64_t failed = 0;             ///< of those, ended by an error (or cut by the drain timeout)
   double offered_rps = 0;         ///< requests ÷ window_s
-  std::optional<double> achieved_rps;           ///< completed ÷ max(window, last end − window start)
+  std::optional<double> achieved_rps;           ///< (completed − 1) ÷ (last completion − first completion)
   std::optional<double> steady_completion_rps;  ///< completions in the window's second half ÷ its length
-  std::optional<double> output_tok_s;           ///< output tokens ÷ the same span
+  std::optional<double> output_tok_s;           ///< achieved_rps × mean output tokens of a completion
   std::optional<double> input_tokens_mean;      ///< mean usage.prompt_tokens the server reported
   std::optional<double> output_tokens_mean;     ///< mean output tokens per completed request
   std::optional<Percentiles> ttft_ms;           ///< intended start → first token
@@ -229,7 +229,7 @@ struct SweepPoint {
   std::optional<Percentiles> send_lag_ms;       ///< intended start → handed to the HTTP client
   std::optional<double> queue_growth_ms;        ///< median TTFT of the last quarter of arrivals − the first's
   std::optional<double> slo_met_fraction;       ///< requests that completed within both SLOs ÷ requests
-  std::optional<double> goodput_rps;            ///< requests within both SLOs ÷ the same span
+  std::optional<double> goodput_rps;            ///< achieved_rps × share of completions within both SLOs
   bool saturated = false;                       ///< the server did not keep up with this rate
   std::string saturation_reason;                ///< why, in words
   std::string error;                            ///< status Error: why

@@ -55,14 +55,18 @@ TEST(RateMetrics, GoodputCountsRequestsWithinBothSlos) {
   EXPECT_DOUBLE_EQ(p.offered_rps, 4);
   ASSERT_TRUE(p.slo_met_fraction && p.goodput_rps && p.achieved_rps);
   EXPECT_DOUBLE_EQ(*p.slo_met_fraction, 0.5);
-  // Every answer ended inside the 1 s window: 2 within ÷ 1 s, 4 completed ÷ 1 s.
-  EXPECT_NEAR(*p.goodput_rps, 2, 1e-9);
-  EXPECT_NEAR(*p.achieved_rps, 4, 1e-9);
-  EXPECT_NEAR(*p.output_tok_s, 44, 1e-9);
-  // Answers that run past the window stretch the span: the same requests over a 0.5 s window.
-  compute_rate_point(rs, 0, kNsPerS / 2, SloTargets{100.0, 20.0}, SaturationRule{}, p);
-  EXPECT_NEAR(*p.achieved_rps, 4 / 0.89, 1e-9);
+  // Completions from 150 ms to 890 ms: 3 more in 0.74 s. Goodput is the share within the SLOs of
+  // that rate, output tok/s its mean output tokens per completed request.
+  EXPECT_NEAR(*p.achieved_rps, 3 / 0.74, 1e-9);
+  EXPECT_NEAR(*p.goodput_rps, 3 / 0.74 * 2 / 4, 1e-9);
+  EXPECT_NEAR(*p.output_tok_s, 3 / 0.74 * 11, 1e-9);
   EXPECT_DOUBLE_EQ(p.ttft_ms->p50, 45);  // of 40, 40, 50, 150
+  // One completion: completed over the window, or up to the last end when it ran past it.
+  std::vector<TimedRequest> one = {request(0, 0, 50, 11, 10)};
+  compute_rate_point(one, 0, kNsPerS, SloTargets{}, SaturationRule{}, p);
+  EXPECT_NEAR(*p.achieved_rps, 1.0, 1e-9);
+  compute_rate_point(one, 0, kNsPerS / 10, SloTargets{}, SaturationRule{}, p);
+  EXPECT_NEAR(*p.achieved_rps, 1 / 0.15, 1e-9);
   // Without targets, every completed request counts.
   compute_rate_point(rs, 0, kNsPerS, SloTargets{}, SaturationRule{}, p);
   EXPECT_DOUBLE_EQ(*p.slo_met_fraction, 1.0);

@@ -49,7 +49,10 @@ TEST(SweepReport, ChartMarksTheHighestRateWithinTheSlo) {
   const RunResult r = sample_sweep();
   const report::LineChart chart = report::sweep_latency_chart(*r.sweep);
   EXPECT_FALSE(chart.x_log2);
-  EXPECT_EQ(chart.x_ticks, (std::vector<double>{1, 2, 4}));
+  // Round ticks from 0 to the highest rate, however odd the rates are.
+  EXPECT_EQ(chart.x_ticks, (std::vector<double>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(chart.x_format(2.5), "2.5");
+  EXPECT_EQ(chart.y2_label, "TPOT ms");
   ASSERT_FALSE(chart.series.empty());
   const report::ChartSeries& marker = chart.series.back();
   EXPECT_NE(marker.name.find("highest rate with 90% within SLO: 2/s"), std::string::npos) << marker.name;
@@ -59,6 +62,7 @@ TEST(SweepReport, ChartMarksTheHighestRateWithinTheSlo) {
   EXPECT_EQ(marker.points[1].y, 12000);  // up to the highest latency drawn (E2E p99 at 4/s)
   // TTFT p50 by rate, in rate order.
   EXPECT_EQ(chart.series[0].name, "TTFT p50");
+  for (const auto& series : chart.series) EXPECT_EQ(series.right_axis, series.name.starts_with("TPOT")) << series.name;
   ASSERT_EQ(chart.series[0].points.size(), 3u);
   EXPECT_EQ(chart.series[0].points[2].y, 400);
   const std::string svg = report::render_svg(chart);
