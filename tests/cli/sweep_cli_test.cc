@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "result/result_json.h"
+#include "site/json_schema.h"
+#include "site/site_data.h"
 #include "support/temp_dir.h"
 
 namespace sm {
@@ -65,6 +67,16 @@ TEST(SweepCli, EmbeddedEngineEndToEnd) {
     ASSERT_TRUE(p.input_tokens_mean.has_value());
     EXPECT_NEAR(*p.input_tokens_mean, 64, 24);
   }
+  // Valid against docs/result-schema.json, `sweep` section included; and a file with a point of
+  // the wrong shape is not.
+  auto schema = site::JsonSchema::parse(site::site_data_file("result-schema.json").value());
+  ASSERT_TRUE(schema.has_value()) << schema.error().message;
+  auto written = nlohmann::json::parse(test::read_file(run_dir + "/result.json"));
+  auto ok = schema->validate(written);
+  EXPECT_TRUE(ok.has_value()) << ok.error().message;
+  written["sweep"]["points"][0]["requests"] = "many";
+  EXPECT_FALSE(schema->validate(written).has_value());
+
   // The reports beside it, with the chart; `report` re-renders the folder in every format.
   const std::string html = test::read_file(run_dir + "/report.html");
   EXPECT_NE(html.find("<svg"), std::string::npos);
