@@ -40,6 +40,7 @@ class SweepRun {
   Result<void> start_embedded_engine();
   Result<void> prepare();
   SweepPoint measure(double rate_rps, bool search, int64_t index);
+  HttpRequest completion_request(std::string prompt, int64_t max_tokens) const;
   void save();
   void note(const std::string& message) const {
     std::fprintf(stderr, "speedmatrix sweep: %s\n", redact_text(message, redact_options()).c_str());
@@ -62,6 +63,7 @@ class SweepRun {
   std::unique_ptr<sim::SimServer> sim_;
   std::vector<std::string> headers_;
   ProbeResult probe_;
+  std::unique_ptr<TokenCounter> endpoint_counter_;  ///< the tokenize endpoint (counter_ wraps it)
   std::unique_ptr<TokenCounter> counter_;
   std::unique_ptr<PromptBuilder> builder_;
   std::unique_ptr<OpenLoop> loop_;
@@ -155,17 +157,6 @@ Result<void> SweepRun::prepare() {
   w.slo_tpot_ms = config_.slo.tpot_ms;
   w.slo_fraction = config_.slo_fraction;
 
-  // Prompts of the drawn lengths: exact through the server's tokenizer when it has one.
-  if (probe_.engine.tokenize_endpoint) {
-    counter_ = make_endpoint_counter(probe_.kind, base_url_, probe_.engine.model, headers_,
-                                     default_transport(connection_));
-  } else {
-    counter_ = std::make_unique<LinearTokenCounter>(0.0, 1.3);
-    result_.warnings.push_back("the server has no tokenize endpoint: prompt lengths are estimates "
-                               "(input_tokens_mean is what the server reported)");
-  }
-  builder_ = std::make_unique<PromptBuilder>(*counter_, s.seed);
-
   StreamClientOptions o;
   o.connect_timeout_s = config_.target.connect_timeout_s;
   o.read_timeout_s = config_.target.read_timeout_s;
@@ -173,10 +164,46 @@ Result<void> SweepRun::prepare() {
   o.connection = connection_;
   loop_ = std::make_unique<OpenLoop>(SteadyClock::instance(), o);
 
+  // Prompts of the drawn lengths: exact through the server's tokenizer when it has one, plus what
+  // the route adds (BOS, chat template), measured once with a one-token request as `run` does.
+  if (probe_.engine.tokenize_endpoint) {
+    endpoint_counter_ = make_endpoint_counter(probe_.kind, base_url_, probe_.engine.model, headers_,
+                                              default_transport(connection_));
+    const std::string sample = fmt::format("speedmatrix calibration {}: the of and to in is that for it as", result_.run_id);
+    int64_t overhead = 0;
+    if (auto counted = endpoint_counter_->count(sample)) {
+      OpenLoopSpec one;
+      one.drain_timeout_ns = 60 * kNsPerS;
+      one.requests.push_back(PlannedRequest{0, completion_request(sample, 1), 1});
+      OpenLoopOutcome out = loop_->run(one);
+      if (!out.requests.empty() && out.requests.front().record.usage_prompt_tokens >= 0)
+        overhead = out.requests.front().record.usage_prompt_tokens - *counted;
+      else
+        result_.warnings.push_back("the calibration request reported no usage.prompt_tokens: prompt lengths leave "
+                                   "out what the route adds (BOS, chat template)");
+    }
+    counter_ = std::make_unique<OffsetTokenCounter>(*endpoint_counter_, overhead);
+  } else {
+    counter_ = std::make_unique<LinearTokenCounter>(0.0, 1.3);
+    result_.warnings.push_back("the server has no tokenize endpoint: prompt lengths are estimates "
+                               "(input_tokens_mean is what the server reported)");
+  }
+  builder_ = std::make_unique<PromptBuilder>(*counter_, s.seed);
+
   run_dir_ = config_.out_dir.empty() ? default_run_dir(now_ms, probe_.engine.model) : config_.out_dir;
   if (auto ok = create_run_folder(run_dir_); !ok) return ok;
   save();
   return save_failed_ ? fail(ErrorCode::Io, "cannot write result.json in " + run_dir_) : Result<void>{};
+}
+
+HttpRequest SweepRun::completion_request(std::string prompt, int64_t max_tokens) const {
+  CompletionSpec c;
+  c.model = probe_.engine.model;
+  c.prompt = std::move(prompt);
+  c.max_tokens = max_tokens;
+  c.temperature = config_.temperature;
+  return HttpRequest{join_url(base_url_, completion_path(config_.target.api)),
+                     build_completion_body(probe_.kind, config_.target.api, c), headers_};
 }
 
 SweepPoint SweepRun::measure(double rate_rps, bool search, int64_t index) {
@@ -206,16 +233,7 @@ SweepPoint SweepRun::measure(double rate_rps, bool search, int64_t index) {
       point.error = "building a prompt failed: " + prompt.error().message;
       return point;
     }
-    CompletionSpec c;
-    c.model = probe_.engine.model;
-    c.prompt = std::move(prompt->text);
-    c.max_tokens = output;
-    c.temperature = config_.temperature;
-    spec.requests.push_back(PlannedRequest{
-        times[i],
-        HttpRequest{join_url(base_url_, completion_path(config_.target.api)),
-                    build_completion_body(probe_.kind, config_.target.api, c), headers_},
-        output});
+    spec.requests.push_back(PlannedRequest{times[i], completion_request(std::move(prompt->text), output), output});
   }
   if (interrupt_requested()) {
     point.status = CellStatus::Interrupted;
