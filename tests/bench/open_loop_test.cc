@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "bench/sweep.h"
+#include "core/interrupt.h"
 #include "engines/request_builder.h"
 #include "support/fifo_queue.h"
 #include "support/scripted_server.h"
@@ -253,6 +254,24 @@ TEST(OpenLoop, DrainTimeoutCutsAndFailsStragglers) {
   EXPECT_EQ(failed, 1);
   EXPECT_EQ(out.requests[1].record.end, RequestEnd::Failed);
   EXPECT_NE(out.requests[1].record.error.find("drain timeout"), std::string::npos);
+}
+
+// Ctrl-C during a schedule (here requested from the progress tick): the loop stops at once, says
+// so, sends nothing more, and every request it did send has ended (finished or cut).
+TEST(OpenLoop, InterruptStopsTheScheduleAndKeepsWhatWasSent) {
+  ScriptedServer server;
+  OpenLoop loop(SteadyClock::instance(), {});
+  OpenLoopSpec spec = schedule(server, constant(20, 1.0), 4);
+  int ticks = 0;
+  spec.on_tick = [&] {
+    if (++ticks == 2) request_interrupt();  // the second tick comes ~250 ms in
+  };
+  OpenLoopOutcome out = loop.run(spec);
+  reset_interrupt();
+  EXPECT_TRUE(out.interrupted);
+  EXPECT_GE(out.requests.size(), 1u);
+  EXPECT_LT(out.requests.size(), 20u);
+  for (const auto& t : out.requests) EXPECT_NE(t.record.end, RequestEnd::Running);
 }
 
 }  // namespace
