@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   Action action;
   add_run_command(app, action);
+  add_sweep_command(app, action);
   add_probe_command(app, action);
   add_report_command(app, action);
   add_compare_command(app, action);

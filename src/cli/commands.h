@@ -20,6 +20,7 @@ void add_serve_command(CLI::App& app, Action& action);        // cmd_serve.cc
 void add_upload_command(CLI::App& app, Action& action);       // cmd_upload.cc
 void add_selftest_command(CLI::App& app, Action& action);     // cmd_selftest.cc
 void add_hardware_command(CLI::App& app, Action& action);     // cmd_hardware.cc
+void add_sweep_command(CLI::App& app, Action& action);        // cmd_sweep.cc
 
 /// --busy-poll-us, the client loop's busy-poll window in µs (run and selftest share it).
 CLI::Option* add_busy_poll_option(CLI::App* cmd, double& busy_poll_us);  // app.cc

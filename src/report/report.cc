@@ -6,6 +6,7 @@
 #include "report/printers.h"
 #include "report/report_model.h"
 #include "report/result_input.h"
+#include "report/sweep_report.h"
 #include "result/result_json.h"
 
 namespace sm {
@@ -30,6 +31,7 @@ std::optional<ReportFormat> format_from_file_name(std::string_view path) {
 
 std::string render_report(const RunResult& result, ReportFormat format, const RenderOptions& options,
                           const TelemetrySeries* series) {
+  if (result.sweep) return report::render_sweep(result, format, options);
   if (format == ReportFormat::Csv) return report::render_csv(result);
   report::ReportModel model = report::build_report_model(result);
   switch (format) {
@@ -43,6 +45,13 @@ std::string render_report(const RunResult& result, ReportFormat format, const Re
 
 Result<void> write_run_reports(const RunResult& result, const std::string& run_dir) {
   namespace fs = std::filesystem;
+  if (result.sweep) {
+    for (auto [name, format] : {std::pair{kReportHtmlFile, ReportFormat::Html}, {kReportMarkdownFile, ReportFormat::Markdown},
+                                {kMeasurementsCsvFile, ReportFormat::Csv}})
+      if (auto ok = write_file_atomic((fs::path(run_dir) / name).string(), report::render_sweep(result, format, {})); !ok)
+        return ok;
+    return {};
+  }
   report::ReportModel model = report::build_report_model(result);
   auto series = report::load_telemetry_series(run_dir, result);
   const TelemetrySeries* chart = series && *series ? &**series : nullptr;

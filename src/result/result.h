@@ -222,6 +222,52 @@ struct ConnectionInfo {
   int64_t rtt_requests = 0;          ///< requests that median is of
 };
 
+/// One offered request rate of a sweep (`speedmatrix sweep`; docs/METRICS.md, "Request-rate
+/// sweeps"). Latencies are timed from each request's intended start, not from when it was sent.
+struct SweepPoint {
+  double rate_rps = 0;            ///< arrivals per second asked for
+  bool search = false;            ///< measured by `--rates auto` while looking for the saturation rate
+  CellStatus status = CellStatus::Valid;  ///< Valid, Error or Interrupted (partial numbers)
+  double window_s = 0;            ///< arrival window: arrivals were scheduled over [0, window_s)
+  int64_t requests = 0;           ///< requests scheduled and sent
+  int64_t completed = 0;          ///< of those, ended without error
+  int64_t failed = 0;             ///< of those, ended by an error (or cut by the drain timeout)
+  double offered_rps = 0;         ///< requests ÷ window_s
+  std::optional<double> achieved_rps;           ///< (completed − 1) ÷ (last completion − first completion)
+  std::optional<double> steady_completion_rps;  ///< completions in the window's second half ÷ its length
+  std::optional<double> output_tok_s;           ///< achieved_rps × mean output tokens of a completion
+  std::optional<double> input_tokens_mean;      ///< mean usage.prompt_tokens the server reported
+  std::optional<double> output_tokens_mean;     ///< mean output tokens per completed request
+  std::optional<Percentiles> ttft_ms;           ///< intended start → first token
+  std::optional<Percentiles> tpot_ms;           ///< (last token − first token) ÷ (output tokens − 1)
+  std::optional<Percentiles> e2e_ms;            ///< intended start → last byte (completed requests)
+  std::optional<Percentiles> send_lag_ms;       ///< intended start → handed to the HTTP client
+  std::optional<double> queue_growth_ms;        ///< median TTFT of the last quarter of arrivals − the first's
+  std::optional<double> slo_met_fraction;       ///< requests that completed within both SLOs ÷ requests
+  std::optional<double> goodput_rps;            ///< achieved_rps × share of completions within both SLOs
+  bool saturated = false;                       ///< the server did not keep up with this rate
+  std::string saturation_reason;                ///< why, in words
+  std::string error;                            ///< status Error: why
+};
+
+/// A request-rate sweep (`speedmatrix sweep`): its settings, every rate, and what was found.
+struct SweepInfo {
+  std::string arrivals = "poisson";       ///< "poisson" or "constant"
+  std::string rates = "auto";             ///< --rates as given: "auto" or "1,2,4"
+  double input_len_mean = 0;              ///< prompt tokens per request (mean)
+  double input_len_sd = 0;                ///< standard deviation (0 = fixed); normal, clipped to ≥ 1
+  double output_len_mean = 0;             ///< output tokens asked per request (mean)
+  double output_len_sd = 0;
+  double window_s = 0;                    ///< arrival window per rate (--duration, or --requests ÷ rate)
+  std::optional<int64_t> requests_per_rate;  ///< --requests: arrivals per rate instead of a duration
+  std::optional<double> slo_ttft_ms;      ///< --slo-ttft
+  std::optional<double> slo_tpot_ms;      ///< --slo-tpot
+  double slo_fraction = 0.9;              ///< share of requests that must meet the SLOs at a rate
+  std::optional<double> saturation_rps;   ///< --rates auto: the estimated saturation rate
+  std::optional<double> max_rate_within_slo_rps;  ///< highest measured rate where slo_met_fraction ≥ slo_fraction
+  std::vector<SweepPoint> points;         ///< in the order measured
+};
+
 /// The whole run.
 struct RunResult {
   int schema_version = kResultSchemaVersion;
@@ -247,6 +293,7 @@ struct RunResult {
   std::vector<PrefillRow> prefill;
   std::vector<DecodeCell> decode;
   std::vector<std::string> warnings;  ///< run-level warnings
+  std::optional<SweepInfo> sweep;     ///< a request-rate sweep (`speedmatrix sweep`); then prefill and decode are empty
 };
 
 }  // namespace sm

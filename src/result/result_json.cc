@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "result/sweep_json.h"
+
 namespace sm {
 
 using nlohmann::json;
@@ -414,7 +416,7 @@ json to_json(const RunResult& r) {
   json ceiling = nullptr;
   if (r.client_ceiling)
     ceiling = {{"tokens_per_s", r.client_ceiling->tokens_per_s}, {"streams", r.client_ceiling->streams}};
-  return {{"schema_version", r.schema_version},
+  json j = {{"schema_version", r.schema_version},
           {"tool", {{"name", "speedmatrix"}, {"version", r.tool_version}, {"commit", r.tool_commit},
                     {"build_type", r.tool_build_type}}},
           {"run_id", r.run_id},
@@ -436,6 +438,8 @@ json to_json(const RunResult& r) {
           {"prefill", prefill},
           {"decode", decode},
           {"warnings", r.warnings}};
+  if (r.sweep) j["sweep"] = sweep_to_json(*r.sweep);  // only sweeps have it: matrix files stay as they were
+  return j;
 }
 
 Result<RunResult> result_from_json(const json& j) {
@@ -493,6 +497,11 @@ Result<RunResult> result_from_json(const json& j) {
       }
     }
     read(j, "warnings", r.warnings);
+    if (auto it = j.find("sweep"); it != j.end() && it->is_object()) {
+      auto sweep = sweep_from_json(*it);
+      if (!sweep) return std::unexpected(sweep.error());
+      r.sweep = std::move(*sweep);
+    }
     return r;
   } catch (const json::exception& e) {
     return fail(ErrorCode::InvalidArgument, fmt::format("result JSON has a field of the wrong type: {}", e.what()));

@@ -1,0 +1,125 @@
+#include "bench/open_loop.h"
+
+#include <algorithm>
+#include <ctime>
+#include <fmt/format.h>
+
+#include "core/interrupt.h"
+
+namespace sm {
+
+namespace {
+void wake_client(void* client) { static_cast<StreamClient*>(client)->wake(); }
+constexpr int64_t kTickNs = 250 * kNsPerMs;
+constexpr int64_t kSleepSliceNs = 5 * kNsPerMs;
+}  // namespace
+
+void sleep_until(const Clock& clock, int64_t deadline_ns) {
+  while (!interrupt_requested()) {
+    const int64_t left_ns = deadline_ns - clock.now_ns();
+    if (left_ns <= 0) return;
+    const int64_t slice_ns = std::min(left_ns, kSleepSliceNs);
+    timespec ts{static_cast<time_t>(slice_ns / kNsPerS), static_cast<long>(slice_ns % kNsPerS)};
+    nanosleep(&ts, nullptr);
+  }
+}
+
+OpenLoop::OpenLoop(const Clock& clock, StreamClientOptions options, IdleWait idle_wait)
+    : clock_(clock), client_(clock, *this, options), idle_wait_(std::move(idle_wait)) {
+  if (!idle_wait_) idle_wait_ = [this](int64_t deadline_ns) { sleep_until(clock_, deadline_ns); };
+  set_interrupt_waker(&wake_client, &client_);
+}
+
+OpenLoop::~OpenLoop() { set_interrupt_waker(nullptr, nullptr); }
+
+void OpenLoop::send(size_t index, int64_t intended_ns) {
+  const PlannedRequest& planned = spec_->requests[index];
+  TimedRequest t;
+  t.intended_ns = intended_ns;
+  t.record.id = next_id_++;
+  t.record.slot = static_cast<int32_t>(index);
+  t.record.max_tokens = planned.max_tokens;
+  t.record.chunks.reserve(static_cast<size_t>(std::min<int64_t>(planned.max_tokens, 1 << 16)));
+  index_of_[t.record.id] = outcome_.requests.size();
+  outcome_.requests.push_back(std::move(t));
+  recordings_.emplace_back();
+  RequestRecord& r = outcome_.requests.back().record;
+  r.send_ns = client_.start(r.id, planned.request);
+}
+
+bool OpenLoop::on_event(uint64_t id, int64_t t_ns, std::string_view data) {
+  auto it = index_of_.find(id);
+  if (it == index_of_.end()) return false;
+  parser_.parse(data, chunk_);
+  return recordings_[it->second].on_chunk(outcome_.requests[it->second].record, chunk_, t_ns);
+}
+
+void OpenLoop::on_end(uint64_t id, int64_t t_ns, const TransferEnd& end) {
+  auto it = index_of_.find(id);
+  if (it == index_of_.end()) return;
+  RequestRecord& r = outcome_.requests[it->second].record;
+  recordings_[it->second].on_end(r, end, t_ns);
+  if (end.cancelled && !cut_error_.empty() && r.error.empty()) {
+    r.end = RequestEnd::Failed;
+    r.error_code = ErrorCode::Timeout;
+    r.error = cut_error_;
+  }
+}
+
+OpenLoopOutcome OpenLoop::run(const OpenLoopSpec& spec) {
+  spec_ = &spec;
+  outcome_ = OpenLoopOutcome{};
+  outcome_.requests.reserve(spec.requests.size());
+  recordings_.clear();
+  recordings_.reserve(spec.requests.size());
+  index_of_.clear();
+  cut_error_.clear();
+
+  const int64_t start_ns = clock_.now_ns();
+  outcome_.start_ns = start_ns;
+  const int64_t last_arrival_ns = spec.requests.empty() ? start_ns : start_ns + spec.requests.back().at_ns;
+  const int64_t drain_deadline_ns =
+      spec.drain_timeout_ns > 0 ? last_arrival_ns + spec.drain_timeout_ns : INT64_MAX;
+  size_t next = 0;
+  int64_t next_tick_ns = start_ns;
+  while (true) {
+    if (interrupt_requested()) {
+      outcome_.interrupted = true;
+      break;
+    }
+    int64_t now_ns = clock_.now_ns();
+    // Every request whose time has come goes out now, late ones included; their intended start
+    // stays where the schedule put it.
+    while (next < spec.requests.size() && start_ns + spec.requests[next].at_ns <= now_ns) {
+      send(next, start_ns + spec.requests[next].at_ns);
+      ++next;
+    }
+    const bool all_sent = next == spec.requests.size();
+    if (all_sent && client_.active() == 0) break;
+    if (all_sent && now_ns >= drain_deadline_ns) {
+      outcome_.drain_timed_out = true;
+      cut_error_ = fmt::format("still running {:.0f} s after the last arrival (the drain timeout)",
+                               static_cast<double>(spec.drain_timeout_ns) / 1e9);
+      break;
+    }
+    int64_t deadline_ns = all_sent ? drain_deadline_ns : start_ns + spec.requests[next].at_ns;
+    if (spec.on_tick) {
+      if (now_ns >= next_tick_ns) {
+        spec.on_tick();
+        next_tick_ns = now_ns + kTickNs;
+      }
+      deadline_ns = std::min(deadline_ns, next_tick_ns);
+    }
+    if (client_.active() > 0) client_.run_until(deadline_ns);
+    else idle_wait_(deadline_ns);
+  }
+  client_.cancel_all();
+  std::vector<RequestRecord*> records;
+  records.reserve(outcome_.requests.size());
+  for (auto& t : outcome_.requests) records.push_back(&t.record);
+  StreamRecording::scale_uncounted(records, recordings_);
+  spec_ = nullptr;
+  return std::move(outcome_);
+}
+
+}  // namespace sm

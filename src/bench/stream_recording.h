@@ -1,0 +1,35 @@
+#pragma once
+// How one streamed answer becomes a RequestRecord: each parsed chunk's tokens (cumulative usage,
+// llama.cpp timings, token ids, or one per chunk reconciled with the final usage), the finish
+// reason, and how the request ended. The rules are ClosedLoop's (bench/closed_loop.cc), kept in
+// one unit here for the open-loop driver; docs/METRICS.md, "Token counts".
+#include <cstdint>
+#include <span>
+
+#include "engines/chunk_parser.h"
+#include "metrics/request_record.h"
+#include "net/stream_client.h"
+
+namespace sm {
+
+class StreamRecording {
+ public:
+  /// Applies one parsed chunk to `r`. Returns false when the stream must be cut (a protocol error,
+  /// or a server that ignores max_tokens); `r.error` then says why.
+  bool on_chunk(RequestRecord& r, const ChunkInfo& chunk, int64_t t_ns);
+  /// Sets r.end (and the error) when the transfer ended; reconciles the token count first.
+  void on_end(RequestRecord& r, const TransferEnd& end, int64_t t_ns);
+  /// Streams that never got a count: their one-per-chunk estimate scaled by the tokens per chunk
+  /// of the requests that were reconciled (`recordings` parallel to `records`).
+  static void scale_uncounted(std::span<RequestRecord* const> records, std::span<const StreamRecording> recordings);
+
+ private:
+  int32_t tokens_in(const ChunkInfo& c, int64_t tokens_so_far);
+  void finalize(RequestRecord& r);
+
+  TokenSource mode_ = TokenSource::Chunks;
+  int64_t last_cumulative_ = 0;
+  int64_t counted_chunks_ = 0;
+};
+
+}  // namespace sm

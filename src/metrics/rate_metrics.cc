@@ -1,0 +1,171 @@
+#include "metrics/rate_metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <fmt/format.h>
+
+#include "metrics/stats.h"
+
+namespace sm {
+
+namespace {
+
+double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+std::optional<Percentiles> percentiles_of(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
+  Percentiles p;
+  p.p50 = percentile(values, 0.50);
+  p.p90 = percentile(values, 0.90);
+  p.p99 = percentile(values, 0.99);
+  return p;
+}
+
+bool ended_ok(const RequestRecord& r) { return r.end == RequestEnd::Finished || r.end == RequestEnd::EndedEarly; }
+
+}  // namespace
+
+RequestLatency request_latency(const TimedRequest& t) {
+  const RequestRecord& r = t.record;
+  RequestLatency l;
+  l.send_lag_ms = ms(std::max<int64_t>(0, r.send_ns - t.intended_ns));
+  l.completed = ended_ok(r);
+  if (r.first_token_ns >= 0) l.ttft_ms = ms(r.first_token_ns - t.intended_ns);
+  if (r.tokens >= 2 && r.chunks.size() >= 2 && r.first_token_ns >= 0)
+    l.tpot_ms = ms(r.chunks.back().t_ns - r.first_token_ns) / static_cast<double>(r.tokens - 1);
+  if (l.completed && r.end_ns >= 0) l.e2e_ms = ms(r.end_ns - t.intended_ns);
+  return l;
+}
+
+bool meets_slo(const RequestLatency& l, const SloTargets& slo) {
+  if (!l.completed) return false;
+  if (slo.ttft_ms && (!l.ttft_ms || *l.ttft_ms > *slo.ttft_ms)) return false;
+  if (slo.tpot_ms && l.tpot_ms && *l.tpot_ms > *slo.tpot_ms) return false;
+  return true;
+}
+
+void compute_rate_point(std::span<const TimedRequest> requests, int64_t window_begin_ns, int64_t window_ns,
+                        const SloTargets& slo, const SaturationRule& rule, SweepPoint& p) {
+  p.window_s = static_cast<double>(window_ns) / 1e9;
+  p.requests = static_cast<int64_t>(requests.size());
+  p.offered_rps = window_ns > 0 ? static_cast<double>(p.requests) / p.window_s : 0;
+  p.completed = 0;
+  p.failed = 0;
+  std::vector<double> ttft, tpot, e2e, lag, input_tokens, output_tokens;
+  int64_t met = 0, completed_tokens = 0, last_end_ns = window_begin_ns, steady = 0;
+  int64_t first_completion_ns = INT64_MAX, last_completion_ns = INT64_MIN;
+  const int64_t half_ns = window_begin_ns + window_ns / 2, window_end_ns = window_begin_ns + window_ns;
+  for (const auto& t : requests) {
+    const RequestRecord& r = t.record;
+    const RequestLatency l = request_latency(t);
+    lag.push_back(l.send_lag_ms);
+    if (l.ttft_ms) ttft.push_back(*l.ttft_ms);
+    if (l.tpot_ms) tpot.push_back(*l.tpot_ms);
+    if (l.e2e_ms) e2e.push_back(*l.e2e_ms);
+    if (r.end_ns >= 0) last_end_ns = std::max(last_end_ns, r.end_ns);
+    if (l.completed) {
+      ++p.completed;
+      completed_tokens += r.tokens;
+      first_completion_ns = std::min(first_completion_ns, r.end_ns);
+      last_completion_ns = std::max(last_completion_ns, r.end_ns);
+      output_tokens.push_back(static_cast<double>(r.tokens));
+      if (r.end_ns >= half_ns && r.end_ns < window_end_ns) ++steady;
+    } else if (r.end != RequestEnd::Running) {
+      ++p.failed;
+    }
+    if (r.usage_prompt_tokens >= 0) input_tokens.push_back(static_cast<double>(r.usage_prompt_tokens));
+    if (meets_slo(l, slo)) ++met;
+  }
+  auto mean = [](const std::vector<double>& v) -> std::optional<double> {
+    if (v.empty()) return std::nullopt;
+    double s = 0;
+    for (double x : v) s += x;
+    return s / static_cast<double>(v.size());
+  };
+  p.input_tokens_mean = mean(input_tokens);
+  p.output_tokens_mean = mean(output_tokens);
+  p.ttft_ms = percentiles_of(ttft);
+  p.tpot_ms = percentiles_of(tpot);
+  p.e2e_ms = percentiles_of(e2e);
+  p.send_lag_ms = percentiles_of(lag);
+  // Completions per second between the first and the last completion: at the offered rate when
+  // the server keeps up (each answer trails its arrival by about the same time), at the server's
+  // capacity when it does not. With fewer than two completions (or all at one instant): completed
+  // over the window, or up to the last end when answers ran past it.
+  if (p.completed >= 2 && last_completion_ns > first_completion_ns) {
+    p.achieved_rps = static_cast<double>(p.completed - 1) / (static_cast<double>(last_completion_ns - first_completion_ns) / 1e9);
+  } else if (!requests.empty()) {
+    const int64_t span_ns = std::max(last_end_ns - window_begin_ns, window_ns);
+    if (span_ns > 0) p.achieved_rps = static_cast<double>(p.completed) / (static_cast<double>(span_ns) / 1e9);
+  }
+  if (p.achieved_rps) {
+    p.output_tok_s = p.completed > 0 ? *p.achieved_rps * static_cast<double>(completed_tokens) / static_cast<double>(p.completed) : 0;
+    p.goodput_rps = p.completed > 0 ? *p.achieved_rps * static_cast<double>(met) / static_cast<double>(p.completed) : 0;
+  }
+  if (!requests.empty()) p.slo_met_fraction = static_cast<double>(met) / static_cast<double>(requests.size());
+  if (window_ns > 0) p.steady_completion_rps = static_cast<double>(steady) / (static_cast<double>(window_ns) / 2e9);
+
+  // Queue growth: the median TTFT of the last quarter of arrivals against the first quarter's.
+  // A request without a first token counts as waiting until the last end (it was still queued).
+  const size_t quarter = requests.size() / 4;
+  double first_quarter_ms = 0, last_quarter_ms = 0;
+  if (quarter >= 1) {
+    auto quarter_median = [&](size_t from) {
+      std::vector<double> v;
+      for (size_t i = from; i < from + quarter; ++i) {
+        const TimedRequest& t = requests[i];
+        const int64_t first = t.record.first_token_ns >= 0 ? t.record.first_token_ns : last_end_ns;
+        v.push_back(ms(first - t.intended_ns));
+      }
+      return median(std::move(v));
+    };
+    first_quarter_ms = quarter_median(0);
+    last_quarter_ms = quarter_median(requests.size() - quarter);
+    p.queue_growth_ms = last_quarter_ms - first_quarter_ms;
+  }
+
+  p.saturated = false;
+  p.saturation_reason.clear();
+  if (p.requests == 0) return;
+  const double failed_fraction = static_cast<double>(p.failed) / static_cast<double>(p.requests);
+  // Keeping pace: the completions of the window's second half against the arrivals they answer,
+  // those of the same span moved back by the median E2E (so Poisson bursts do not count). Only
+  // when answers take less than half the window; the shortfall must also exceed twice the
+  // counting noise (√ of the arrivals).
+  const int64_t lag_ns = p.e2e_ms ? static_cast<int64_t>(p.e2e_ms->p50 * 1e6) : window_ns;
+  int64_t answered = 0;
+  for (const auto& t : requests)
+    if (t.intended_ns >= half_ns - lag_ns && t.intended_ns < window_end_ns - lag_ns) ++answered;
+  const double shortfall = static_cast<double>(answered - steady);
+  if (lag_ns < window_ns / 2 && answered > 0 &&
+      static_cast<double>(steady) < rule.min_completion_ratio * static_cast<double>(answered) &&
+      shortfall >= std::max(static_cast<double>(rule.min_shortfall_requests), 2 * std::sqrt(static_cast<double>(answered)))) {
+    p.saturated = true;
+    p.saturation_reason = fmt::format("{} requests completed in the window's second half ({:.3g}/s) for {} that "
+                                      "arrived in the span they answer ({:.0f}%)",
+                                      steady, p.steady_completion_rps.value_or(0), answered,
+                                      100.0 * static_cast<double>(steady) / static_cast<double>(answered));
+  } else if (p.queue_growth_ms && last_quarter_ms > rule.queue_growth_factor * first_quarter_ms &&
+             *p.queue_growth_ms > rule.queue_growth_min_window_fraction * ms(window_ns)) {
+    p.saturated = true;
+    p.saturation_reason = fmt::format("queueing grew: median TTFT {:.0f} ms in the last quarter of arrivals, "
+                                      "{:.0f} ms in the first",
+                                      last_quarter_ms, first_quarter_ms);
+  }
+  if (!p.saturated && failed_fraction > rule.max_failed_fraction) {
+    p.saturated = true;
+    p.saturation_reason = fmt::format("{} of {} requests failed", p.failed, p.requests);
+  }
+}
+
+std::optional<double> max_rate_within_slo(std::span<const SweepPoint> points, double fraction) {
+  std::optional<double> best;
+  for (const auto& p : points) {
+    if (p.status != CellStatus::Valid || !p.slo_met_fraction || *p.slo_met_fraction < fraction) continue;
+    if (!best || p.rate_rps > *best) best = p.rate_rps;
+  }
+  return best;
+}
+
+}  // namespace sm

@@ -1,0 +1,302 @@
+#include "report/sweep_report.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+#include "core/units.h"
+#include "report/html_escape.h"
+#include "report/html_page.h"
+#include "report/markdown_text.h"
+#include "report/report_model.h"
+#include "report/term_text.h"
+
+namespace sm::report {
+
+namespace {
+
+std::string rate_text(double rps) { return fmt::format("{:.3g}", rps); }
+std::string ms_text(const std::optional<Percentiles>& p, double Percentiles::*field) {
+  if (!p) return "—";
+  const double v = (*p).*field;
+  return v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.1f}", v);
+}
+std::string triple(const std::optional<Percentiles>& p) {
+  if (!p) return "—";
+  return ms_text(p, &Percentiles::p50) + " / " + ms_text(p, &Percentiles::p90) + " / " + ms_text(p, &Percentiles::p99);
+}
+std::string opt_rate(const std::optional<double>& v) { return v ? rate_text(*v) : "—"; }
+std::string percent(const std::optional<double>& v) { return v ? fmt::format("{:.0f}%", 100 * *v) : "—"; }
+
+std::vector<const SweepPoint*> by_rate(const SweepInfo& s) {
+  std::vector<const SweepPoint*> points;
+  for (const auto& p : s.points) points.push_back(&p);
+  std::stable_sort(points.begin(), points.end(), [](auto* a, auto* b) { return a->rate_rps < b->rate_rps; });
+  return points;
+}
+
+// Round ticks from 0 past `max` (rates are arbitrary numbers, e.g. 0.95 × a measured saturation).
+std::vector<double> rate_ticks(double max) {
+  std::vector<double> ticks;
+  if (!(max > 0)) return ticks;
+  const double step = nice_step(max, 5);
+  for (double t = 0; t < max + step * 0.999; t += step) ticks.push_back(t);
+  return ticks;
+}
+
+std::string tick_text(double v) { return fmt::format("{:.3g}", v); }
+
+std::string point_note(const SweepPoint& p) {
+  std::string note;
+  if (p.status == CellStatus::Error) note = "error: " + p.error;
+  else if (p.status == CellStatus::Interrupted) note = "interrupted (partial)";
+  if (p.saturated) note += std::string(note.empty() ? "" : "; ") + "saturated";
+  if (p.search) note += std::string(note.empty() ? "" : "; ") + "search";
+  return note;
+}
+
+Table sweep_table(const SweepInfo& s) {
+  Table t;
+  t.header = {"Rate/s", "Offered/s", "Achieved/s", "Out tok/s", "TTFT ms p50/p90/p99", "TPOT ms p50/p90/p99",
+              "E2E ms p50/p90/p99", "Within SLO", "Goodput/s", "Note"};
+  t.align = {Align::Right, Align::Right, Align::Right, Align::Right, Align::Right, Align::Right, Align::Right,
+             Align::Right, Align::Right, Align::Left};
+  for (const SweepPoint* p : by_rate(s)) {
+    TableRow row;
+    row.status = p->status;
+    row.cells = {rate_text(p->rate_rps), rate_text(p->offered_rps), opt_rate(p->achieved_rps),
+                 p->output_tok_s ? format_rate(*p->output_tok_s) : "—", triple(p->ttft_ms), triple(p->tpot_ms),
+                 triple(p->e2e_ms), percent(p->slo_met_fraction), opt_rate(p->goodput_rps), point_note(*p)};
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+std::string title(const RunResult& r) {
+  return fmt::format("Request-rate sweep: {} ({}{})", r.engine.model.empty() ? "?" : r.engine.model,
+                     r.engine.kind.empty() ? "server" : r.engine.kind, r.kind == "simulated" ? ", simulated" : "");
+}
+
+std::string length_text(double mean, double sd) {
+  return sd > 0 ? fmt::format("{:.0f} ± {:.0f} tokens (normal, at least 1)", mean, sd) : fmt::format("{:.0f} tokens", mean);
+}
+
+std::vector<std::string> setting_lines(const RunResult& r) {
+  const SweepInfo& s = *r.sweep;
+  std::vector<std::string> lines;
+  lines.push_back(fmt::format("Arrivals: {}, rates {}; each rate {}", s.arrivals, s.rates,
+                              s.requests_per_rate ? fmt::format("{} requests", *s.requests_per_rate)
+                                                  : fmt::format("{:g} s of arrivals", s.window_s)));
+  lines.push_back(fmt::format("Prompt {}; output {}", length_text(s.input_len_mean, s.input_len_sd),
+                              length_text(s.output_len_mean, s.output_len_sd)));
+  std::string slo = "SLO: ";
+  if (s.slo_ttft_ms) slo += fmt::format("TTFT ≤ {:g} ms", *s.slo_ttft_ms);
+  if (s.slo_tpot_ms) slo += fmt::format("{}TPOT ≤ {:g} ms", s.slo_ttft_ms ? ", " : "", *s.slo_tpot_ms);
+  if (!s.slo_ttft_ms && !s.slo_tpot_ms) slo += "none (every completed request counts)";
+  slo += fmt::format(", met by {:.0f}% of requests", 100 * s.slo_fraction);
+  lines.push_back(slo);
+  return lines;
+}
+
+std::vector<std::string> finding_lines(const SweepInfo& s) {
+  std::vector<std::string> lines;
+  if (s.saturation_rps) lines.push_back(fmt::format("Saturation rate: {:.3g} requests/s (--rates auto)", *s.saturation_rps));
+  if (s.max_rate_within_slo_rps)
+    lines.push_back(fmt::format("Highest rate with {:.0f}% of requests within the SLO: {:.3g} requests/s",
+                                100 * s.slo_fraction, *s.max_rate_within_slo_rps));
+  else if (!s.points.empty())
+    lines.push_back(fmt::format("No measured rate had {:.0f}% of requests within the SLO", 100 * s.slo_fraction));
+  return lines;
+}
+
+std::string render_term_sweep(const RunResult& r, const RenderOptions& options) {
+  const SweepInfo& s = *r.sweep;
+  Ansi ansi(options.color);
+  std::string out = ansi.bold(title(r)) + "\n";
+  for (const auto& l : setting_lines(r)) out += l + "\n";
+  out += "\n";
+  // Two tables that each fit 80 columns: throughput, then latency (same rows, by rate).
+  const Table t = sweep_table(s);
+  auto print = [&](const std::vector<size_t>& columns) {
+    std::vector<size_t> width;
+    for (size_t c : columns) {
+      size_t w = display_width(t.header[c]);
+      for (const auto& row : t.rows) w = std::max(w, display_width(row.cells[c]));
+      width.push_back(w);
+    }
+    auto line = [&](const std::vector<std::string>& cells, bool header) {
+      std::string l;
+      for (size_t i = 0; i < columns.size(); ++i) {
+        const size_t c = columns[i];
+        if (i) l += "  ";
+        l += t.align[c] == Align::Right ? pad_left(cells[c], width[i]) : pad_right(cells[c], width[i]);
+      }
+      while (!l.empty() && l.back() == ' ') l.pop_back();
+      return (header ? ansi.bold(l) : l) + "\n";
+    };
+    std::string text = line(t.header, true);
+    for (const auto& row : t.rows) text += row.status == CellStatus::Valid ? line(row.cells, false) : ansi.dim(line(row.cells, false));
+    return text;
+  };
+  out += print({0, 1, 2, 3, 7, 8, 9});
+  out += "\nLatency in ms, from each request's intended start:\n";
+  out += print({0, 4, 5, 6});
+  out += "\n";
+  for (const auto& l : finding_lines(s)) out += l + "\n";
+  for (const auto& w : r.warnings) out += wrap("Warning: " + w, static_cast<size_t>(std::max(40, options.width_columns))) + "\n";
+  return out;
+}
+
+std::string render_markdown_sweep(const RunResult& r) {
+  std::string out = "# " + md_escape(title(r)) + "\n\n";
+  for (const auto& l : setting_lines(r)) out += "- " + md_escape(l) + "\n";
+  out += "\n" + md_table(sweep_table(*r.sweep)) + "\n";
+  for (const auto& l : finding_lines(*r.sweep)) out += "**" + md_escape(l) + "**\n\n";
+  for (const auto& w : r.warnings) out += "- Warning: " + md_escape(w) + "\n";
+  out += "\nLatencies are timed from each request's intended start (docs/METRICS.md, \"Request-rate sweeps\").\n";
+  return out;
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string render_csv_sweep(const RunResult& r) {
+  std::string out =
+      "rate_rps,search,status,window_s,requests,completed,failed,offered_rps,achieved_rps,steady_completion_rps,"
+      "output_tok_s,ttft_p50_ms,ttft_p90_ms,ttft_p99_ms,tpot_p50_ms,tpot_p90_ms,tpot_p99_ms,e2e_p50_ms,e2e_p90_ms,"
+      "e2e_p99_ms,slo_met_fraction,goodput_rps,saturated\n";
+  auto num = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
+  auto pct = [](const std::optional<Percentiles>& p) {
+    return p ? fmt::format("{},{},{}", p->p50, p->p90, p->p99) : std::string(",,");
+  };
+  for (const SweepPoint* p : by_rate(*r.sweep))
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", p->rate_rps, p->search,
+                       csv_cell(std::string(to_string(p->status))), p->window_s, p->requests, p->completed, p->failed,
+                       p->offered_rps, num(p->achieved_rps), num(p->steady_completion_rps), num(p->output_tok_s),
+                       pct(p->ttft_ms), pct(p->tpot_ms), pct(p->e2e_ms), num(p->slo_met_fraction),
+                       num(p->goodput_rps), p->saturated);
+  return out;
+}
+
+LineChart rate_chart(const SweepInfo& s) {
+  LineChart c;
+  c.title = "Achieved rate and goodput against offered rate";
+  c.x_label = "offered requests/s";
+  c.x_log2 = false;
+  c.x_format = tick_text;
+  c.y_label = "requests/s";
+  ChartSeries achieved{"achieved", {}, 0, false, false}, goodput{"goodput (within SLO)", {}, 1, false, false},
+      ideal{"offered", {}, 7, true, false};
+  std::vector<const SweepPoint*> points = by_rate(s);
+  std::stable_sort(points.begin(), points.end(), [](auto* a, auto* b) { return a->offered_rps < b->offered_rps; });
+  double x_max = 0;
+  for (const SweepPoint* p : points) {
+    if (p->status != CellStatus::Valid) continue;
+    x_max = std::max(x_max, p->offered_rps);
+    ideal.points.push_back({p->offered_rps, p->offered_rps, ""});
+    if (p->achieved_rps)
+      achieved.points.push_back({p->offered_rps, *p->achieved_rps, fmt::format("{:.3g}/s offered: {:.3g}/s achieved",
+                                                                                p->offered_rps, *p->achieved_rps)});
+    if (p->goodput_rps)
+      goodput.points.push_back({p->offered_rps, *p->goodput_rps, fmt::format("{:.3g}/s offered: goodput {:.3g}/s",
+                                                                              p->offered_rps, *p->goodput_rps)});
+  }
+  c.x_ticks = rate_ticks(x_max);
+  c.series = {ideal, achieved, goodput};
+  return c;
+}
+
+std::string render_html_sweep(const RunResult& r) {
+  const SweepInfo& s = *r.sweep;
+  auto esc = [](std::string_view t) { return html_escape(t); };
+  std::string body = "<header class=\"top\">\n<p class=\"eyebrow\">Request-rate sweep</p>\n<h1 id=\"title\">" +
+                     esc(title(r)) + "</h1>\n";
+  for (const auto& l : setting_lines(r)) body += "<p class=\"subtitle\">" + esc(l) + "</p>\n";
+  if (!r.notes.empty()) body += "<p class=\"note\">" + esc(r.notes) + "</p>\n";
+  body += "</header>\n<section id=\"findings\">\n<ul class=\"findings\">\n";
+  for (const auto& l : finding_lines(s)) body += "<li class=\"ok\">" + esc(l) + "</li>\n";
+  for (const auto& w : r.warnings) body += "<li class=\"warn\"><span class=\"tag\">Warning</span>" + esc(w) + "</li>\n";
+  body += "</ul>\n</section>\n";
+  const LineChart latency = sweep_latency_chart(s);
+  const LineChart rates = rate_chart(s);
+  body += "<section id=\"charts\">\n<h2>Latency against rate</h2>\n<figure>" + render_svg(latency) +
+          render_legend(latency) + "</figure>\n<h2>Throughput against rate</h2>\n<figure>" + render_svg(rates) +
+          render_legend(rates) + "</figure>\n</section>\n";
+  const Table t = sweep_table(s);
+  std::string table = "<table class=\"sweep\" id=\"sweep-table\">\n<thead><tr>";
+  for (size_t c = 0; c < t.header.size(); ++c)
+    table += fmt::format("<th{} scope=\"col\">{}</th>", t.align[c] == Align::Left ? " class=\"l\"" : "", esc(t.header[c]));
+  table += "</tr></thead>\n<tbody>\n";
+  for (const auto& row : t.rows) {
+    table += "<tr>";
+    for (size_t c = 0; c < row.cells.size(); ++c)
+      table += fmt::format("<td{}>{}</td>", t.align[c] == Align::Left ? " class=\"l\"" : "", esc(row.cells[c]));
+    table += "</tr>\n";
+  }
+  table += "</tbody>\n</table>\n";
+  body += "<section id=\"rates\">\n<h2>Every rate</h2>\n" + html_scroll(table) +
+          "<p class=\"caption\">Latencies are timed from each request's intended start, so time spent queued "
+          "— in the client or the server — counts (docs/METRICS.md, \"Request-rate sweeps\").</p>\n</section>\n";
+  return html_document(title(r), body);
+}
+
+}  // namespace
+
+LineChart sweep_latency_chart(const SweepInfo& s) {
+  LineChart c;
+  c.title = "Latency against request rate";
+  c.x_label = "requests/s";
+  c.x_log2 = false;
+  c.x_format = tick_text;
+  c.y_label = "TTFT, E2E ms";
+  c.y2_label = "TPOT ms";
+  struct Figure {
+    const char* name;
+    std::optional<Percentiles> SweepPoint::*field;
+    double Percentiles::*q;
+    int color;
+    bool dashed;
+    bool right;
+  };
+  const Figure figures[] = {{"TTFT p50", &SweepPoint::ttft_ms, &Percentiles::p50, 0, false, false},
+                            {"TTFT p99", &SweepPoint::ttft_ms, &Percentiles::p99, 0, true, false},
+                            {"E2E p50", &SweepPoint::e2e_ms, &Percentiles::p50, 2, false, false},
+                            {"E2E p99", &SweepPoint::e2e_ms, &Percentiles::p99, 2, true, false},
+                            {"TPOT p50 (right axis)", &SweepPoint::tpot_ms, &Percentiles::p50, 1, false, true},
+                            {"TPOT p99 (right axis)", &SweepPoint::tpot_ms, &Percentiles::p99, 1, true, true}};
+  double y_max = 0, x_max = 0;
+  for (const auto& f : figures) {
+    ChartSeries series{f.name, {}, f.color, f.dashed, f.right};
+    for (const SweepPoint* p : by_rate(s)) {
+      const auto& pct = (*p).*(f.field);
+      if (p->status != CellStatus::Valid || !pct) continue;
+      const double v = (*pct).*(f.q);
+      if (!f.right) y_max = std::max(y_max, v);
+      x_max = std::max(x_max, p->rate_rps);
+      series.points.push_back({p->rate_rps, v, fmt::format("{:.3g}/s: {} {:.1f} ms", p->rate_rps, f.name, v)});
+    }
+    if (!series.points.empty()) c.series.push_back(std::move(series));
+  }
+  c.x_ticks = rate_ticks(x_max);
+  if (s.max_rate_within_slo_rps && y_max > 0) {
+    const double x = *s.max_rate_within_slo_rps;
+    const std::string label = fmt::format("highest rate with {:.0f}% within SLO: {:.3g}/s", 100 * s.slo_fraction, x);
+    c.series.push_back(ChartSeries{label, {{x, 0, label}, {x, y_max, label}}, 5, true, false});
+  }
+  return c;
+}
+
+std::string render_sweep(const RunResult& result, ReportFormat format, const RenderOptions& options) {
+  switch (format) {
+    case ReportFormat::Term: return render_term_sweep(result, options);
+    case ReportFormat::Html: return render_html_sweep(result);
+    case ReportFormat::Markdown: return render_markdown_sweep(result);
+    case ReportFormat::Csv: return render_csv_sweep(result);
+  }
+  return render_term_sweep(result, options);
+}
+
+}  // namespace sm::report

@@ -1,0 +1,94 @@
+// The sweep's printers: the latency chart marks the highest rate within the SLO, the terminal
+// tables fit 80 columns, and every format carries every rate.
+#include "report/sweep_report.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "report/term_text.h"
+
+namespace sm {
+namespace {
+
+RunResult sample_sweep() {
+  RunResult r;
+  r.kind = "simulated";
+  r.engine.model = "m";
+  r.engine.kind = "vllm";
+  SweepInfo s;
+  s.rates = "1,2,4";
+  s.window_s = 10;
+  s.input_len_mean = 1024;
+  s.input_len_sd = 256;
+  s.output_len_mean = 128;
+  s.slo_ttft_ms = 500;
+  for (double rate : {4.0, 1.0, 2.0}) {
+    SweepPoint p;
+    p.rate_rps = rate;
+    p.offered_rps = rate * 1.02;
+    p.requests = static_cast<int64_t>(rate * 10);
+    p.completed = p.requests;
+    p.achieved_rps = rate * 0.97;
+    p.output_tok_s = rate * 120;
+    p.ttft_ms = Percentiles{100 * rate, 150 * rate, 200 * rate};
+    p.tpot_ms = Percentiles{20, 22, 25.5};
+    p.e2e_ms = Percentiles{2600 * rate, 2800 * rate, 3000 * rate};
+    p.slo_met_fraction = rate < 3 ? 0.95 : 0.4;
+    p.goodput_rps = rate * *p.slo_met_fraction;
+    p.saturated = rate > 3;
+    s.points.push_back(p);
+  }
+  s.max_rate_within_slo_rps = 2;
+  s.saturation_rps = 3.5;
+  r.sweep = s;
+  return r;
+}
+
+TEST(SweepReport, ChartMarksTheHighestRateWithinTheSlo) {
+  const RunResult r = sample_sweep();
+  const report::LineChart chart = report::sweep_latency_chart(*r.sweep);
+  EXPECT_FALSE(chart.x_log2);
+  // Round ticks from 0 to the highest rate, however odd the rates are.
+  EXPECT_EQ(chart.x_ticks, (std::vector<double>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(chart.x_format(2.5), "2.5");
+  EXPECT_EQ(chart.y2_label, "TPOT ms");
+  ASSERT_FALSE(chart.series.empty());
+  const report::ChartSeries& marker = chart.series.back();
+  EXPECT_NE(marker.name.find("highest rate with 90% within SLO: 2/s"), std::string::npos) << marker.name;
+  ASSERT_EQ(marker.points.size(), 2u);
+  EXPECT_EQ(marker.points[0].x, 2);
+  EXPECT_EQ(marker.points[1].x, 2);
+  EXPECT_EQ(marker.points[1].y, 12000);  // up to the highest latency drawn (E2E p99 at 4/s)
+  // TTFT p50 by rate, in rate order.
+  EXPECT_EQ(chart.series[0].name, "TTFT p50");
+  for (const auto& series : chart.series) EXPECT_EQ(series.right_axis, series.name.starts_with("TPOT")) << series.name;
+  ASSERT_EQ(chart.series[0].points.size(), 3u);
+  EXPECT_EQ(chart.series[0].points[2].y, 400);
+  const std::string svg = report::render_svg(chart);
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+}
+
+TEST(SweepReport, EveryFormatCarriesEveryRate) {
+  const RunResult r = sample_sweep();
+  const std::string term = render_report(r, ReportFormat::Term, {});
+  std::istringstream lines(term);
+  for (std::string line; std::getline(lines, line);)
+    EXPECT_LE(report::display_width(line), 80u) << line;
+  EXPECT_NE(term.find("Saturation rate: 3.5 requests/s"), std::string::npos) << term;
+  EXPECT_NE(term.find("Highest rate with 90% of requests within the SLO: 2 requests/s"), std::string::npos);
+  EXPECT_NE(term.find("400 / 600 / 800"), std::string::npos);  // TTFT at 4/s
+  EXPECT_NE(term.find("Prompt 1024 ± 256 tokens (normal, at least 1); output 128 tokens"), std::string::npos);
+  const std::string md = render_report(r, ReportFormat::Markdown, {});
+  EXPECT_NE(md.find("| Rate/s |"), std::string::npos);
+  EXPECT_NE(md.find("TTFT ≤ 500 ms"), std::string::npos) << md;
+  const std::string html = render_report(r, ReportFormat::Html, {});
+  EXPECT_NE(html.find("id=\"sweep-table\""), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+  const std::string csv = render_report(r, ReportFormat::Csv, {});
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
+  EXPECT_NE(csv.find("\n1,false,valid,"), std::string::npos) << csv;  // sorted by rate
+}
+
+}  // namespace
+}  // namespace sm
