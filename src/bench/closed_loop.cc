@@ -5,22 +5,13 @@
 #include <optional>
 #include <fmt/format.h>
 
+#include "bench/stream_recording.h"
 #include "core/interrupt.h"
 
 namespace sm {
 
 namespace {
 void wake_client(void* client) { static_cast<StreamClient*>(client)->wake(); }
-
-// Tokens past which a request has clearly not honoured max_tokens (a little slack for servers
-// that count a final token or two differently).
-int64_t overrun_limit(int64_t max_tokens) { return max_tokens + std::max<int64_t>(16, max_tokens / 10); }
-
-// Sources that count every token of every chunk (the rest count chunks and estimate).
-bool counted_exactly(TokenSource s) {
-  return s == TokenSource::UsageContinuous || s == TokenSource::Timings || s == TokenSource::TokenIds ||
-         s == TokenSource::UsageFinal;
-}
 }  // namespace
 
 ClosedLoop::ClosedLoop(const Clock& clock, StreamClientOptions options)

@@ -9,7 +9,7 @@
 namespace sm {
 
 namespace {
-void wake_client(void* client) { static_cast<StreamClient*>(client)->wake(); }
+void wake_open_loop_client(void* client) { static_cast<StreamClient*>(client)->wake(); }
 constexpr int64_t kTickNs = 250 * kNsPerMs;
 constexpr int64_t kSleepSliceNs = 5 * kNsPerMs;
 }  // namespace
@@ -24,10 +24,10 @@ void sleep_until(const Clock& clock, int64_t deadline_ns) {
   }
 }
 
-OpenLoop::OpenLoop(const Clock& clock, StreamClientOptions options, IdleWait idle_wait)
+OpenLoop::OpenLoop(const Clock& clock, StreamClientOptions options, ArrivalWait idle_wait)
     : clock_(clock), client_(clock, *this, options), idle_wait_(std::move(idle_wait)) {
   if (!idle_wait_) idle_wait_ = [this](int64_t deadline_ns) { sleep_until(clock_, deadline_ns); };
-  set_interrupt_waker(&wake_client, &client_);
+  set_interrupt_waker(&wake_open_loop_client, &client_);
 }
 
 OpenLoop::~OpenLoop() { set_interrupt_waker(nullptr, nullptr); }

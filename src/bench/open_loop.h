@@ -43,7 +43,7 @@ struct OpenLoopOutcome {
 };
 
 /// Waits until `deadline_ns` on the loop's clock (or less: the loop checks again).
-using IdleWait = std::function<void(int64_t deadline_ns)>;
+using ArrivalWait = std::function<void(int64_t deadline_ns)>;
 
 /// Sleeps in slices of at most 5 ms until the deadline or Ctrl-C.
 void sleep_until(const Clock& clock, int64_t deadline_ns);
@@ -51,7 +51,7 @@ void sleep_until(const Clock& clock, int64_t deadline_ns);
 class OpenLoop final : public StreamHandler {
  public:
   /// `idle_wait` empty: sleep_until on `clock`.
-  OpenLoop(const Clock& clock, StreamClientOptions options, IdleWait idle_wait = {});
+  OpenLoop(const Clock& clock, StreamClientOptions options, ArrivalWait idle_wait = {});
   ~OpenLoop() override;
 
   /// Runs one schedule to its end (every request answered, failed, or cut by the drain timeout).
@@ -65,7 +65,7 @@ class OpenLoop final : public StreamHandler {
 
   const Clock& clock_;
   StreamClient client_;
-  IdleWait idle_wait_;
+  ArrivalWait idle_wait_;
   ChunkParser parser_;
   ChunkInfo chunk_;
   const OpenLoopSpec* spec_ = nullptr;

@@ -12,6 +12,11 @@
 
 namespace sm {
 
+/// Exit statuses of `run` and `sweep`: 130 after Ctrl-C, as a shell reports SIGINT.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitInterrupted = 130;
+
 /// Where the server is and how to talk to it.
 struct TargetConfig {
   std::string base_url;        ///< e.g. "http://127.0.0.1:8000" (no trailing /v1)

@@ -46,9 +46,6 @@ namespace sm {
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;
-constexpr int kExitInterrupted = 130;
 constexpr std::string_view kIgnoresMaxTokens = "server ignores max_tokens";  // ClosedLoop's reason
 
 // "2 of 37 requests failed; first: ..." when any request of a cell failed.

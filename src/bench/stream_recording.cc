@@ -7,15 +7,6 @@
 
 namespace sm {
 
-namespace {
-int64_t overrun_limit(int64_t max_tokens) { return max_tokens + std::max<int64_t>(16, max_tokens / 10); }
-
-bool counted_exactly(TokenSource s) {
-  return s == TokenSource::UsageContinuous || s == TokenSource::Timings || s == TokenSource::TokenIds ||
-         s == TokenSource::UsageFinal;
-}
-}  // namespace
-
 int32_t StreamRecording::tokens_in(const ChunkInfo& c, int64_t tokens_so_far) {
   auto cumulative = [&](TokenSource mode, int64_t value) -> std::optional<int32_t> {
     if (!c.has_choices || value < 0) return std::nullopt;

@@ -3,6 +3,7 @@
 // llama.cpp timings, token ids, or one per chunk reconciled with the final usage), the finish
 // reason, and how the request ended. The rules are ClosedLoop's (bench/closed_loop.cc), kept in
 // one unit here for the open-loop driver; docs/METRICS.md, "Token counts".
+#include <algorithm>
 #include <cstdint>
 #include <span>
 
@@ -11,6 +12,16 @@
 #include "net/stream_client.h"
 
 namespace sm {
+
+/// Tokens past which a request has clearly not honoured max_tokens (a little slack for servers
+/// that count a final token or two differently).
+inline int64_t overrun_limit(int64_t max_tokens) { return max_tokens + std::max<int64_t>(16, max_tokens / 10); }
+
+/// Sources that count every token of every chunk (the rest count chunks and estimate).
+inline bool counted_exactly(TokenSource s) {
+  return s == TokenSource::UsageContinuous || s == TokenSource::Timings || s == TokenSource::TokenIds ||
+         s == TokenSource::UsageFinal;
+}
 
 class StreamRecording {
  public:

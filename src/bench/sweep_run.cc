@@ -29,8 +29,6 @@ namespace sm {
 
 namespace {
 
-constexpr int kExitOk = 0, kExitFailure = 1, kExitInterrupted = 130;
-
 class SweepRun {
  public:
   explicit SweepRun(const SweepConfig& config) : config_(config), base_url_(config.target.base_url) {}

@@ -44,7 +44,7 @@ struct TokenFlags {
   std::string format = "text";
 };
 
-struct RunFlags {
+struct ModerationFlags {
   std::string db = kDefaultDb;
   std::string run_id;
   std::string format = "text";
@@ -202,7 +202,7 @@ int token_list(const TokenFlags& f) {
 }
 
 // `serve run list`: every run, hidden ones too, newest first, with what moderation needs.
-int run_list(const RunFlags& f) {
+int run_list(const ModerationFlags& f) {
   auto store = open_db(f.db, 1, false);
   if (!store) {
     std::fprintf(stderr, "speedmatrix serve run list: %s\n", store.error().message.c_str());
@@ -237,7 +237,7 @@ int run_list(const RunFlags& f) {
 }
 
 // `serve run hide|unhide|delete ID`.
-int run_moderate(const RunFlags& f, const std::string& verb) {
+int run_moderate(const ModerationFlags& f, const std::string& verb) {
   const std::string command = "serve run " + verb;
   auto store = open_db(f.db, 1, false);
   if (!store) {
@@ -269,7 +269,7 @@ int run_moderate(const RunFlags& f, const std::string& verb) {
 void add_serve_command(CLI::App& app, Action& action) {
   auto flags = std::make_shared<ServeFlags>();
   auto token_flags = std::make_shared<TokenFlags>();
-  auto run_flags = std::make_shared<RunFlags>();
+  auto run_flags = std::make_shared<ModerationFlags>();
   CLI::App* cmd = app.add_subcommand("serve", "Run the results site: leaderboard, runs, hardware, models, calculator, JSON API");
   cmd->footer(
       "--db takes sqlite:PATH (one file, WAL; the default) or postgresql://USER@HOST:PORT/DATABASE.\n"

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "result/json_fields.h"
 #include "result/sweep_json.h"
 
 namespace sm {
@@ -15,26 +16,9 @@ using nlohmann::json;
 
 namespace {
 
-template <class T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
-template <class T>
-void read_opt(const json& j, const char* key, std::optional<T>& out) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) {
-    out.reset();
-    return;
-  }
-  out = it->get<T>();
-}
-
-template <class T>
-void read(const json& j, const char* key, T& out) {
-  auto it = j.find(key);
-  if (it != j.end() && !it->is_null()) out = it->get<T>();
-}
+using json_fields::opt;
+using json_fields::read;
+using json_fields::read_opt;
 
 json gpu_to_json(const GpuInfo& g) {
   return {{"name", g.name}, {"vram_bytes", opt(g.vram_bytes)}, {"driver", g.driver},

@@ -2,32 +2,17 @@
 
 #include <fmt/format.h>
 
+#include "result/json_fields.h"
+
 namespace sm {
 
 using nlohmann::json;
 
 namespace {
 
-template <class T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
-template <class T>
-void read_opt(const json& j, const char* key, std::optional<T>& out) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) {
-    out.reset();
-    return;
-  }
-  out = it->get<T>();
-}
-
-template <class T>
-void read(const json& j, const char* key, T& out) {
-  auto it = j.find(key);
-  if (it != j.end() && !it->is_null()) out = it->get<T>();
-}
+using json_fields::opt;
+using json_fields::read;
+using json_fields::read_opt;
 
 json percentiles_to_json(const std::optional<Percentiles>& p) {
   if (!p) return nullptr;

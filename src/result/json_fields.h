@@ -1,0 +1,31 @@
+#pragma once
+// Reading and writing the record's optional JSON fields: null for an absent value, an absent or
+// null key for an empty optional. Shared by result_json.cc and sweep_json.cc.
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+namespace sm::json_fields {
+
+template <class T>
+nlohmann::json opt(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+template <class T>
+void read_opt(const nlohmann::json& j, const char* key, std::optional<T>& out) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    out.reset();
+    return;
+  }
+  out = it->get<T>();
+}
+
+template <class T>
+void read(const nlohmann::json& j, const char* key, T& out) {
+  auto it = j.find(key);
+  if (it != j.end() && !it->is_null()) out = it->get<T>();
+}
+
+}  // namespace sm::json_fields
