@@ -8,8 +8,10 @@
 #include "calc/catalog.h"
 #include "calc/compat.h"
 #include "core/build_info.h"
+#include "core/sha256.h"
 #include "core/units.h"
 #include "metrics/stats.h"
+#include "result/result_json.h"
 
 namespace sm::calc {
 
@@ -383,6 +385,11 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
   if (setup.engine.notes.find("uncalibrated") != std::string::npos)
     r.warnings.push_back(fmt::format("engine '{}' parameters are not calibrated against a measured matrix: {}",
                                      setup.engine.id, setup.engine.notes));
+  // The id names the setup and ends with a hash of everything that shapes the prediction (the
+  // settings, the engine's limits and the hardware), so two different predictions of one setup
+  // never share an id and the same prediction always gets the same one.
+  const nlohmann::json record = to_json(r);
+  r.run_id += "-" + sha256_hex(record["settings"].dump() + record["engine"].dump() + record["hardware"].dump()).substr(0, 8);
   return r;
 }
 

@@ -1,6 +1,5 @@
 #include "site/upload_token.h"
 
-#include <openssl/evp.h>
 #include <sys/random.h>
 
 #include <cerrno>
@@ -50,13 +49,6 @@ Result<NewUploadToken> generate_upload_token() {
   t.sha256_hex = sha256_hex(t.secret);
   t.token_id = "tk_" + to_hex(id, sizeof id);
   return t;
-}
-
-std::string sha256_hex(std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr);
-  return to_hex(digest, length);
 }
 
 std::string_view bearer_token(std::string_view authorization) {

@@ -9,8 +9,11 @@
 #include <string_view>
 
 #include "core/error.h"
+#include "core/sha256.h"  // sha256_hex: what the store keeps of a token
 
 namespace sm::site {
+
+using sm::sha256_hex;
 
 /// A freshly made token.
 struct NewUploadToken {
@@ -21,9 +24,6 @@ struct NewUploadToken {
 
 /// Makes a token from the kernel's random source (getrandom). Fails only if that fails.
 Result<NewUploadToken> generate_upload_token();
-
-/// SHA-256 of `data` as 64 lower-case hex digits.
-std::string sha256_hex(std::string_view data);
 
 /// The token of an "Authorization: Bearer TOKEN" header value; empty when it has none.
 std::string_view bearer_token(std::string_view authorization);

@@ -62,6 +62,19 @@ TEST(CalcPredict, JsonRoundTripKeepsThePrediction) {
   EXPECT_EQ(back->decode[0].total_tok_s, r->decode[0].total_tok_s);
 }
 
+TEST(CalcPredict, TheIdNamesTheSetupAndHashesItsSettings) {
+  auto a = predict(seed_setup(), seed_options());
+  auto again = predict(seed_setup(), seed_options());
+  PredictOptions other = seed_options();
+  other.matrix.contexts = {0, 16 * 1024};
+  auto b = predict(seed_setup(), other);
+  ASSERT_TRUE(a && again && b);
+  EXPECT_TRUE(a->run_id.starts_with("calc-1xrtx3090-qwen3.5-4b-awq-4bit-vllm-")) << a->run_id;
+  EXPECT_EQ(a->run_id.size(), std::string("calc-1xrtx3090-qwen3.5-4b-awq-4bit-vllm-").size() + 8);
+  EXPECT_EQ(a->run_id, again->run_id);  // the same prediction, the same id
+  EXPECT_NE(a->run_id, b->run_id);      // other settings, another id
+}
+
 TEST(CalcPredict, ModelThatDoesNotFitFails) {
   auto r = predict(make_setup("rtx3090", "llama-3.1-70b", "bf16", "vllm"), seed_options());
   ASSERT_FALSE(r);

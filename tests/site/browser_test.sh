@@ -71,6 +71,9 @@ for i, c in enumerate(c for c in r["decode"] if c["status"] == "valid"):
 json.dump(r, open(sys.argv[2], "w"))
 PY
 "$bin" upload "$tmp/r1.json" "$tmp/r2.json" "$tmp/r3.json" "$tmp/evil.json" "$tmp/telemetry.json" --to "$url" --token "$token"
+# calc ids end with a hash of the prediction's settings: read them from the files
+id1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_id"])' "$tmp/r1.json")
+id2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_id"])' "$tmp/r2.json")
 
 profile="$tmp/chromium-profile"
 browse() {  # browse MODE OUTPUT URL; MODE is dom or a screenshot name
@@ -98,7 +101,7 @@ calc_q="gpu=rtx4090&gpus=1&model=qwen3.5-4b&quant=awq-4bit&engine=vllm&contexts=
 browse dom "$tmp/leaderboard.html" "$url/?kind=all"
 browse dom "$tmp/measured.html" "$url/"
 browse dom "$tmp/filtered.html" "$url/?kind=all&gpu=$gpu_q&sort=best_total"
-browse dom "$tmp/run.html" "$url/runs/calc-1xrtx3090-qwen3.5-4b-awq-4bit-vllm"
+browse dom "$tmp/run.html" "$url/runs/$id1"
 browse dom "$tmp/evil.html" "$url/runs/evil-run"
 browse dom "$tmp/calc.html" "$url/calc?$calc_q"
 browse dom "$tmp/runs.html" "$url/runs"
@@ -107,8 +110,8 @@ browse dom "$tmp/telemetry-run.html" "$url/runs/telemetry-run"
 
 python3 "$here/check_pages.py" "$tmp" "$gpu"
 
-for page in "leaderboard|/" "leaderboard-all|/?kind=all" "filtered|/?kind=all&gpu=$gpu_q&sort=best_total" "runs|/runs" "run|/runs/calc-1xrtx3090-qwen3.5-4b-awq-4bit-vllm" \
-            "calc|/calc?$calc_q" "hardware|/hardware" "models|/models" "compare|/compare?run=calc-1xrtx3090-qwen3.5-4b-awq-4bit-vllm&run=calc-1xrtx4090-qwen3.5-4b-awq-4bit-vllm" \
+for page in "leaderboard|/" "leaderboard-all|/?kind=all" "filtered|/?kind=all&gpu=$gpu_q&sort=best_total" "runs|/runs" "run|/runs/$id1" \
+            "calc|/calc?$calc_q" "hardware|/hardware" "models|/models" "compare|/compare?run=$id1&run=$id2" \
             "getting-started|/getting-started" "api|/api" "efficiency|/?sort=tokens_per_joule" "telemetry-run|/runs/telemetry-run"; do
   name=${page%%|*}
   path=${page#*|}
