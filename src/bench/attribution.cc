@@ -5,6 +5,7 @@
 #include "calc/catalog.h"
 #include "report/report_model.h"
 #include "result/hardware_file.h"
+#include "sim/calc_sim_config.h"
 #include "system/hardware_probe.h"
 
 namespace sm {
@@ -159,6 +160,26 @@ RedactOptions attribution_redaction(const RunConfig& config) {
   if (config.server_hardware && !config.server_hardware->hostname.empty())
     options.hosts.push_back(config.server_hardware->hostname);
   return options;
+}
+
+void attribute_simulated_hardware(RunResult& result) {
+  auto catalog = calc::Catalog::builtin();
+  if (!catalog) return;
+  auto setup = sim::calc_setup_for(sim::SimTarget::seed(), *catalog);
+  if (!setup) return;
+  HardwareInfo hw;
+  hw.type = setup->gpu.type + " (simulated)";
+  for (int i = 0; i < setup->gpus; ++i) {
+    GpuInfo g;
+    g.name = setup->gpu.name;
+    g.vram_bytes = setup->gpu.memory_bytes;
+    hw.gpus.push_back(g);
+  }
+  hw.cpu_model = result.hardware.cpu_model;
+  hw.source = HardwareSource::Simulated;  // the simulated GPU is the (simulated) server's
+  result.hardware = hw;
+  result.engine.quantization = setup->quant.name;
+  result.engine.backend = "simulated";
 }
 
 }  // namespace sm

@@ -56,6 +56,11 @@ Attribution attribute(const TargetLocality& where, const std::optional<HardwareI
 /// result.hardware, result.client_hardware and result.warnings.
 void attribute_hardware(RunResult& result, const RunConfig& config, std::string_view base_url);
 
+/// A run of the built-in engine: the machine "measured" is the simulated one, so its GPUs (and the
+/// engine's quantisation and backend) come from the calculator's seed setup; this machine's CPU is
+/// kept. Leaves `result` alone when the catalog has no such setup.
+void attribute_simulated_hardware(RunResult& result);
+
 /// What `run` says on stderr before it starts about a server on another machine (or declared
 /// hardware); empty when the server is local and nothing was declared.
 std::string attribution_note(const TargetLocality& where, const std::optional<HardwareInfo>& declared);

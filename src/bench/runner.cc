@@ -34,7 +34,6 @@
 #include "result/redact_result.h"
 #include "result/result_json.h"
 #include "selftest/selftest.h"
-#include "calc/catalog.h"
 #include "sim/calc_sim_config.h"
 #include "sim/sim_server.h"
 #include "system/hardware_probe.h"
@@ -368,25 +367,7 @@ Result<void> MatrixRun::prepare() {
   result_.connection = connection_info();
   attribute_hardware(result_, config_, base_url_);
   if (sim_) {
-    // The machine being "measured" is the simulated one: its GPU comes from the calculator.
-    auto catalog = calc::Catalog::builtin();
-    if (catalog) {
-      if (auto setup = sim::calc_setup_for(sim::SimTarget::seed(), *catalog)) {
-        HardwareInfo hw;
-        hw.type = setup->gpu.type + " (simulated)";
-        for (int i = 0; i < setup->gpus; ++i) {
-          GpuInfo g;
-          g.name = setup->gpu.name;
-          g.vram_bytes = setup->gpu.memory_bytes;
-          hw.gpus.push_back(g);
-        }
-        hw.cpu_model = result_.hardware.cpu_model;
-        hw.source = HardwareSource::Simulated;  // the simulated GPU is the (simulated) server's
-        result_.hardware = hw;
-        result_.engine.quantization = setup->quant.name;
-        result_.engine.backend = "simulated";
-      }
-    }
+    attribute_simulated_hardware(result_);
     result_.notes = "Simulated: measured against speedmatrix's built-in engine, whose speed comes from the decode "
                     "calculator (" + (sim_->config().cost_model ? sim_->config().cost_model->describe() : std::string("linear model")) +
                     "). Not a real server.";

@@ -11,7 +11,6 @@
 #include "bench/attribution.h"
 #include "bench/open_loop.h"
 #include "bench/run_folder.h"
-#include "calc/catalog.h"
 #include "core/build_info.h"
 #include "core/interrupt.h"
 #include "engines/probe.h"
@@ -112,22 +111,7 @@ Result<void> SweepRun::prepare() {
   attribution.embedded_sim = config_.embedded_sim;
   attribute_hardware(result_, attribution, base_url_);
   if (sim_) {
-    if (auto catalog = calc::Catalog::builtin())
-      if (auto setup = sim::calc_setup_for(sim::SimTarget::seed(), *catalog)) {
-        HardwareInfo hw;
-        hw.type = setup->gpu.type + " (simulated)";
-        for (int i = 0; i < setup->gpus; ++i) {
-          GpuInfo g;
-          g.name = setup->gpu.name;
-          g.vram_bytes = setup->gpu.memory_bytes;
-          hw.gpus.push_back(g);
-        }
-        hw.cpu_model = result_.hardware.cpu_model;
-        hw.source = HardwareSource::Simulated;
-        result_.hardware = hw;
-        result_.engine.quantization = setup->quant.name;
-        result_.engine.backend = "simulated";
-      }
+    attribute_simulated_hardware(result_);
     result_.notes = "Simulated: a request-rate sweep of speedmatrix's built-in engine, whose speed comes from the "
                     "decode calculator. Not a real server.";
   }
