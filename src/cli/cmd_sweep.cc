@@ -48,21 +48,11 @@ Result<SweepConfig> to_config(const SweepFlags& f) {
     if (auto ok = check_http_url("--url", f.url); !ok) return std::unexpected(ok.error());
   c.target.base_url = trim_base_url(f.url);
   c.embedded_sim = c.target.base_url.empty();
-  if (f.api == "completions") c.target.api = ApiKind::Completions;
-  else if (f.api == "chat") c.target.api = ApiKind::Chat;
-  else return fail(ErrorCode::InvalidArgument, "--api must be 'completions' or 'chat'");
-  c.target.api_key = f.api_key;
-  if (c.target.api_key.empty())
-    if (const char* k = std::getenv("SPEEDMATRIX_API_KEY"); k && *k) c.target.api_key = k;
-  if (c.target.api_key.empty())
-    if (const char* k = std::getenv("OPENAI_API_KEY"); k && *k) c.target.api_key = k;
-  c.target.model = f.model;
-  c.target.read_timeout_s = f.timeout_s;
-  c.target.connect_timeout_s = f.connect_timeout_s;
-  c.target.busy_poll_ns = static_cast<int64_t>(f.busy_poll_us * 1e3);
-  auto connection = to_connection_options(f.connection);
-  if (!connection) return std::unexpected(connection.error());
-  c.target.connection = std::move(*connection);
+  if (auto ok = apply_target_flags({f.api, f.api_key, f.model, f.timeout_s, f.connect_timeout_s, f.busy_poll_us,
+                                     &f.connection},
+                                    c.target);
+      !ok)
+    return std::unexpected(ok.error());
 
   auto rates = parse_rates(f.rates);
   if (!rates) return flag_error("--rates", rates.error());

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <fstream>
 
 namespace sm::cli {
@@ -60,6 +61,25 @@ Result<ConnectionOptions> to_connection_options(const ConnectionFlags& f) {
   if (f.proxy_option && f.proxy_option->count() > 0) c.proxy = f.proxy;
   c.http2 = f.http2;
   return c;
+}
+
+Result<void> apply_target_flags(const TargetFlags& f, TargetConfig& target) {
+  if (f.api == "completions") target.api = ApiKind::Completions;
+  else if (f.api == "chat") target.api = ApiKind::Chat;
+  else return fail(ErrorCode::InvalidArgument, "--api must be 'completions' or 'chat'");
+  target.api_key = f.api_key;
+  if (target.api_key.empty())
+    if (const char* k = std::getenv("SPEEDMATRIX_API_KEY"); k && *k) target.api_key = k;
+  if (target.api_key.empty())
+    if (const char* k = std::getenv("OPENAI_API_KEY"); k && *k) target.api_key = k;
+  target.model = f.model;
+  target.read_timeout_s = f.timeout_s;
+  target.connect_timeout_s = f.connect_timeout_s;
+  target.busy_poll_ns = static_cast<int64_t>(f.busy_poll_us * 1e3);
+  auto connection = to_connection_options(*f.connection);
+  if (!connection) return std::unexpected(connection.error());
+  target.connection = std::move(*connection);
+  return {};
 }
 
 }  // namespace sm::cli
