@@ -18,6 +18,7 @@
 #include "site/site.h"
 #include "site/site_server.h"
 #include "site/upload_token.h"
+#include "store/cached_store.h"
 #include "store/result_store.h"
 
 namespace sm::cli {
@@ -35,6 +36,7 @@ struct ServeFlags {
   double calc_rate_limit_per_min = 60;
   std::string public_url;
   std::string sqlite_sync = "normal";
+  int64_t listing_cache = 256;
 };
 
 struct TokenFlags {
@@ -88,13 +90,18 @@ int serve(const ServeFlags& f) {
     std::fprintf(stderr, "speedmatrix serve: %s\n", store.error().message.c_str());
     return kExitFailure;
   }
+  // Listings are answered from memory while the store's change counter stands still; an upload,
+  // hide or delete through any process on the database moves it (docs/site.md, Scale-out).
+  store::CachedStore cached(**store, {.max_entries = f.listing_cache});
   site::SiteConfig config;
+  config.shared_upload_limit = true;  // one bucket per token for every process on the database
   config.max_upload_bytes = *max_upload;
   config.upload_rate_per_min = f.rate_limit_per_min;
   config.calc_rate_per_min = f.calc_rate_limit_per_min;
   config.public_url = f.public_url;
   while (!config.public_url.empty() && config.public_url.back() == '/') config.public_url.pop_back();
-  auto site = site::Site::create(**store, config);
+  // The shared buckets need a clock every machine agrees on: the wall clock.
+  auto site = site::Site::create(cached, config, site::UnixClock::instance());
   if (!site) {
     std::fprintf(stderr, "speedmatrix serve: %s\n", site.error().message.c_str());
     return kExitFailure;
@@ -292,6 +299,9 @@ void add_serve_command(CLI::App& app, Action& action) {
                   "Calculator requests a minute per client address (0: no limit)")
       ->capture_default_str();
   cmd->add_option("--public-url", flags->public_url, "Base URL the Getting started page shows (default: from the Host header)");
+  cmd->add_option("--listing-cache", flags->listing_cache,
+                  "Listing pages kept in memory while no upload changes the store (0: none)")
+      ->capture_default_str();
   cmd->add_option("--sqlite-sync", flags->sqlite_sync,
                   "SQLite: 'normal' survives a killed server; 'full' also a power cut (one fsync per upload)")
       ->capture_default_str();

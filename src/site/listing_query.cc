@@ -4,6 +4,8 @@
 
 #include <charconv>
 
+#include "store/page_cursor.h"
+
 namespace sm::site {
 
 namespace {
@@ -73,7 +75,20 @@ Result<ListingQuery> parse_listing_query(const QueryParams& q, store::RunOrder d
   if (!offset) return std::unexpected(offset.error());
   out.page.limit = *limit;
   out.page.offset = *offset;
+  if (const std::string cursor = q.get("cursor"); !cursor.empty()) {
+    auto c = store::parse_page_cursor(cursor);
+    if (!c) return std::unexpected(c.error());
+    if (c->order != out.order)
+      return fail(ErrorCode::InvalidArgument, "cursor: it belongs to another sort order; follow the page's own links");
+    out.page.cursor = *c;
+  }
   return out;
+}
+
+void note_page(ListingQuery& q, const store::RunPage& page) {
+  q.page.offset = page.position;
+  q.next_cursor = page.next ? store::format_page_cursor(*page.next) : std::string();
+  q.previous_cursor = page.previous ? store::format_page_cursor(*page.previous) : std::string();
 }
 
 void make_ranking(ListingQuery& q) {

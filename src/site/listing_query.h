@@ -1,7 +1,9 @@
 #pragma once
 // The query parameters every run listing shares (API and pages): filters, order, page.
 //   ?gpu=RTX%203090%2024GB&model=...&engine=vllm&quantization=...&kind=measured
-//   &sort=single_stream|best_total|prefill_32k|tokens_per_joule|newest&limit=50&offset=0
+//   &sort=single_stream|best_total|prefill_32k|tokens_per_joule|newest&limit=50&cursor=a1~50~...
+// Pages are keyset pages: `cursor` (store/page_cursor.h) names where one starts, so a page deep in
+// 100,000 runs costs what the first does; `offset` still works for old links.
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +21,8 @@ struct ListingQuery {
   store::PageRequest page;
   std::string kind_param;        ///< `kind` as links repeat it: "measured", ..., "all" (any kind), "" (the default)
   bool include_flagged = false;  ///< `flagged=include`: rankings keep implausible and synthetic-model runs
+  std::string next_cursor;       ///< after note_page: the next page's `cursor`; empty on the last page
+  std::string previous_cursor;   ///< after note_page: the previous page's `cursor`; empty on the first page
 };
 
 /// The kinds of run, in the order their tabs are shown.
@@ -29,6 +33,10 @@ inline constexpr std::string_view kKinds[] = {"measured", "predicted", "simulate
 /// limit that is not a number, an unknown sort or kind).
 Result<ListingQuery> parse_listing_query(const QueryParams& query, store::RunOrder default_order,
                                          int64_t default_limit = 50, std::string_view default_kind = "");
+
+/// Takes in what the store said of the page it listed: where it starts (page.offset, so ranks
+/// count from there) and the cursors of the pages either side.
+void note_page(ListingQuery& query, const store::RunPage& page);
 
 /// Makes a listing a ranking (the leaderboard, page and API): runs on unknown hardware are left
 /// out, and so, when ranked by tokens per joule, are runs without that figure of the server's

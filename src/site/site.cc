@@ -68,7 +68,8 @@ Site::Site(store::ResultStore& store, SiteConfig config, const Clock& clock, Jso
       schema_(std::move(schema)),
       rules_(std::move(rules)),
       catalog_(std::move(catalog)),
-      upload_limiter_(clock, config_.upload_rate_per_min, config_.upload_burst),
+      upload_limiter_(clock, config_.upload_rate_per_min, config_.upload_burst,
+                      config_.shared_upload_limit ? &store : nullptr),
       calc_limiter_(clock, config_.calc_rate_per_min),
       messages_(std::move(messages)),
       request_id_seed_(std::random_device{}()) {}

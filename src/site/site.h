@@ -35,6 +35,9 @@ struct SiteConfig {
   double upload_rate_per_min = 60;              ///< uploads a minute per token (≤ 0: unlimited)
   double upload_burst = 0;                      ///< bucket size; 0: one minute's worth
   double calc_rate_per_min = 60;                ///< calculations a minute per client address (≤ 0: unlimited)
+  /// Keep the upload buckets in the store, shared by every process on the database (scale-out);
+  /// false: in this process. The calculator's per-address limit is always per process.
+  bool shared_upload_limit = false;
   std::string public_url;                       ///< base URL the Getting started page shows; empty: from Host
   /// Where the site writes its log lines (one per 5xx and per refused upload); empty: stderr.
   std::function<void(const std::string& line)> log_line;

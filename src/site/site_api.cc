@@ -56,6 +56,12 @@ std::string parse_error_text(const std::string& what) {
 // The message goes to the log only (Site::finish answers 503 with the request id).
 SiteResponse store_error(const Error& e) { return error_response(503, "store_unavailable", e.message); }
 
+// A listing's failure: a cursor the store could not use is the caller's (400), the rest the store's.
+SiteResponse list_error(const Error& e) {
+  if (e.code == ErrorCode::InvalidArgument) return error_response(400, "bad_parameter", e.message);
+  return store_error(e);
+}
+
 Result<json> parse_body(std::string_view body) {
   if (body.empty()) return fail(ErrorCode::InvalidArgument, "malformed JSON: the body is empty");
   if (json_depth(body, kMaxJsonDepth) > kMaxJsonDepth)
@@ -77,21 +83,23 @@ json page_json(const store::RunPage& page, const ListingQuery& q, std::string_vi
     row["rank"] = ++rank;
     runs.push_back(std::move(row));
   }
-  json next = nullptr;
-  if (q.page.offset + static_cast<int64_t>(page.runs.size()) < page.total) {
+  // Keyset links: each names the row next to its page, so it costs the same at any depth.
+  auto link = [&](const std::string& cursor) -> json {
+    if (cursor.empty()) return nullptr;
     auto params = listing_params(q);
     params.emplace_back("sort", std::string(order_name(q.order)));
     params.emplace_back("limit", std::to_string(q.page.limit));
-    params.emplace_back("offset", std::to_string(q.page.offset + q.page.limit));
-    next = std::string(path) + build_query(params);
-  }
+    params.emplace_back("cursor", cursor);
+    return std::string(path) + build_query(params);
+  };
   return {{"runs", runs},
           {"kind", q.filter.kind.empty() ? "all" : q.filter.kind},
           {"total", page.total},
           {"limit", q.page.limit},
           {"offset", q.page.offset},
           {"sort", order_name(q.order)},
-          {"next", next}};
+          {"next", link(q.next_cursor)},
+          {"previous", link(q.previous_cursor)}};
 }
 
 }  // namespace
@@ -170,7 +178,8 @@ SiteResponse Site::api_list_runs(const SiteRequest& request) {
   auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::Newest);
   if (!q) return error_response(400, "bad_parameter", q.error().message);
   auto page = store_.list_runs(q->filter, q->order, q->page);
-  if (!page) return store_error(page.error());
+  if (!page) return list_error(page.error());
+  note_page(*q, *page);
   return json_response(200, page_json(*page, *q, "/api/v1/runs"));
 }
 
@@ -190,7 +199,8 @@ SiteResponse Site::api_leaderboard(const SiteRequest& request) {
   if (!q) return error_response(400, "bad_parameter", q.error().message);
   make_ranking(*q);
   auto page = store_.list_runs(q->filter, q->order, q->page);
-  if (!page) return store_error(page.error());
+  if (!page) return list_error(page.error());
+  note_page(*q, *page);
   return json_response(200, page_json(*page, *q, "/api/v1/leaderboard"));
 }
 

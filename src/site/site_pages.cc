@@ -160,15 +160,16 @@ std::string pager(std::string_view action, const ListingQuery& q, int64_t shown,
   if (total == 0) return out + "</div>\n";
   out += "<span>" + esc(fmt::format(fmt::runtime(ui_text("pager.runs")), q.page.offset + 1, q.page.offset + shown, total)) +
          "</span>";
-  auto link = [&](int64_t offset, std::string_view text) {
+  // Keyset links (the cursor names the row next to the page): any depth costs what the first page does.
+  auto link = [&](const std::string& cursor, std::string_view text) {
     Params params = listing_params(q);
     params.emplace_back("sort", std::string(order_name(q.order)));
     params.emplace_back("limit", std::to_string(q.page.limit));
-    if (offset > 0) params.emplace_back("offset", std::to_string(offset));
+    params.emplace_back("cursor", cursor);
     return fmt::format("<a href=\"{}{}\">{}</a>", action, esc(build_query(params)), text);
   };
-  if (q.page.offset > 0) out += link(std::max<int64_t>(0, q.page.offset - q.page.limit), esc(ui_text("pager.previous")));
-  if (q.page.offset + shown < total) out += link(q.page.offset + q.page.limit, esc(ui_text("pager.next")));
+  if (!q.previous_cursor.empty()) out += link(q.previous_cursor, esc(ui_text("pager.previous")));
+  if (!q.next_cursor.empty()) out += link(q.next_cursor, esc(ui_text("pager.next")));
   out += "</div>\n";
   return out;
 }
@@ -248,7 +249,8 @@ SiteResponse Site::page_leaderboard(const SiteRequest& request) {
   if (!values) return page_error(503, values.error().message);
   std::erase(values->gpus, std::string(store::kUnknownHardwareGroup));
   auto page = store_.list_runs(q->filter, q->order, q->page);
-  if (!page) return page_error(503, page.error().message);
+  if (!page) return page_error(page.error().code == ErrorCode::InvalidArgument ? 400 : 503, page.error().message);
+  note_page(*q, *page);
   auto unknown = store::count_unknown_hardware_runs(store_);
   if (!unknown) return page_error(503, unknown.error().message);
   // Ranked by efficiency, runs without the figure are left out: say how many.
@@ -309,7 +311,8 @@ SiteResponse Site::page_runs(const SiteRequest& request) {
   auto values = store_.filter_values();
   if (!values) return page_error(503, values.error().message);
   auto page = store_.list_runs(q->filter, q->order, q->page);
-  if (!page) return page_error(503, page.error().message);
+  if (!page) return page_error(page.error().code == ErrorCode::InvalidArgument ? 400 : 503, page.error().message);
+  note_page(*q, *page);
   std::string body =
       "<h1>" + esc(ui_text("nav.runs")) + "</h1>\n<p class=\"lede\">Every uploaded run, newest first. Open one for its full report, or pick "
       "two or more and compare them cell by cell.</p>\n";
@@ -387,7 +390,8 @@ SiteResponse Site::page_hardware(const SiteRequest& request) {
     auto q = parse_listing_query(params, store::RunOrder::BestTotal, 50, "measured");
     if (!q) return page_error(400, q.error().message);
     auto page = store_.list_runs(q->filter, q->order, q->page);
-    if (!page) return page_error(503, page.error().message);
+    if (!page) return page_error(page.error().code == ErrorCode::InvalidArgument ? 400 : 503, page.error().message);
+    note_page(*q, *page);
     std::string body = "<p class=\"note\"><a href=\"/hardware\">← Hardware</a></p>\n<h1>" + esc(q->filter.gpu) + "</h1>\n";
     body += kind_tabs("/hardware", *q);
     if (q->filter.gpu == store::kUnknownHardwareGroup)
@@ -424,7 +428,8 @@ SiteResponse Site::page_models(const SiteRequest& request) {
     auto q = parse_listing_query(params, store::RunOrder::BestTotal, 50, "measured");
     if (!q) return page_error(400, q.error().message);
     auto page = store_.list_runs(q->filter, q->order, q->page);
-    if (!page) return page_error(503, page.error().message);
+    if (!page) return page_error(page.error().code == ErrorCode::InvalidArgument ? 400 : 503, page.error().message);
+    note_page(*q, *page);
     std::string body = "<p class=\"note\"><a href=\"/models\">← Models</a></p>\n<h1>" + esc(q->filter.model) + "</h1>\n";
     body += kind_tabs("/models", *q);
     body += fmt::format("<p class=\"lede\">{} run{} of this model, best aggregate decode first.</p>\n", page->total,

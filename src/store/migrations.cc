@@ -4,9 +4,30 @@
 
 #include <array>
 
+#include "store/sort_keys.h"
+
 namespace sm::store {
 
 namespace {
+
+// Migration 5: an index for every listing order (runs list, leaderboard, a GPU's or a model's
+// runs), each ending in the order's tie-breakers so a keyset page is one range of it; the old
+// one-column indexes they cover go. Shared by both dialects.
+#define SM_LISTING_INDEXES                                                                              \
+  "DROP INDEX runs_uploaded_at", "DROP INDEX runs_kind", "DROP INDEX runs_gpu", "DROP INDEX runs_model",  \
+      "CREATE INDEX runs_newest ON runs (uploaded_at, run_id)",                                          \
+      "CREATE INDEX runs_kind_newest ON runs (kind, uploaded_at, run_id)",                               \
+      "CREATE INDEX runs_single_stream ON runs (" SM_KEY_SINGLE_STREAM ", uploaded_at, run_id)",         \
+      "CREATE INDEX runs_kind_single_stream ON runs (kind, " SM_KEY_SINGLE_STREAM ", uploaded_at, run_id)", \
+      "CREATE INDEX runs_best_total ON runs (" SM_KEY_BEST_TOTAL ", uploaded_at, run_id)",               \
+      "CREATE INDEX runs_kind_best_total ON runs (kind, " SM_KEY_BEST_TOTAL ", uploaded_at, run_id)",    \
+      "CREATE INDEX runs_prefill_32k ON runs (" SM_KEY_PREFILL_32K ", uploaded_at, run_id)",             \
+      "CREATE INDEX runs_kind_prefill_32k ON runs (kind, " SM_KEY_PREFILL_32K ", uploaded_at, run_id)",  \
+      "CREATE INDEX runs_tokens_per_joule ON runs (" SM_KEY_TOKENS_PER_JOULE ", uploaded_at, run_id)",   \
+      "CREATE INDEX runs_kind_tokens_per_joule ON runs (kind, " SM_KEY_TOKENS_PER_JOULE ", uploaded_at, run_id)", \
+      "CREATE INDEX runs_gpu_best_total ON runs (gpu, kind, " SM_KEY_BEST_TOTAL ", uploaded_at, run_id)", \
+      "CREATE INDEX runs_model_best_total ON runs (model, kind, " SM_KEY_BEST_TOTAL ", uploaded_at, run_id)", \
+      "CREATE TABLE IF NOT EXISTS rate_buckets (bucket_key TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, updated_ms BIGINT NOT NULL)"
 
 // Types both dialects accept with the same meaning: TEXT, BIGINT (SQLite: INTEGER affinity) and
 // DOUBLE PRECISION (SQLite: REAL affinity; PostgreSQL's REAL would be 4-byte). Ids are text made
@@ -83,7 +104,17 @@ const std::vector<Migration> kMigrations = {
       "CREATE INDEX runs_calc_setup ON runs (calc_gpu, calc_model, calc_engine)",
       "UPDATE runs SET engine = 'sim' WHERE kind = 'simulated'"},
      {}},
+    // Scale-out: several servers on one database. The change counter their listing caches check
+    // (sql_statements.h: a row in SQLite, a sequence in PostgreSQL), upload rate limits kept in
+    // the store, and the listing indexes.
+    {5,
+     "scale-out: an index per listing order (keyset pages), a change counter for caches, shared rate limits",
+     {SM_LISTING_INDEXES, "CREATE TABLE IF NOT EXISTS site_generation (id BIGINT PRIMARY KEY, generation BIGINT NOT NULL)",
+      "INSERT INTO site_generation (id, generation) VALUES (1, 0) ON CONFLICT DO NOTHING"},
+     {SM_LISTING_INDEXES, "CREATE SEQUENCE IF NOT EXISTS site_generation_seq"}},
 };
+
+#undef SM_LISTING_INDEXES
 
 constexpr std::string_view kCreateMigrationsTable =
     "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, description TEXT NOT NULL, "

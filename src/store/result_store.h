@@ -39,7 +39,9 @@ class ResultStore {
   virtual Result<std::optional<std::string>> get_run_json(std::string_view run_id) = 0;
   /// The summary of a run, hidden or not (RunSummary::hidden); std::nullopt when there is no such run.
   virtual Result<std::optional<RunSummary>> get_run_summary(std::string_view run_id) = 0;
-  /// A page of runs matching `filter`, in `order`.
+  /// A page of runs matching `filter`, in `order`: from `page.cursor` (keyset: the same cost at
+  /// any depth) or else `page.offset`; with the cursors of the pages either side. A cursor of
+  /// another order is InvalidArgument.
   virtual Result<RunPage> list_runs(const RunFilter& filter, RunOrder order, const PageRequest& page) = 0;
   /// Per GPU: runs, distinct models, best headline numbers; by name. Runs on unknown hardware
   /// (kUnknownHardwareGroup) are no group: list them with RunFilter::gpu. `kind` ("" = any)
@@ -59,6 +61,15 @@ class ResultStore {
   virtual Result<int64_t> set_hidden(std::string_view run_id, bool hidden) = 0;
   /// Deletes a run for good; returns how many were deleted (0 or 1).
   virtual Result<int64_t> delete_run(std::string_view run_id) = 0;
+
+  /// A number that changes whenever runs are stored, hidden, shown again or deleted, by any
+  /// process on this database: a listing cached under one value is still true while it reads
+  /// the same (store/cached_store.h). Read before the data it vouches for.
+  virtual Result<int64_t> generation() = 0;
+  /// Takes one request from the token bucket `key` kept in the store, shared by every process
+  /// on this database: `per_s` refill a second, `burst` the bucket's size, `now_ms` the caller's
+  /// wall clock (ms since the Unix epoch; machines are assumed NTP-synchronised).
+  virtual Result<RateDecision> take_rate_token(std::string_view key, double per_s, double burst, int64_t now_ms) = 0;
 
   /// Stores a new token under its SHA-256 hex; `token_id` and `name` as given.
   virtual Result<void> create_token(const TokenInfo& token, std::string_view token_sha256_hex) = 0;

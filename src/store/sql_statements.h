@@ -27,6 +27,10 @@ namespace sm::store::sql {
   " AND ($7 = 0 OR best_tokens_per_joule IS NOT NULL)"                                              \
   " AND ($8 = 0 OR (implausible = '' AND synthetic_model = 0)) AND ($9 = 1 OR hidden = 0)"
 
+/// The RunSummary columns and the listing filter, for the statements built in sql_statements.cc.
+inline constexpr std::string_view kRunSummaryColumns = SM_RUN_SUMMARY_COLUMNS;
+inline constexpr std::string_view kRunFilter = SM_RUN_FILTER;
+
 /// $1..$32: the RunSummary columns; $33 content_sha256; $34 result_json; $35 measurements_sha256
 /// (NULL: not checked). Nothing is inserted when the run id or the measurements hash is taken.
 inline constexpr std::string_view kInsertRun =
@@ -46,16 +50,18 @@ inline constexpr std::string_view kSelectRunJson = "SELECT result_json FROM runs
 inline constexpr std::string_view kSelectRunSummary =
     "SELECT " SM_RUN_SUMMARY_COLUMNS " FROM runs WHERE run_id = $1";
 
-/// Filter $1..$9; $10 order (0 newest, 1 single stream, 2 best total, 3 prefill 32K, 4 tokens per
-/// joule); $11 limit; $12 offset. Metric orders put runs without the number last (`IS NULL` sorts
-/// false first in both dialects).
-inline constexpr std::string_view kListRuns =
-    "SELECT " SM_RUN_SUMMARY_COLUMNS " FROM runs" SM_RUN_FILTER
-    " ORDER BY (CASE WHEN $10 = 1 THEN single_stream_tok_s WHEN $10 = 2 THEN best_total_tok_s"
-    " WHEN $10 = 3 THEN prefill_32k_tok_s WHEN $10 = 4 THEN best_tokens_per_joule ELSE 0 END) IS NULL,"
-    " (CASE WHEN $10 = 1 THEN single_stream_tok_s WHEN $10 = 2 THEN best_total_tok_s"
-    " WHEN $10 = 3 THEN prefill_32k_tok_s WHEN $10 = 4 THEN best_tokens_per_joule ELSE 0 END) DESC,"
-    " uploaded_at DESC, run_id DESC LIMIT $11 OFFSET $12";
+/// How a listing statement pages (list_runs_statement).
+enum class PageDirection {
+  First,   ///< from the top of the order, skipping $12 rows (an offset: 0, or an old link's)
+  After,   ///< the rows after the key ($13 metric, $14 uploaded_at, $15 run_id), in the order
+  Before,  ///< the rows before that key, nearest first (the order reversed; the caller turns them round)
+};
+
+/// The listing statement of one order and direction. Filter $1..$9 (SM_RUN_FILTER); $10 unused
+/// (kept so every listing binds the same parameters); $11 limit; $12 offset; $13..$15 the
+/// cursor's key (a metric order's key is SM_KEY_*, sort_keys.h; Newest has none and ignores $13).
+/// Each is ordered by its index of migration 5, so a page costs the same at any depth.
+std::string_view list_runs_statement(int order_code, PageDirection direction);
 
 /// Filter $1..$9.
 inline constexpr std::string_view kCountRuns = "SELECT COUNT(*) FROM runs" SM_RUN_FILTER;
@@ -107,6 +113,32 @@ inline constexpr std::string_view kListTokens =
     "SELECT t.token_id, t.name, t.created_at, t.revoked_at,"
     " (SELECT COUNT(*) FROM runs r WHERE r.token_id = t.token_id) FROM tokens t"
     " ORDER BY t.created_at, t.token_id";
+
+// The change counter (ResultStore::generation). SQLite: a row, bumped inside the writing
+// transaction (SQLite runs one writer at a time anyway). PostgreSQL: a sequence, advanced after
+// the writing transaction commits (nextval takes no lock, so concurrent uploads do not queue on
+// one row, and readers never see a number whose data is not committed yet).
+inline constexpr std::string_view kSqliteGeneration = "SELECT generation FROM site_generation WHERE id = 1";
+inline constexpr std::string_view kSqliteBumpGeneration = "UPDATE site_generation SET generation = generation + 1 WHERE id = 1";
+/// A fresh sequence reads last_value 1 before its first nextval (is_called false): that is 0.
+inline constexpr std::string_view kPostgresGeneration =
+    "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM site_generation_seq";
+inline constexpr std::string_view kPostgresBumpGeneration = "SELECT nextval('site_generation_seq')";
+
+// A token bucket kept in the store, shared by every process (ResultStore::take_rate_token).
+// $1 key, $2 burst (the bucket's size), $3 now (ms since the Unix epoch), $4 refill per ms.
+// A bucket starts full; time that runs backwards (clock skew between machines) refills nothing.
+#define SM_BUCKET_REFILLED "(tokens + (CASE WHEN $3 > updated_ms THEN $3 - updated_ms ELSE 0 END) * $4)"
+inline constexpr std::string_view kInsertRateBucket =
+    "INSERT INTO rate_buckets (bucket_key, tokens, updated_ms) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING";
+/// Takes one request when the refilled bucket holds one; changes no row when it does not.
+inline constexpr std::string_view kTakeRateToken =
+    "UPDATE rate_buckets SET tokens = (CASE WHEN " SM_BUCKET_REFILLED " > $2 THEN $2 ELSE " SM_BUCKET_REFILLED " END) - 1,"
+    " updated_ms = (CASE WHEN $3 > updated_ms THEN $3 ELSE updated_ms END)"
+    " WHERE bucket_key = $1 AND " SM_BUCKET_REFILLED " >= 1";
+/// $1 key: what is left, to say when to retry.
+inline constexpr std::string_view kSelectRateBucket = "SELECT tokens, updated_ms FROM rate_buckets WHERE bucket_key = $1";
+#undef SM_BUCKET_REFILLED
 
 #undef SM_RUN_FILTER
 #undef SM_RANKED

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "core/clock.h"
 #include "store/migrations.h"
+#include "store/sort_keys.h"
 #include "store/sql_statements.h"
 
 namespace sm::store {
@@ -119,6 +121,18 @@ int64_t order_code(RunOrder order) {
   return 0;
 }
 
+// The metric an order sorts by, as the row has it (none for newest, or when the run lacks it).
+std::optional<double> order_metric(const RunSummary& s, RunOrder order) {
+  switch (order) {
+    case RunOrder::Newest: return std::nullopt;
+    case RunOrder::SingleStream: return s.single_stream_tok_s;
+    case RunOrder::BestTotal: return s.best_total_tok_s;
+    case RunOrder::Prefill32K: return s.prefill_32k_tok_s;
+    case RunOrder::TokensPerJoule: return s.best_tokens_per_joule;
+  }
+  return std::nullopt;
+}
+
 // Inserts one run inside the caller's transaction.
 Result<PutStatus> put_one(SqlConnection& c, const RunRecord& rec) {
   auto params = insert_params(rec);
@@ -177,10 +191,19 @@ Result<std::vector<PutStatus>> SqlStore::put_runs(const std::vector<RunRecord>& 
     }
     statuses.push_back(*s);
   }
+  const bool created = std::find(statuses.begin(), statuses.end(), PutStatus::Created) != statuses.end();
+  const bool sqlite = (*c)->dialect() == SqlDialect::Sqlite;
+  if (created && sqlite) {
+    if (auto ok = (*c)->execute(sql::kSqliteBumpGeneration, {}); !ok) {
+      (*c)->rollback();
+      return std::unexpected(ok.error());
+    }
+  }
   if (auto ok = (*c)->commit(); !ok) {
     (*c)->rollback();
     return std::unexpected(ok.error());
   }
+  if (created && !sqlite) bump_generation_after_commit(**c);
   return statuses;
 }
 
@@ -205,21 +228,74 @@ Result<std::optional<RunSummary>> SqlStore::get_run_summary(std::string_view run
 }
 
 Result<RunPage> SqlStore::list_runs(const RunFilter& filter, RunOrder order, const PageRequest& page) {
+  if (page.cursor && page.cursor->order != order)
+    return fail(ErrorCode::InvalidArgument, "cursor: it belongs to another sort order; follow the page's own links");
   auto c = pool_.acquire();
   if (!c) return std::unexpected(c.error());
   const auto f = filter_params(filter);
   const int64_t limit = std::clamp<int64_t>(page.limit, 1, kMaxPageLimit);
-  const int64_t offset = std::max<int64_t>(page.offset, 0);
-  const std::array<SqlParam, 12> params = {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8],
-                                           order_code(order), limit, offset};
-  auto rows = (*c)->query(sql::kListRuns, params);
-  if (!rows) return std::unexpected(rows.error());
+  // One row more than the page shows tells whether there is a page beyond it.
+  auto fetch = [&](sql::PageDirection direction, int64_t offset,
+                   const PageCursor* at) -> Result<std::vector<SqlRow>> {
+    const std::array<SqlParam, 15> params = {
+        f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], order_code(order), limit + 1, offset,
+        at && at->key ? *at->key : kNoFigureKey, at ? at->uploaded_at : std::string(), at ? at->run_id : std::string()};
+    return (*c)->query(sql::list_runs_statement(static_cast<int>(order_code(order)), direction), params);
+  };
+  RunPage out;
+  Result<std::vector<SqlRow>> rows = std::vector<SqlRow>{};
+  bool more_ahead = false;   // rows before this page
+  bool more_behind = false;  // rows after it
+  if (page.cursor && page.cursor->before) {
+    rows = fetch(sql::PageDirection::Before, 0, &*page.cursor);
+    if (!rows) return std::unexpected(rows.error());
+    if (static_cast<int64_t>(rows->size()) > limit) {
+      rows->pop_back();  // the farthest from the cursor: proof of a page before this one
+      std::reverse(rows->begin(), rows->end());
+      more_ahead = true;
+      more_behind = true;
+      out.position = std::max<int64_t>(1, page.cursor->position - limit);
+    } else {
+      // Back at the top: show the first page whole.
+      rows = fetch(sql::PageDirection::First, 0, nullptr);
+      if (!rows) return std::unexpected(rows.error());
+      more_behind = static_cast<int64_t>(rows->size()) > limit;
+      if (more_behind) rows->pop_back();
+    }
+  } else if (page.cursor) {
+    rows = fetch(sql::PageDirection::After, 0, &*page.cursor);
+    if (!rows) return std::unexpected(rows.error());
+    more_ahead = true;
+    more_behind = static_cast<int64_t>(rows->size()) > limit;
+    if (more_behind) rows->pop_back();
+    out.position = page.cursor->position;
+  } else {
+    out.position = std::max<int64_t>(page.offset, 0);
+    rows = fetch(sql::PageDirection::First, out.position, nullptr);
+    if (!rows) return std::unexpected(rows.error());
+    more_ahead = out.position > 0;
+    more_behind = static_cast<int64_t>(rows->size()) > limit;
+    if (more_behind) rows->pop_back();
+  }
   auto count = (*c)->query(sql::kCountRuns, f);
   if (!count) return std::unexpected(count.error());
-  RunPage out;
   out.runs.reserve(rows->size());
   for (const auto& r : *rows) out.runs.push_back(read_summary(r));
   out.total = count->empty() ? 0 : count->front().integer(0);
+  auto cursor_at = [&](const RunSummary& s, bool before, int64_t position) {
+    PageCursor k;
+    k.before = before;
+    k.order = order;
+    k.position = position;
+    k.key = order_metric(s, order);
+    k.uploaded_at = s.uploaded_at;
+    k.run_id = s.run_id;
+    return k;
+  };
+  if (!out.runs.empty()) {
+    if (more_behind) out.next = cursor_at(out.runs.back(), false, out.position + static_cast<int64_t>(out.runs.size()));
+    if (more_ahead) out.previous = cursor_at(out.runs.front(), true, out.position);
+  }
   return out;
 }
 
@@ -286,11 +362,65 @@ Result<int64_t> SqlStore::write_one(std::string_view statement, std::span<const 
     (*c)->rollback();
     return n;
   }
+  const bool sqlite = (*c)->dialect() == SqlDialect::Sqlite;
+  if (*n > 0 && sqlite) {
+    if (auto ok = (*c)->execute(sql::kSqliteBumpGeneration, {}); !ok) {
+      (*c)->rollback();
+      return std::unexpected(ok.error());
+    }
+  }
   if (auto ok = (*c)->commit(); !ok) {
     (*c)->rollback();
     return std::unexpected(ok.error());
   }
+  if (*n > 0 && !sqlite) bump_generation_after_commit(**c);
   return n;
+}
+
+void SqlStore::bump_generation_after_commit(SqlConnection& c) {
+  if (auto ok = c.query(sql::kPostgresBumpGeneration, {}); !ok) {
+    // The write is committed and stays; the caches of other processes catch up at the next change.
+    (void)ok;
+  }
+}
+
+Result<int64_t> SqlStore::generation() {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  auto rows = (*c)->query((*c)->dialect() == SqlDialect::Sqlite ? sql::kSqliteGeneration : sql::kPostgresGeneration, {});
+  if (!rows) return std::unexpected(rows.error());
+  return rows->empty() ? 0 : rows->front().integer(0);
+}
+
+Result<RateDecision> SqlStore::take_rate_token(std::string_view key, double per_s, double burst, int64_t now_ms) {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  const double per_ms = per_s / 1000.0;
+  const std::array<SqlParam, 4> params = {std::string(key), burst, now_ms, per_ms};
+  if (auto ok = (*c)->begin_write(); !ok) return std::unexpected(ok.error());
+  auto fail_with = [&](const Error& e) -> Result<RateDecision> {
+    (*c)->rollback();
+    return std::unexpected(e);
+  };
+  // A bucket's loss in a database crash only forgives a few requests: no need to wait for the
+  // log flush (PostgreSQL; SQLite's NORMAL sync does not wait at commit anyway).
+  if ((*c)->dialect() == SqlDialect::Postgres)
+    if (auto ok = (*c)->execute("SET LOCAL synchronous_commit TO OFF", {}); !ok) return fail_with(ok.error());
+  if (auto ok = (*c)->execute(sql::kInsertRateBucket, std::span(params).first(3)); !ok) return fail_with(ok.error());
+  auto taken = (*c)->execute(sql::kTakeRateToken, params);
+  if (!taken) return fail_with(taken.error());
+  RateDecision out;
+  if (*taken == 0) {
+    auto rows = (*c)->query(sql::kSelectRateBucket, std::span(params).first(1));
+    if (!rows) return fail_with(rows.error());
+    const double tokens = rows->empty() ? 0 : rows->front().number(0).value_or(0);
+    const int64_t updated_ms = rows->empty() ? now_ms : rows->front().integer(1);
+    const double now_tokens = std::min(burst, tokens + static_cast<double>(std::max<int64_t>(0, now_ms - updated_ms)) * per_ms);
+    out.allowed = false;
+    out.retry_after_s = std::max<int64_t>(1, static_cast<int64_t>(std::ceil((1 - now_tokens) / per_s)));
+  }
+  if (auto ok = (*c)->commit(); !ok) return fail_with(ok.error());
+  return out;
 }
 
 Result<int64_t> SqlStore::set_hidden(std::string_view run_id, bool hidden) {

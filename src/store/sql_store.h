@@ -29,6 +29,8 @@ class SqlStore final : public ResultStore {
   Result<std::optional<std::string>> find_run_by_measurements(std::string_view measurements_sha256) override;
   Result<int64_t> set_hidden(std::string_view run_id, bool hidden) override;
   Result<int64_t> delete_run(std::string_view run_id) override;
+  Result<int64_t> generation() override;
+  Result<RateDecision> take_rate_token(std::string_view key, double per_s, double burst, int64_t now_ms) override;
   Result<void> create_token(const TokenInfo& token, std::string_view token_sha256_hex) override;
   Result<std::optional<TokenInfo>> find_token(std::string_view token_sha256_hex) override;
   Result<int64_t> revoke_token(std::string_view id_or_name, std::string_view revoked_at) override;
@@ -39,6 +41,10 @@ class SqlStore final : public ResultStore {
       : backend_(std::move(backend)), pool_(std::move(factory), pool_size) {}
   /// Runs a group statement; its $1 is kUnknownHardwareGroup, $2 the kind ('' = any).
   Result<std::vector<GroupSummary>> groups(std::string_view sql, std::string_view kind);
+  /// After a committed write that changed runs: PostgreSQL's change counter moves now (SQLite's
+  /// moved inside the transaction). A failure here is logged by no one: the write stands, and
+  /// caches catch up at the next change.
+  void bump_generation_after_commit(SqlConnection& c);
   /// Runs one write statement in its own transaction; returns the rows changed.
   Result<int64_t> write_one(std::string_view sql, std::span<const SqlParam> params);
 

@@ -41,10 +41,23 @@ enum class RunOrder {
   TokensPerJoule,  ///< best_tokens_per_joule (the server's GPUs only; see RunSummary)
 };
 
-/// A page of a listing.
+/// Where a keyset page starts: the sort key of the row next to it (store/page_cursor.h makes and
+/// reads its text form, the `cursor` parameter of listings).
+struct PageCursor {
+  bool before = false;        ///< false: the rows after this key (next page); true: the rows before it (previous page)
+  RunOrder order = RunOrder::Newest;  ///< the order the key belongs to
+  int64_t position = 0;       ///< rows ahead of the page it opens (for ranks and "51–100 of N"; approximate once
+                              ///< runs are added ahead of it)
+  std::optional<double> key;  ///< the order's metric of that row (none: the row has no figure; unused by Newest)
+  std::string uploaded_at;    ///< that row's upload time
+  std::string run_id;         ///< that row's id (the last tie-breaker: unique)
+};
+
+/// A page of a listing: a keyset cursor (fast at any depth), or an offset (old links).
 struct PageRequest {
   int64_t limit = 50;  ///< rows per page (1..kMaxPageLimit)
-  int64_t offset = 0;  ///< rows skipped
+  int64_t offset = 0;  ///< rows skipped (ignored with a cursor)
+  std::optional<PageCursor> cursor;  ///< where the page starts; must be of the listing's order
 };
 
 constexpr int64_t kMaxPageLimit = 500;
@@ -52,7 +65,16 @@ constexpr int64_t kMaxPageLimit = 500;
 /// One page of runs and how many match in all.
 struct RunPage {
   std::vector<RunSummary> runs;
-  int64_t total = 0;  ///< runs matching the filter (all pages)
+  int64_t total = 0;     ///< runs matching the filter (all pages)
+  int64_t position = 0;  ///< rows ahead of this page's first (the offset, or the cursor's position)
+  std::optional<PageCursor> next;      ///< the next page's cursor; none on the last page
+  std::optional<PageCursor> previous;  ///< the previous page's cursor; none on the first page
+};
+
+/// What a shared rate limit answered (ResultStore::take_rate_token).
+struct RateDecision {
+  bool allowed = true;
+  int64_t retry_after_s = 0;  ///< when refused: whole seconds until the next request is allowed
 };
 
 /// One group of the Hardware (per GPU) or Models (per model) listing.

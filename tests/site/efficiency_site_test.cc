@@ -98,7 +98,14 @@ TEST_F(EfficiencySiteTest, ApiLeaderboardRanksByTokensPerJouleOnlyRunsWithTheSer
   EXPECT_EQ(board["runs"][0]["throttle_worst"], "ok");
   EXPECT_EQ(board["runs"][0]["throttled_cells"], 0);
   json first = json::parse(get("/api/v1/leaderboard?sort=tokens_per_joule&limit=1").body);
-  EXPECT_EQ(first["next"], "/api/v1/leaderboard?sort=tokens_per_joule&limit=1&offset=1");
+  // The next page is a keyset cursor after this page's run, in this order.
+  ASSERT_TRUE(first["next"].is_string());
+  EXPECT_TRUE(first["next"].get<std::string>().starts_with("/api/v1/leaderboard?sort=tokens_per_joule&limit=1&cursor=a4~1~"))
+      << first["next"];
+  json second = json::parse(get(first["next"].get<std::string>()).body);
+  ASSERT_EQ(second["runs"].size(), 1u);
+  EXPECT_EQ(second["runs"][0]["rank"], 2);
+  EXPECT_NE(second["runs"][0]["run_id"], first["runs"][0]["run_id"]);
 
   // The other orders still rank every run on known hardware.
   EXPECT_EQ(json::parse(get("/api/v1/leaderboard?sort=single_stream").body)["total"], 4);

@@ -211,11 +211,31 @@ TEST_F(SiteTest, ApiListsFiltersPagesAndReturnsRuns) {
   EXPECT_EQ(page["total"], 3);
   ASSERT_EQ(page["runs"].size(), 2u);
   EXPECT_EQ(page["runs"][0]["run_id"], "c");
-  EXPECT_EQ(page["next"], "/api/v1/runs?sort=newest&limit=2&offset=2");
+  EXPECT_TRUE(page["previous"].is_null());
+  // Keyset pages: the next link names the last run shown (b), not a row count.
+  ASSERT_TRUE(page["next"].is_string());
+  EXPECT_TRUE(page["next"].get<std::string>().starts_with("/api/v1/runs?sort=newest&limit=2&cursor=a0~2~0~"));
+  EXPECT_TRUE(page["next"].get<std::string>().ends_with("~b")) << page["next"];
   page = body_json(get(page["next"].get<std::string>()));
   ASSERT_EQ(page["runs"].size(), 1u);
   EXPECT_EQ(page["runs"][0]["run_id"], "a");
+  EXPECT_EQ(page["runs"][0]["rank"], 3);
+  EXPECT_EQ(page["offset"], 2);
   EXPECT_TRUE(page["next"].is_null());
+  ASSERT_TRUE(page["previous"].is_string());
+  EXPECT_EQ(body_json(get(page["previous"].get<std::string>()))["runs"][0]["run_id"], "c");
+  // An old offset link still works; a cursor that is not one, or of another order, is a 400.
+  page = body_json(get("/api/v1/runs?limit=2&offset=2"));
+  ASSERT_EQ(page["runs"].size(), 1u);
+  EXPECT_EQ(page["runs"][0]["run_id"], "a");
+  EXPECT_EQ(get("/api/v1/runs?cursor=nonsense").status, 400);
+  EXPECT_EQ(get("/api/v1/runs?sort=best_total&cursor=a0~2~0~2026-12-03T10:00:00.000Z~b").status, 400);
+  EXPECT_EQ(get("/runs?cursor=nonsense").status, 400);
+  // The pages' pagers link by cursor too, and rank from where the page starts.
+  const std::string runs_page = get("/runs?limit=2").body;
+  EXPECT_NE(runs_page.find("&amp;cursor=a0~2~"), std::string::npos);
+  const std::string board_page = get("/?kind=all&limit=1&sort=newest").body;
+  EXPECT_NE(board_page.find("&amp;cursor=a0~1~"), std::string::npos);
   page = body_json(get("/api/v1/runs?gpu=H100%2024GB&model=M1"));
   ASSERT_EQ(page["total"], 1);
   EXPECT_EQ(page["runs"][0]["run_id"], "c");
