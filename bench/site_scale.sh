@@ -101,7 +101,8 @@ python3 "$here/site_load.py" --cached "$a" "$b" --uncached "$c" "$d" --token "$t
 
 # The plans of the real statements, logged by auto_explain for a server started after it is on.
 psql -q "$dsn" -c "ALTER DATABASE speedmatrix_bench SET session_preload_libraries = 'auto_explain'" \
-  -c "ALTER DATABASE speedmatrix_bench SET auto_explain.log_min_duration = 0"
+  -c "ALTER DATABASE speedmatrix_bench SET auto_explain.log_min_duration = 0" \
+  -c "ALTER DATABASE speedmatrix_bench SET auto_explain.log_analyze = on"
 e=$(start_server explain --listing-cache 0)
 log_from=$(wc -c <"$pg/server.log")
 for path in "/" "/api/v1/leaderboard" "/api/v1/leaderboard?sort=best_total" "/api/v1/leaderboard?sort=tokens_per_joule" \
@@ -110,8 +111,8 @@ for path in "/" "/api/v1/leaderboard" "/api/v1/leaderboard?sort=best_total" "/ap
   curl -fsS "$e$path" >/dev/null
 done
 tail -c +"$((log_from + 1))" "$pg/server.log" >"$out/plans.log"
-echo "| statement | plan | ms |" | tee "$out/plans.md"
-echo "|---|---|---:|" | tee -a "$out/plans.md"
+echo "| statement | plan | rows read | ms |" | tee "$out/plans.md"
+echo "|---|---|---:|---:|" | tee -a "$out/plans.md"
 python3 - "$out/plans.log" <<'PY' | tee -a "$out/plans.md"
 import re, sys
 text = open(sys.argv[1]).read()
@@ -135,7 +136,10 @@ for block in text.split("LOG:  duration: ")[1:]:
         continue
     scans = re.findall(r"(Index Scan(?: Backward)? using \w+|Index Only Scan(?: Backward)? using \w+|"
                        r"Bitmap Index Scan on \w+|Seq Scan on runs|Parallel Seq Scan on runs|Sort|HashAggregate)", block)
+    # Rows the first scan node read (log_analyze): a page's 51, or everything an OFFSET skips.
+    read = re.search(r"(?:Scan)[^\n]*\(actual time=[\d.]+\.\.[\d.]+ rows=(\d+) loops=(\d+)\)", block)
+    rows = int(read.group(1)) * int(read.group(2)) if read else 0
     ms = block.split(" ms", 1)[0]
-    print(f"| {what} | {', '.join(dict.fromkeys(scans))} | {ms} |")
+    print(f"| {what} | {', '.join(dict.fromkeys(scans))} | {rows:,} | {ms} |")
 PY
 echo "site_scale: results in $out"

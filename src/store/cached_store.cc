@@ -30,81 +30,67 @@ Result<int64_t> CachedStore::current_generation() {
   return generation;
 }
 
-template <class Map>
-std::optional<typename Map::mapped_type> CachedStore::find(Map Entries::*map, const std::string& key, int64_t generation) {
-  std::lock_guard lock(mutex_);
-  if (entries_.generation == generation) {
-    const Map& m = entries_.*map;
-    if (auto it = m.find(key); it != m.end()) {
-      ++counters_.hits;
-      return it->second;
-    }
-  }
-  ++counters_.misses;
-  return std::nullopt;
-}
-
-template <class Map>
-void CachedStore::keep(Map Entries::*map, const std::string& key, int64_t generation,
-                       const typename Map::mapped_type& value) {
-  std::lock_guard lock(mutex_);
-  if (entries_.generation != generation) return;  // the store moved on while this was read
-  Map& m = entries_.*map;
-  if (static_cast<int64_t>(m.size()) >= options_.max_entries) m.clear();
-  m.emplace(key, value);
-}
-
-Result<RunPage> CachedStore::list_runs(const RunFilter& filter, RunOrder order, const PageRequest& page) {
-  if (options_.max_entries <= 0) return inner_.list_runs(filter, order, page);
+template <class T>
+Result<T> CachedStore::lookup(Values<T> Entries::*values, Flights<T> Entries::*flights, const std::string& key,
+                              const std::function<Result<T>()>& compute) {
+  if (options_.max_entries <= 0) return compute();
   auto generation = current_generation();
   if (!generation) return std::unexpected(generation.error());
-  const std::string key = listing_cache_key(filter, order, page);
-  if (auto hit = find(&Entries::pages, key, *generation)) return std::move(*hit);
-  auto answer = inner_.list_runs(filter, order, page);
-  if (answer) keep(&Entries::pages, key, *generation, *answer);
-  return answer;
-}
-
-Result<std::vector<GroupSummary>> CachedStore::hardware_summary(std::string_view kind) {
-  if (options_.max_entries <= 0) return inner_.hardware_summary(kind);
-  auto generation = current_generation();
-  if (!generation) return std::unexpected(generation.error());
-  const std::string key = "h:" + std::string(kind);
-  if (auto hit = find(&Entries::groups, key, *generation)) return std::move(*hit);
-  auto answer = inner_.hardware_summary(kind);
-  if (answer) keep(&Entries::groups, key, *generation, *answer);
-  return answer;
-}
-
-Result<std::vector<GroupSummary>> CachedStore::model_summary(std::string_view kind) {
-  if (options_.max_entries <= 0) return inner_.model_summary(kind);
-  auto generation = current_generation();
-  if (!generation) return std::unexpected(generation.error());
-  const std::string key = "m:" + std::string(kind);
-  if (auto hit = find(&Entries::groups, key, *generation)) return std::move(*hit);
-  auto answer = inner_.model_summary(kind);
-  if (answer) keep(&Entries::groups, key, *generation, *answer);
-  return answer;
-}
-
-Result<FilterValues> CachedStore::filter_values() {
-  if (options_.max_entries <= 0) return inner_.filter_values();
-  auto generation = current_generation();
-  if (!generation) return std::unexpected(generation.error());
+  std::promise<Result<T>> promise;
+  bool flying = false;
   {
-    std::lock_guard lock(mutex_);
-    if (entries_.generation == *generation && entries_.filters) {
-      ++counters_.hits;
-      return *entries_.filters;
+    std::unique_lock lock(mutex_);
+    if (entries_.generation == *generation) {
+      const Values<T>& kept = entries_.*values;
+      if (auto it = kept.find(key); it != kept.end()) {
+        ++counters_.hits;
+        return it->second;
+      }
+      Flights<T>& under_way = entries_.*flights;
+      if (auto it = under_way.find(key); it != under_way.end()) {
+        std::shared_future<Result<T>> other = it->second;
+        ++counters_.joined;
+        lock.unlock();
+        return other.get();
+      }
+      under_way.emplace(key, promise.get_future().share());
+      flying = true;
     }
     ++counters_.misses;
   }
-  auto answer = inner_.filter_values();
-  if (answer) {
+  Result<T> answer = compute();
+  {
     std::lock_guard lock(mutex_);
-    if (entries_.generation == *generation) entries_.filters = *answer;
+    if (entries_.generation == *generation) {  // else the store moved on while this was read
+      if (answer) {
+        Values<T>& kept = entries_.*values;
+        if (static_cast<int64_t>(kept.size()) >= options_.max_entries) kept.clear();
+        kept.emplace(key, *answer);
+      }
+      (entries_.*flights).erase(key);
+    }
   }
+  if (flying) promise.set_value(answer);
   return answer;
+}
+
+Result<RunPage> CachedStore::list_runs(const RunFilter& filter, RunOrder order, const PageRequest& page) {
+  return lookup<RunPage>(&Entries::pages, &Entries::page_flights, listing_cache_key(filter, order, page),
+                         [&] { return inner_.list_runs(filter, order, page); });
+}
+
+Result<std::vector<GroupSummary>> CachedStore::hardware_summary(std::string_view kind) {
+  return lookup<std::vector<GroupSummary>>(&Entries::groups, &Entries::group_flights, "h:" + std::string(kind),
+                                           [&] { return inner_.hardware_summary(kind); });
+}
+
+Result<std::vector<GroupSummary>> CachedStore::model_summary(std::string_view kind) {
+  return lookup<std::vector<GroupSummary>>(&Entries::groups, &Entries::group_flights, "m:" + std::string(kind),
+                                           [&] { return inner_.model_summary(kind); });
+}
+
+Result<FilterValues> CachedStore::filter_values() {
+  return lookup<FilterValues>(&Entries::filters, &Entries::filter_flights, "", [&] { return inner_.filter_values(); });
 }
 
 CacheCounters CachedStore::counters() const {

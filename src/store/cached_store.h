@@ -7,12 +7,16 @@
 //
 // Each cached call costs one read of the counter (a one-row query) instead of the listing query.
 // The counter is read before the data it vouches for, and an answer is kept only under the
-// counter read before it, so a cache never holds data older than its counter.
+// counter read before it, so a cache never holds data older than its counter. Requests that miss
+// on the same listing at once wait for one computation of it instead of each running it (after an
+// upload, a busy process would otherwise run the same aggregate queries once per thread).
 //
 //   auto store = sm::store::open_store(dsn);
 //   sm::store::CachedStore cached(**store, {.max_entries = 256});
 //   cached.list_runs(...);   // the second identical call answers from memory
 #include <cstdint>
+#include <functional>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -31,6 +35,7 @@ struct CacheOptions {
 struct CacheCounters {
   int64_t hits = 0;
   int64_t misses = 0;
+  int64_t joined = 0;         ///< misses that waited for another request's computation of the same answer
   int64_t invalidations = 0;  ///< times the counter was seen to move and the cache was emptied
 };
 
@@ -79,22 +84,29 @@ class CachedStore final : public ResultStore {
   CacheCounters counters() const;
 
  private:
-  /// The cache's contents, all true for one value of the counter.
+  template <class T>
+  using Values = std::unordered_map<std::string, T>;
+  template <class T>
+  using Flights = std::unordered_map<std::string, std::shared_future<Result<T>>>;
+
+  /// The cache's contents, all true for one value of the counter, and the computations under way.
   struct Entries {
     int64_t generation = -1;
-    std::unordered_map<std::string, RunPage> pages;
-    std::unordered_map<std::string, std::vector<GroupSummary>> groups;  ///< "h:KIND" hardware, "m:KIND" models
-    std::optional<FilterValues> filters;
+    Values<RunPage> pages;
+    Values<std::vector<GroupSummary>> groups;  ///< "h:KIND" hardware, "m:KIND" models
+    Values<FilterValues> filters;              ///< one entry, ""
+    Flights<RunPage> page_flights;
+    Flights<std::vector<GroupSummary>> group_flights;
+    Flights<FilterValues> filter_flights;
   };
 
   /// Reads the counter and empties the cache when it moved; returns the counter.
   Result<int64_t> current_generation();
-  /// Looks `key` up in `map` (one of entries_'s) under the lock.
-  template <class Map>
-  std::optional<typename Map::mapped_type> find(Map Entries::*map, const std::string& key, int64_t generation);
-  /// Keeps `value` when the cache is still at `generation`.
-  template <class Map>
-  void keep(Map Entries::*map, const std::string& key, int64_t generation, const typename Map::mapped_type& value);
+  /// The answer under `key`: from `values`, from a computation of it under way, or `compute`d
+  /// (and kept while the counter has not moved).
+  template <class T>
+  Result<T> lookup(Values<T> Entries::*values, Flights<T> Entries::*flights, const std::string& key,
+                   const std::function<Result<T>()>& compute);
 
   ResultStore& inner_;
   CacheOptions options_;

@@ -42,8 +42,7 @@ class SqlStore final : public ResultStore {
   /// Runs a group statement; its $1 is kUnknownHardwareGroup, $2 the kind ('' = any).
   Result<std::vector<GroupSummary>> groups(std::string_view sql, std::string_view kind);
   /// After a committed write that changed runs: PostgreSQL's change counter moves now (SQLite's
-  /// moved inside the transaction). A failure here is logged by no one: the write stands, and
-  /// caches catch up at the next change.
+  /// moved inside the transaction). Cannot fail the write, which stands either way.
   void bump_generation_after_commit(SqlConnection& c);
   /// Runs one write statement in its own transaction; returns the rows changed.
   Result<int64_t> write_one(std::string_view sql, std::span<const SqlParam> params);

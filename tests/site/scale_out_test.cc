@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <set>
+#include <thread>
 
 #include "result/result_json.h"
 #include "site/rate_limiter.h"
@@ -54,6 +56,49 @@ std::vector<std::string> ids_of(const RunPage& p) {
   for (const auto& r : p.runs) out.push_back(r.run_id);
   return out;
 }
+
+// A store that forwards to another and holds every list_runs call until released: what a
+// listing under way looks like to the requests that arrive meanwhile.
+class GatedStore final : public ResultStore {
+ public:
+  explicit GatedStore(ResultStore& inner) : inner_(inner) {}
+  std::atomic<int> list_calls{0};
+  std::atomic<bool> open{false};
+
+  std::string_view backend() const override { return inner_.backend(); }
+  Result<int64_t> schema_version() override { return inner_.schema_version(); }
+  Result<PutStatus> put_run(const RunRecord& r) override { return inner_.put_run(r); }
+  Result<std::vector<PutStatus>> put_runs(const std::vector<RunRecord>& r) override { return inner_.put_runs(r); }
+  Result<std::optional<std::string>> get_run_json(std::string_view id) override { return inner_.get_run_json(id); }
+  Result<std::optional<RunSummary>> get_run_summary(std::string_view id) override { return inner_.get_run_summary(id); }
+  Result<RunPage> list_runs(const RunFilter& f, RunOrder o, const PageRequest& p) override {
+    ++list_calls;
+    while (!open.load()) std::this_thread::yield();
+    return inner_.list_runs(f, o, p);
+  }
+  Result<std::vector<GroupSummary>> hardware_summary(std::string_view k) override { return inner_.hardware_summary(k); }
+  Result<std::vector<GroupSummary>> model_summary(std::string_view k) override { return inner_.model_summary(k); }
+  Result<FilterValues> filter_values() override { return inner_.filter_values(); }
+  Result<std::vector<RunSummary>> list_runs_for_setup(const SetupKey& k, int64_t n) override {
+    return inner_.list_runs_for_setup(k, n);
+  }
+  Result<std::optional<std::string>> find_run_by_measurements(std::string_view h) override {
+    return inner_.find_run_by_measurements(h);
+  }
+  Result<int64_t> set_hidden(std::string_view id, bool h) override { return inner_.set_hidden(id, h); }
+  Result<int64_t> delete_run(std::string_view id) override { return inner_.delete_run(id); }
+  Result<int64_t> generation() override { return inner_.generation(); }
+  Result<RateDecision> take_rate_token(std::string_view k, double r, double b, int64_t t) override {
+    return inner_.take_rate_token(k, r, b, t);
+  }
+  Result<void> create_token(const TokenInfo& t, std::string_view h) override { return inner_.create_token(t, h); }
+  Result<std::optional<TokenInfo>> find_token(std::string_view h) override { return inner_.find_token(h); }
+  Result<int64_t> revoke_token(std::string_view k, std::string_view t) override { return inner_.revoke_token(k, t); }
+  Result<std::vector<TokenInfo>> list_tokens() override { return inner_.list_tokens(); }
+
+ private:
+  ResultStore& inner_;
+};
 
 class ScaleOutStoreTest : public ::testing::TestWithParam<std::string> {
  protected:
@@ -278,6 +323,30 @@ TEST_P(ScaleOutStoreTest, ACacheOverOneStoreSeesWhatAnotherStoreWrote) {
   ASSERT_TRUE(hidden);
   EXPECT_EQ(ids_of(*hidden), ids_of(*first));
   EXPECT_EQ(cached.counters().invalidations, 2);
+}
+
+TEST_P(ScaleOutStoreTest, RequestsMissingTogetherWaitForOneComputation) {
+  seed();
+  GatedStore gated(*a_);
+  CachedStore cached(gated, {});
+  constexpr int kRequests = 4;
+  std::vector<std::vector<std::string>> answers(kRequests);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kRequests; ++i)
+    threads.emplace_back([&, i] {
+      auto page = cached.list_runs({}, RunOrder::BestTotal, {.limit = 5});
+      if (page) answers[i] = ids_of(*page);
+    });
+  // Hold the first computation until the three other requests are waiting for it (or, were
+  // they not to wait, until all four are computing).
+  while (cached.counters().joined < kRequests - 1 && gated.list_calls.load() < kRequests) std::this_thread::yield();
+  gated.open = true;
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(gated.list_calls.load(), 1) << "one query for four requests";
+  EXPECT_EQ(cached.counters().misses, 1);
+  EXPECT_EQ(cached.counters().joined, kRequests - 1);
+  ASSERT_EQ(answers[0].size(), 5u);
+  for (const auto& a : answers) EXPECT_EQ(a, answers[0]);
 }
 
 TEST_P(ScaleOutStoreTest, AnUploadBucketIsSharedByEveryStoreOnTheDatabase) {
