@@ -22,7 +22,7 @@ DATA = os.path.dirname(HERE)
 
 MEAS_HEADER = ['id', 'source_id', 'gpu', 'gpu_class', 'gpu_count', 'interconnect', 'model',
                'params_b', 'quant', 'engine', 'engine_version', 'metric', 'context_tokens',
-               'concurrency', 'prompt_tokens', 'output_tokens', 'batch', 'ubatch', 'tp', 'value',
+               'concurrency', 'prompt_tokens', 'output_tokens', 'batch', 'ubatch', 'tp', 'flash_attention', 'value',
                'unit', 'notes']
 SRC_HEADER = ['source_id', 'url', 'title', 'date', 'kind', 'what_it_measures', 'notes']
 
@@ -141,6 +141,8 @@ def main():
                 errors.append('%s: empty %s' % (where, col))
         if r['gpu_class'] not in GPU_CLASSES:
             errors.append('%s: gpu_class %r not in %s' % (where, r['gpu_class'], sorted(GPU_CLASSES)))
+        if r['flash_attention'] not in ('on', 'off', ''):
+            errors.append('%s: flash_attention %r is not on, off or empty' % (where, r['flash_attention']))
         if r['metric'] not in METRICS:
             errors.append('%s: metric %r not in %s' % (where, r['metric'], sorted(METRICS)))
         elif r['unit'] != METRICS[r['metric']]:

@@ -620,6 +620,10 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
   const int64_t target = cell.context == 0 ? prompt.counted_tokens : prompt.target_tokens;
   if (out.window_opened) {
     compute_decode_metrics(out.records, out.window, target, cell);
+    if (cell.settled == true)  // report the full window's projection, not the early window's mean
+      report_projection(check_window_precision(tokens_per_second(out.records, out.window), matrix_.duration_s,
+                                               matrix_.precision),
+                        cell);
     cell.telemetry = window_telemetry(WindowMark{out.window.begin_ns, out.window.end_ns, "decode", cell.context,
                                                  cell.concurrency, cell.output_tokens});
   }

@@ -137,6 +137,13 @@ Result<std::vector<CorpusRow>> parse_corpus_csv(std::string_view text) {
     row.batch = integer("batch");
     row.ubatch = integer("ubatch");
     row.tp = integer("tp");
+    if (col.count("flash_attention")) {  // optional column: older corpora lack it
+      const std::string& fa = get("flash_attention");
+      if (fa == "on") row.flash_attention = true;
+      else if (fa == "off") row.flash_attention = false;
+      else if (!fa.empty())
+        error = fmt::format("corpus: line {}: flash_attention \"{}\" is not on, off or empty", r + 1, fa);
+    }
     if (!error.empty()) return fail(ErrorCode::InvalidArgument, error);
     const std::string& v = get("value");
     char* end = nullptr;
@@ -196,6 +203,7 @@ std::vector<CorpusCase> map_corpus(const std::vector<CorpusRow>& rows, const Cat
     c.setup.model = *model;
     c.setup.quant = *quant;
     c.setup.engine = *engine;
+    c.setup.flash_attention = row.flash_attention.value_or(true);
     c.concurrency = *row.concurrency;
     c.context = row.context_tokens.value_or(0);
     c.output = row.output_tokens.value_or(0);

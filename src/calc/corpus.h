@@ -26,6 +26,7 @@ namespace sm::calc {
 struct CorpusRow {
   std::string id, source_id, gpu, gpu_class, interconnect, model, quant, engine, engine_version, metric, unit, notes;
   std::optional<int64_t> gpu_count, context_tokens, concurrency, prompt_tokens, output_tokens, batch, ubatch, tp;
+  std::optional<bool> flash_attention;  ///< "on" / "off"; unset: not stated (the engine's default)
   double value = 0;
 };
 

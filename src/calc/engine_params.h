@@ -17,6 +17,12 @@ struct EngineParams {
   /// as bandwidth_efficiency. Fitted where the corpus asks for it (llama.cpp decode slows with
   /// context faster than its KV reads at the weights' efficiency explain).
   double attention_bandwidth_efficiency = 0;
+  /// Fraction of 16-bit tensor peak that attention reaches when it runs without a fused
+  /// flash-attention kernel (separate KQ, softmax and KQV kernels: llama.cpp `-fa off`, its default
+  /// before September 2025); 0: the same as the decode and prefill compute efficiencies. Fitted
+  /// where the corpus asks for it (llama.cpp decode without flash attention slows with context in
+  /// proportion to the GPU's arithmetic, not its bandwidth).
+  double no_flash_attention_efficiency = 0;
   double decode_compute_efficiency = 0.5;   ///< fraction of tensor peak decode-step matmuls reach
   double prefill_compute_efficiency = 0.5;  ///< fraction of tensor peak prefill (large matmuls, attention) reaches
   double step_overhead_s = 0.002;        ///< fixed time of every scheduler step not hidden behind the GPU (launch, scheduling, sampling)

@@ -25,6 +25,7 @@ double& param_ref(EngineParams& e, std::string_view name) {
   if (name == "prefill_compute_efficiency") return e.prefill_compute_efficiency;
   if (name == "step_overhead_ms") return e.step_overhead_s;
   if (name == "attention_bandwidth_efficiency") return e.attention_bandwidth_efficiency;
+  if (name == "no_flash_attention_efficiency") return e.no_flash_attention_efficiency;
   return e.tp_loss_per_extra_gpu;
 }
 
@@ -110,8 +111,16 @@ const std::vector<FitBound>& fit_bounds() {
                                           {"prefill_compute_efficiency", 0.05, 0.9},
                                           {"step_overhead_ms", 0.05, 30},
                                           {"tp_loss_per_extra_gpu", 0.0, 0.3},
-                                          {"attention_bandwidth_efficiency", 0.05, 0.95}};
+                                          {"attention_bandwidth_efficiency", 0.05, 0.95},
+                                          {"no_flash_attention_efficiency", 0.002, 0.9}};
   return b;
+}
+
+double fit_param_value(const EngineParams& e, std::string_view name) {
+  EngineParams copy = e;
+  if (name == "attention_bandwidth_efficiency" && copy.attention_bandwidth_efficiency <= 0) return e.bandwidth_efficiency;
+  if (name == "no_flash_attention_efficiency" && copy.no_flash_attention_efficiency <= 0) return e.decode_compute_efficiency;
+  return param_ref(copy, name) / scale_of(name);
 }
 
 FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& start,
@@ -121,6 +130,8 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
   EngineParams start_filled = start;  // an unset attention efficiency starts at the weights' one
   if (start_filled.attention_bandwidth_efficiency <= 0)
     start_filled.attention_bandwidth_efficiency = start_filled.bandwidth_efficiency;
+  if (start_filled.no_flash_attention_efficiency <= 0)  // ... and attention without flash attention at decode's
+    start_filled.no_flash_attention_efficiency = start_filled.decode_compute_efficiency;
   std::vector<const CorpusCase*> used;
   std::map<std::string, int> per_source;
   for (const auto& c : cases)
@@ -152,9 +163,14 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
     EngineParams tmp = start_filled;
     for (const auto& b : bounds) start_values.push_back(std::max(param_ref(tmp, b.name), 1e-9));
   }
+  // An efficiency the catalog leaves unset has no value to keep: no prior on it.
+  auto unset_in_start = [&](std::string_view name) {
+    return name == "no_flash_attention_efficiency" && start.no_flash_attention_efficiency <= 0;
+  };
   auto prior_of = [&](EngineParams& e) {
     double sum = 0;
     for (size_t i = 0; i < bounds.size(); ++i) {
+      if (unset_in_start(bounds[i].name)) continue;
       const double v = param_ref(e, bounds[i].name);
       const double d = std::string_view(bounds[i].name) == "tp_loss_per_extra_gpu"
                            ? (v - start_values[i]) / 0.1
@@ -178,18 +194,42 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
     };
     // Restarts the simplex at the best point until a pass no longer improves (Nelder–Mead
     // stalls on a collapsed simplex).
-    int evals = 0;
-    auto z = nelder_mead(f, z0, 1.0, 800, evals);
-    out.evaluations += evals;
-    double best = f(z);
-    for (int pass = 0; pass < 8; ++pass) {
-      z = nelder_mead(f, z, 0.3, 600, evals);
+    auto descend = [&](std::vector<double> from, double& best) {
+      int evals = 0;
+      auto z = nelder_mead(f, std::move(from), 1.0, 800, evals);
       out.evaluations += evals;
-      const double now = f(z);
-      if (now > best - 1e-10) break;
-      best = now;
-    }
+      best = f(z);
+      for (int pass = 0; pass < 8; ++pass) {
+        z = nelder_mead(f, z, 0.3, 600, evals);
+        out.evaluations += evals;
+        const double now = f(z);
+        if (now > best - 1e-10) break;
+        best = now;
+      }
+      return z;
+    };
+    double best = 0;
+    auto z = descend(z0, best);
+    // Attention without flash attention only costs time once its arithmetic outgrows the KV read:
+    // above that the loss is flat in its efficiency and the simplex never leaves the start. So the
+    // fit also starts from low values of it and keeps the best.
+    const bool any_without_fa =
+        std::any_of(used.begin(), used.end(), [](const CorpusCase* c) { return !c->setup.flash_attention; });
+    for (size_t i = 0; i < b.size() && any_without_fa; ++i)
+      if (std::string_view(b[i].name) == "no_flash_attention_efficiency")
+        for (double low : {0.005, 0.03}) {
+          std::vector<double> from = z;
+          from[i] = to_z(low, b[i].lo, b[i].hi);
+          double other = 0;
+          auto z2 = descend(from, other);
+          if (other < best) {
+            best = other;
+            z = z2;
+          }
+        }
     set_params(work, z);
+    // No row without flash attention: nothing constrains that efficiency; it keeps its start.
+    if (!any_without_fa) work.no_flash_attention_efficiency = start.no_flash_attention_efficiency;
     const double fitted = loss_of(work);
     EngineParams start_copy = start_filled;
     if (objective(work) < objective(start_copy)) {
@@ -303,6 +343,8 @@ nlohmann::json engine_file_json(const std::vector<EngineParams>& engines) {
                     {"notes", e.notes}});
     if (e.attention_bandwidth_efficiency > 0)
       list.back()["attention_bandwidth_efficiency"] = round(e.attention_bandwidth_efficiency, 1e4);
+    if (e.no_flash_attention_efficiency > 0)
+      list.back()["no_flash_attention_efficiency"] = round(e.no_flash_attention_efficiency, 1e5);
     // The combination rules travel with the engine (an engine file without them runs anything).
     if (!e.backends.empty()) list.back()["backends"] = e.backends;
     if (!e.quant_formats.empty()) list.back()["quant_formats"] = e.quant_formats;

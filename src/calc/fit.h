@@ -14,6 +14,7 @@
 // are bounded (kFitBounds) through a logistic transform and minimised with Nelder–Mead.
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -31,6 +32,10 @@ struct FitBound {
 
 /// The parameters `calc fit` fits, with their bounds.
 const std::vector<FitBound>& fit_bounds();
+
+/// The value of fitted parameter `name` (a fit_bounds() name) in engines.json units, an unset
+/// optional efficiency reading as the value the model uses in its place.
+double fit_param_value(const EngineParams& e, std::string_view name);
 
 /// One row's prediction next to its measurement.
 struct Residual {

@@ -43,6 +43,10 @@ PerfModel::PerfModel(const Setup& setup) : setup_(setup) {
   // Attention runs in 16-bit (the KV cache is dequantised on the fly when it is FP8).
   attention_decode_flops_ = s.gpu.tensor_16bit_flops * s.engine.decode_compute_efficiency * tp_scale;
   attention_prefill_flops_ = s.gpu.tensor_16bit_flops * s.engine.prefill_compute_efficiency * tp_scale;
+  // Without a fused kernel, decode attention is a chain of small kernels (KQ, softmax, KQV) that
+  // reach a smaller fraction of the arithmetic peak.
+  if (!s.flash_attention && s.engine.no_flash_attention_efficiency > 0)
+    attention_decode_flops_ = s.gpu.tensor_16bit_flops * s.engine.no_flash_attention_efficiency * tp_scale;
 
   auto bytes = [&q](double params, const char* tensor_class) { return params * q.bits_for(tensor_class) / 8.0; };
   dense_weight_bytes_ = bytes(p.attention, "attention") + bytes(p.linear_attention, "linear_attention") +

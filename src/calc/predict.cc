@@ -265,6 +265,7 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
 
   r.engine.kind = setup.engine.id;
   r.engine.version = "predicted";
+  if (!setup.flash_attention) r.engine.build = "flash attention off (-fa off)";
   r.engine.model = setup.model.name;
   r.engine.quantization = setup.quant.name;
   r.engine.backend = setup.gpu.backend.empty() ? "cuda" : setup.gpu.backend;

@@ -35,6 +35,7 @@ struct CalcFlags {
   std::string engine;
   int gpus = 1;
   std::string kv_dtype = "auto";
+  bool no_flash_attention = false;
   std::optional<double> gpu_mem_util;
   std::optional<int64_t> max_num_seqs;
   std::string max_batched_tokens;
@@ -106,6 +107,7 @@ Result<std::pair<calc::Setup, calc::PredictOptions>> to_config(const CalcFlags& 
     return fail(ErrorCode::InvalidArgument, "--kv-dtype must be auto, bf16, fp16 or fp8");
   s.gpu_mem_util = f.gpu_mem_util;
   s.max_num_seqs = f.max_num_seqs;
+  s.flash_attention = !f.no_flash_attention;
 
   auto with_flag = [](const char* flag, const Error& e) { return fail(e.code, fmt::format("{}: {}", flag, e.message)); };
   if (!f.max_batched_tokens.empty()) {
@@ -265,6 +267,18 @@ struct FitFlags {
   bool residuals = false;
 };
 
+/// One line per residual: the row, its setup, measured and predicted figure and the error.
+std::string residual_rows(const std::vector<calc::Residual>& residuals) {
+  std::string text = fmt::format("  {:<8} {:<22} {:<14} {:<8} {:<24} {:>5} {:>6} {:>6} {:>10} {:>10} {:>7}\n", "row",
+                                 "metric", "gpu", "quant", "model", "gpus", "conc", "ctx", "measured", "predicted", "error");
+  for (const auto& r : residuals)
+    text += fmt::format("  {:<8} {:<22} {:<14} {:<8} {:<24} {:>5} {:>6} {:>6} {:>10.1f} {:>10.1f} {:>+6.0f}%\n",
+                        r.c->row.id, r.c->row.metric, r.c->row.gpu, r.c->row.quant, r.c->row.model,
+                        r.c->row.gpu_count.value_or(1), r.c->concurrency, r.c->context, r.measured, r.predicted,
+                        100 * r.error());
+  return text;
+}
+
 int run_fit(const CalcFlags& cf, const FitFlags& f) {
   auto catalog = load_catalog(cf);
   if (!catalog) return usage_error(catalog.error().message);
@@ -304,27 +318,10 @@ int run_fit(const CalcFlags& cf, const FitFlags& f) {
     text += fmt::format("\n{} ({} rows): loss {:.4f} -> {:.4f} in {} evaluations\n", start->id, fit.rows,
                         fit.loss_before, fit.loss, fit.evaluations);
     for (const auto& b : calc::fit_bounds()) {
-      auto get = [&](const calc::EngineParams& e) {
-        const std::string_view n = b.name;
-        if (n == "bandwidth_efficiency") return e.bandwidth_efficiency;
-        if (n == "decode_compute_efficiency") return e.decode_compute_efficiency;
-        if (n == "prefill_compute_efficiency") return e.prefill_compute_efficiency;
-        if (n == "step_overhead_ms") return e.step_overhead_s * 1000.0;
-        if (n == "attention_bandwidth_efficiency")
-          return e.attention_bandwidth_efficiency > 0 ? e.attention_bandwidth_efficiency : e.bandwidth_efficiency;
-        return e.tp_loss_per_extra_gpu;
-      };
-      text += fmt::format("  {:<28} {:>8.4f} -> {:>8.4f}   [{}, {}]\n", b.name, get(*start), get(fit.params), b.lo, b.hi);
+      text += fmt::format("  {:<30} {:>8.4f} -> {:>8.4f}   [{}, {}]\n", b.name, calc::fit_param_value(*start, b.name),
+                          calc::fit_param_value(fit.params, b.name), b.lo, b.hi);
     }
-    if (f.residuals) {
-      text += fmt::format("  {:<8} {:<22} {:<14} {:<8} {:<24} {:>5} {:>6} {:>6} {:>10} {:>10} {:>7}\n", "row", "metric",
-                          "gpu", "quant", "model", "gpus", "conc", "ctx", "measured", "predicted", "error");
-      for (const auto& r : fit.residuals)
-        text += fmt::format("  {:<8} {:<22} {:<14} {:<8} {:<24} {:>5} {:>6} {:>6} {:>10.1f} {:>10.1f} {:>+6.0f}%\n",
-                            r.c->row.id, r.c->row.metric, r.c->row.gpu, r.c->row.quant, r.c->row.model,
-                            r.c->row.gpu_count.value_or(1), r.c->concurrency, r.c->context, r.measured, r.predicted,
-                            100 * r.error());
-    }
+    if (f.residuals) text += residual_rows(fit.residuals);
     all.insert(all.end(), fit.residuals.begin(), fit.residuals.end());
     fitted.push_back(fit.params);
   }
@@ -339,6 +336,9 @@ int run_fit(const CalcFlags& cf, const FitFlags& f) {
       if (!e.error_80.empty())
         text += fmt::format("{} 80% intervals: {}\n", e.id, nlohmann::json(e.error_80).dump());
     }
+    if (f.residuals)
+      text += "\nLeave-one-source-out predictions (each row by a fit that never saw its source):\n" +
+              residual_rows(cv.residuals);
     text += "\nLeave-one-source-out cross-validation (each row predicted by a fit that never saw its source):\n" +
             calc::error_table(cv.residuals);
     if (!cv.unfitted_sources.empty())
@@ -379,6 +379,9 @@ void add_calc_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(1, 64));
   cmd->add_option("--kv-dtype", flags->kv_dtype, "KV cache element type: auto (16-bit), bf16, fp16 or fp8")
       ->capture_default_str();
+  cmd->add_flag("--no-flash-attention", flags->no_flash_attention,
+               "Predict attention without fused flash-attention kernels (llama.cpp -fa off, its default before "
+               "September 2025): decode then slows with context in proportion to the GPU's arithmetic");
   cmd->add_option("--gpu-mem-util", flags->gpu_mem_util,
                   "Fraction of GPU memory the engine takes (vLLM --gpu-memory-utilization; default: the engine's)")
       ->check(CLI::Range(0.05, 1.0));

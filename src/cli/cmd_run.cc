@@ -238,20 +238,33 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
 
 int print_dry_run(const RunConfig& config) {
   Plan plan = make_plan(config.matrix, config.limits_override);
-  const double estimate_s = estimated_seconds(plan, config.matrix.duration_s);
+  const TimeEstimate estimate = estimated_time(plan, config.matrix);
   if (config.json_output) {
     auto j = plan_to_json(plan);
-    j["estimated_seconds"] = estimate_s;
+    j["estimated_seconds"] = estimate.high_s;
+    j["estimated_seconds_min"] = estimate.low_s;
+    j["estimate_excludes_decode_windows"] = estimate.decode_windows_unknown;
     std::puts(j.dump(2).c_str());
   } else {
     std::fputs(plan_to_text(plan).c_str(), stdout);
     int64_t cells = 0, rows = 0;
     for (const auto& c : plan.decode) cells += c.status == CellStatus::Valid;
     for (const auto& r : plan.prefill) rows += r.status == CellStatus::Valid;
-    std::printf("Estimated time: %s (%lld decode cells x (%g s window + ~%g s warm-up and idle wait) + %lld prefill "
-                "rows x ~%g s; the server's speed changes it)\n",
-                ProgressLine::format_eta(estimate_s).c_str(), static_cast<long long>(cells), config.matrix.duration_s,
-                kDecodeCellOverheadEstimateS, static_cast<long long>(rows), kPrefillRowEstimateS);
+    const MatrixSettings& m = config.matrix;
+    std::string window;
+    if (estimate.decode_windows_unknown)
+      window = fmt::format("{} requests each at the server's speed, not counted", m.requests_per_cell);
+    else if (m.precision > 0)
+      window = fmt::format("{:g}-{:g} s adaptive window", std::min(m.min_window_s, m.duration_s), m.duration_s);
+    else
+      window = fmt::format("{:g} s window", m.duration_s);
+    const std::string total = estimate.low_s < estimate.high_s
+                                  ? ProgressLine::format_eta(estimate.low_s) + " to " + ProgressLine::format_eta(estimate.high_s)
+                                  : ProgressLine::format_eta(estimate.high_s);
+    std::printf("Estimated time: %s%s (%lld decode cells x (%s + ~%g s warm-up and idle wait) + %lld prefill rows x "
+                "~%g s; the server's speed changes it)\n",
+                estimate.decode_windows_unknown ? "at least " : "", total.c_str(), static_cast<long long>(cells),
+                window.c_str(), kDecodeCellOverheadEstimateS, static_cast<long long>(rows), kPrefillRowEstimateS);
   }
   return kExitOk;
 }

@@ -35,6 +35,7 @@ struct ServeFlags {
   double rate_limit_per_min = 60;
   double calc_rate_limit_per_min = 60;
   std::string public_url;
+  std::string messages_dir;
   std::string sqlite_sync = "normal";
   int64_t listing_cache = 256;
 };
@@ -99,6 +100,7 @@ int serve(const ServeFlags& f) {
   config.upload_rate_per_min = f.rate_limit_per_min;
   config.calc_rate_per_min = f.calc_rate_limit_per_min;
   config.public_url = f.public_url;
+  config.messages_dir = f.messages_dir;
   while (!config.public_url.empty() && config.public_url.back() == '/') config.public_url.pop_back();
   // The shared buckets need a clock every machine agrees on: the wall clock.
   auto site = site::Site::create(cached, config, site::UnixClock::instance());
@@ -302,6 +304,8 @@ void add_serve_command(CLI::App& app, Action& action) {
   cmd->add_option("--listing-cache", flags->listing_cache,
                   "Listing pages kept in memory while no upload changes the store (0: none)")
       ->capture_default_str();
+  cmd->add_option("--messages", flags->messages_dir,
+                  "Folder of extra message catalogs (messages-LANG.json: a new language, or one replacing a built-in)");
   cmd->add_option("--sqlite-sync", flags->sqlite_sync,
                   "SQLite: 'normal' survives a killed server; 'full' also a power cut (one fsync per upload)")
       ->capture_default_str();

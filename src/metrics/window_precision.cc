@@ -8,6 +8,19 @@
 
 namespace sm {
 
+namespace {
+
+// Mean rate over [0, full_s] of 1/(alpha + beta·t); 0 when the trend is not positive throughout.
+double mean_rate(double alpha, double beta, double full_s) {
+  const double end = alpha + beta * full_s;
+  if (alpha <= 0 || end <= 0) return 0;
+  const double u = beta * full_s / alpha;
+  if (std::fabs(u) < 1e-9) return 1.0 / alpha;
+  return std::log1p(u) / (beta * full_s);
+}
+
+}  // namespace
+
 PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, double full_s, double precision) {
   PrecisionCheck out;
   const size_t n = tokens_per_bin.size();
@@ -15,42 +28,68 @@ PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, do
   double sum = 0;
   for (double v : tokens_per_bin) sum += v;
   out.observed_tok_s = sum / static_cast<double>(n);
-  if (n < 4) return out;
-  // Least squares on the bins' mid-times (0.5, 1.5, …).
+  if (n < 4 || full_s <= 0) return out;
+  if (std::any_of(tokens_per_bin.begin(), tokens_per_bin.end(), [](double v) { return !(v > 0); })) return out;
+  // Seconds per token against the bins' mid-times (0.5, 1.5, …), centred: y = γ + β(t − t̄).
   const double nd = static_cast<double>(n);
-  const double x_mean = nd / 2.0;
+  const double t_mean = nd / 2.0;
+  std::vector<double> y(n);
+  double y_mean = 0;
+  for (size_t i = 0; i < n; ++i) y_mean += (y[i] = 1.0 / tokens_per_bin[i]) / nd;
   double sxx = 0, sxy = 0;
   for (size_t i = 0; i < n; ++i) {
-    const double dx = static_cast<double>(i) + 0.5 - x_mean;
-    sxx += dx * dx;
-    sxy += dx * (tokens_per_bin[i] - out.observed_tok_s);
+    const double dt = static_cast<double>(i) + 0.5 - t_mean;
+    sxx += dt * dt;
+    sxy += dt * (y[i] - y_mean);
   }
-  const double slope = sxy / sxx;
-  const double intercept = out.observed_tok_s - slope * x_mean;
-  std::vector<double> residuals(n);
-  double ss = 0;
+  const double beta = sxy / sxx;
+  const double gamma = y_mean;
+  double ss = 0, lag = 0;
+  std::vector<double> residual(n);
   for (size_t i = 0; i < n; ++i) {
-    residuals[i] = tokens_per_bin[i] - (intercept + slope * (static_cast<double>(i) + 0.5));
-    ss += residuals[i] * residuals[i];
+    residual[i] = y[i] - (gamma + beta * (static_cast<double>(i) + 0.5 - t_mean));
+    ss += residual[i] * residual[i];
   }
+  for (size_t i = 0; i + 1 < n; ++i) lag += residual[i] * residual[i + 1];
+  // Lag-1 autocorrelation of the residuals, bias-corrected: on a few points, after a straight
+  // line is taken out, it reads low by about (2 + 4ρ)/n (seeded simulations, docs/METRICS.md).
   double var = ss / (nd - 2);
-  double lag = 0;
-  for (size_t i = 0; i + 1 < n; ++i) lag += residuals[i] * residuals[i + 1];
-  const double rho = ss > 0 ? lag / ss : 0;
-  if (rho > 0.2) var *= (1 + std::min(rho, 0.9)) / (1 - std::min(rho, 0.9));
-  const double at = full_s / 2.0;
-  const double se = std::sqrt(var * (1.0 / nd + (at - x_mean) * (at - x_mean) / sxx));
-  out.drift_per_s = slope;
-  out.projected_tok_s = intercept + slope * at;
+  const double rho_hat = ss > 0 ? lag / ss : 0;
+  const double rho = std::clamp(rho_hat + (2 + 4 * std::max(rho_hat, 0.0)) / nd, 0.0, 0.9);
+  var *= (1 + rho) / (1 - rho);
+
+  auto projection = [&](double g, double b) { return mean_rate(g - b * t_mean, b, full_s); };
+  out.projected_tok_s = projection(gamma, beta);
+  out.drift_per_s = -beta / (gamma * gamma);
+  if (out.projected_tok_s <= 0) return out;
+  // Delta method: γ̂ and β̂ are uncorrelated (centred times), var γ̂ = σ²/n, var β̂ = σ²/Sxx.
+  const double dg = 1e-6 * gamma;
+  const double db = 1e-6 * (std::fabs(beta) + gamma / full_s);
+  const double d_gamma = (projection(gamma + dg, beta) - projection(gamma - dg, beta)) / (2 * dg);
+  const double d_beta = (projection(gamma, beta + db) - projection(gamma, beta - db)) / (2 * db);
+  const double se = std::sqrt(d_gamma * d_gamma * var / nd + d_beta * d_beta * var / sxx);
   out.half_width_tok_s = student_t_975(static_cast<int64_t>(n) - 2) * se;
+  // Strongly correlated bins make that interval optimistic on a short window; the observed rate's
+  // batch-means interval (which widens its batches while they stay correlated) must also be
+  // within the precision before the window closes.
   const std::vector<double> seconds(n, 1.0);
-  const auto interval = batch_means_interval(tokens_per_bin, seconds, true);
-  if (!interval || out.observed_tok_s <= 0) return out;
-  out.interval_tok_s = interval->half_width;
-  const double allowed = precision * out.observed_tok_s;
-  out.precise_enough = out.interval_tok_s <= allowed &&
-                       std::fabs(out.projected_tok_s - out.observed_tok_s) + out.half_width_tok_s <= allowed;
+  const auto observed = batch_means_interval(tokens_per_bin, seconds, true);
+  out.precise_enough = std::isfinite(out.half_width_tok_s) && out.half_width_tok_s <= precision * out.projected_tok_s &&
+                       observed && observed->half_width <= precision * out.observed_tok_s;
   return out;
 }
 
+void report_projection(const PrecisionCheck& check, DecodeCell& cell) {
+  if (!(check.projected_tok_s > 0) || !(check.observed_tok_s > 0) || !cell.total_tok_s) return;
+  const double ratio = check.projected_tok_s / check.observed_tok_s;
+  cell.window_tok_s = cell.total_tok_s;
+  cell.total_tok_s = check.projected_tok_s;
+  cell.total_tok_s_ci = check.half_width_tok_s;
+  if (cell.per_request_tok_s) {
+    cell.per_request_tok_s = *cell.per_request_tok_s * ratio;
+    cell.per_request_tok_s_ci = *cell.per_request_tok_s * check.half_width_tok_s / check.projected_tok_s;
+  }
+}
+
 }  // namespace sm
+

@@ -1,29 +1,40 @@
 #pragma once
-// When an adaptive decode window (`run --precision P`) may close early: its figure must already be
-// within P of what the whole `--duration` window would measure (docs/METRICS.md, "Adaptive
-// windows").
+// When an adaptive decode window (`run --precision P`) may close early, and what it reports then:
+// the mean rate the whole `--duration` window would have measured, projected from the bins so far
+// (docs/METRICS.md, "Adaptive windows").
 #include <cstdint>
 #include <span>
+
+#include "result/result.h"
 
 namespace sm {
 
 /// What the bins of a window so far say about the window's full length.
 struct PrecisionCheck {
-  bool precise_enough = false;   ///< both rules below hold
-  double observed_tok_s = 0;     ///< tokens ÷ time over the whole bins so far
-  double interval_tok_s = 0;     ///< the observed rate's 95% half-width (batch means, as the cell reports it)
-  double projected_tok_s = 0;    ///< the straight-line trend's mean over the full window
+  bool precise_enough = false;   ///< the projection's and the observed rate's 95% half-widths are within the precision
+  double observed_tok_s = 0;     ///< mean of the bins so far
+  double projected_tok_s = 0;    ///< the trend's mean rate over the full window (0: no projection)
   double half_width_tok_s = 0;   ///< 95% half-width of the projection (AR(1)-inflated)
-  double drift_per_s = 0;        ///< the trend's slope, tok/s per second
+  double drift_per_s = 0;        ///< the trend's slope at the bins' middle, tok/s per second
 };
 
 /// `tokens_per_bin`: output tokens in consecutive 1 s bins from the window's start (whole bins
-/// only). Fits tokens/s = a + b·t by least squares, projects the mean over [0, full_s] as
-/// a + b·full_s/2 with its standard error (t quantile with n − 2 degrees of freedom; the
-/// variance × (1 + ρ)/(1 − ρ) when the residuals' lag-1 autocorrelation ρ is above 0.2), and says
-/// whether (1) the observed rate's own interval (batch_means_interval, what the cell will report)
-/// is within `precision` (a fraction) of it, and (2) the observed mean is within `precision` of
-/// that projection, its uncertainty included. Never precise with fewer than 4 bins.
+/// only). A closed loop's rate drifts as its streams' contexts grow; the time per token grows
+/// about linearly with context, so the model is seconds-per-token y = 1/rate = α + β·t, fitted by
+/// least squares on the bins' mid-times. The full window's mean rate is then
+/// ∫₀ᴰ dt/(α+βt) ÷ D = ln((α+βD)/α) / (βD) (1/α when β = 0), and its standard error follows from
+/// the fit's (by the delta method), with the residual variance × (1 + ρ)/(1 − ρ) for the residuals'
+/// lag-1 autocorrelation ρ (bias-corrected: + (2 + 4ρ̂⁺)/n, clipped to [0, 0.9]), and a t
+/// quantile with n − 2 degrees of freedom.
+/// Precise enough when that 95% half-width is within `precision` (a fraction) of the projection
+/// and the observed rate's own batch-means interval (batch_means_interval) is within it too.
+/// Never with fewer than 4 bins, an empty bin, or a trend that reaches zero within the window.
 PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, double full_s, double precision);
+
+/// An adaptive window that closed early reports what the full window would have measured:
+/// total_tok_s becomes `check.projected_tok_s` with `check.half_width_tok_s` as its interval,
+/// window_tok_s keeps the window's own tokens ÷ length, and per_request_tok_s (and its interval)
+/// scale by the same ratio. Nothing changes without a projection.
+void report_projection(const PrecisionCheck& check, DecodeCell& cell);
 
 }  // namespace sm

@@ -64,6 +64,19 @@ double estimated_seconds(const Plan& plan, double duration_s) {
   return total;
 }
 
+TimeEstimate estimated_time(const Plan& plan, const MatrixSettings& settings) {
+  TimeEstimate e;
+  e.high_s = estimated_seconds(plan, settings.duration_s);
+  e.low_s = e.high_s;
+  if (settings.requests_per_cell > 0) {
+    e.decode_windows_unknown = true;
+    e.low_s = e.high_s = estimated_seconds(plan, 0);
+  } else if (settings.precision > 0) {
+    e.low_s = estimated_seconds(plan, std::min(settings.min_window_s, settings.duration_s));
+  }
+  return e;
+}
+
 Result<void> validate(const MatrixSettings& s) {
   if (s.contexts.empty() && s.prefill_contexts.empty())
     return fail(ErrorCode::InvalidArgument, "nothing to measure: no contexts and no prefill contexts");

@@ -76,6 +76,16 @@ constexpr double kPrefillRowEstimateS = 1.0;
 /// kDecodeCellOverheadEstimateS, each prefill row kPrefillRowEstimateS.
 double estimated_seconds(const Plan& plan, double duration_s);
 
+/// The same as a range for any decode test: adaptive windows (--precision) last between
+/// --min-window and --duration; burst cells (--requests) last as long as the server takes to
+/// serve their requests, which the plan cannot know: only their overhead is counted.
+struct TimeEstimate {
+  double low_s = 0;
+  double high_s = 0;
+  bool decode_windows_unknown = false;  ///< burst cells: their windows are not in the figures
+};
+TimeEstimate estimated_time(const Plan& plan, const MatrixSettings& settings);
+
 /// Checks the settings for values that make no sense (empty lists, zero duration, ...).
 Result<void> validate(const MatrixSettings& settings);
 

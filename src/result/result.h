@@ -136,7 +136,9 @@ struct DecodeCell {
   int64_t context = 0;
   int64_t concurrency = 0;
   CellStatus status = CellStatus::Valid;
-  std::optional<double> total_tok_s;        ///< output tokens inside the window / window length
+  std::optional<double> total_tok_s;        ///< output tokens inside the window / window length; an adaptive
+                                            ///< window that closed early: its projection to the full --duration
+  std::optional<double> window_tok_s;       ///< adaptive window closed early: output tokens / window length
   std::optional<double> per_request_tok_s;  ///< median over streams of (tokens−1)/(last−first) in window
   std::optional<double> total_tok_s_ci;       ///< half-width of total_tok_s's 95% interval (batch means), tok/s
   std::optional<double> per_request_tok_s_ci; ///< the same relative precision applied to per_request_tok_s, tok/s

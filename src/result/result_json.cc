@@ -247,6 +247,7 @@ json decode_to_json(const DecodeCell& c) {
           {"tbt_p99_ms", opt(c.tbt_p99_ms)},
           {"chunk_gap_ms", opt(c.chunk_gap_ms)},
           {"settled", opt(c.settled)},
+          {"window_tok_s", opt(c.window_tok_s)},
           {"e2e_ms", opt(c.e2e_ms)},
           {"e2e_p90_ms", opt(c.e2e_p90_ms)},
           {"e2e_p99_ms", opt(c.e2e_p99_ms)},
@@ -295,6 +296,7 @@ Result<DecodeCell> decode_from_json(const json& j) {
   read_opt(j, "tbt_p99_ms", c.tbt_p99_ms);
   read_opt(j, "chunk_gap_ms", c.chunk_gap_ms);
   read_opt(j, "settled", c.settled);
+  read_opt(j, "window_tok_s", c.window_tok_s);
   read_opt(j, "e2e_ms", c.e2e_ms);
   read_opt(j, "e2e_p90_ms", c.e2e_p90_ms);
   read_opt(j, "e2e_p99_ms", c.e2e_p99_ms);

@@ -4,6 +4,7 @@
 
 #include "core/units.h"
 #include "site/page_layout.h"
+#include "site/ui_language.h"
 #include "site/run_marks.h"
 #include "site/site_json.h"
 
@@ -98,29 +99,27 @@ Result<CalcEvidence> find_evidence(store::ResultStore& store, const std::vector<
 
 std::string evidence_html(const CalcEvidence& e, const RunResult& prediction,
                           const std::vector<std::pair<std::string, CorpusSource>>& sources) {
-  std::string out = "<section id=\"evidence\">\n<h2>Evidence: what was measured</h2>\n";
-  if (!e.key) return out + "<p class=\"note\">This setup is not in the catalog, so nothing measured can be matched to it.</p>\n</section>\n";
-  out += "<p class=\"lede\">The measured runs on this site of the same GPU" +
-         std::string(e.key->gpu_count > 1 ? "s" : "") +
-         ", model and engine (any quantisation), and the published measurements of the calibration corpus, each "
-         "beside the calculator's figure for the same cell. A ratio above 1× means the machine was faster than "
-         "predicted.</p>\n";
-  out += "<h3>Measured runs on this site</h3>\n";
+  std::string out = "<section id=\"evidence\">\n<h2>" + esc(ui_text("evidence.title")) + "</h2>\n";
+  if (!e.key) return out + "<p class=\"note\">" + esc(ui_text("evidence.not_in_catalog")) + "</p>\n</section>\n";
+  out += "<p class=\"lede\">" + esc(ui_count("evidence.lede", e.key->gpu_count)) + "</p>\n";
+  out += "<h3>" + esc(ui_text("evidence.runs")) + "</h3>\n";
   if (e.runs.empty()) {
-    out += "<div class=\"empty\" id=\"evidence-runs-none\">No measured run of this GPU, model and engine has been "
-           "uploaded yet.</div>\n";
+    out += "<div class=\"empty\" id=\"evidence-runs-none\">" + esc(ui_text("evidence.runs_none")) + "</div>\n";
   } else {
-    out += "<div class=\"scroll\"><table class=\"data board\" id=\"evidence-runs\"><thead><tr><th class=\"l\">Run</th>"
-           "<th class=\"l\">Quantisation</th><th>Single-stream<span class=\"sub\">measured tok/s</span></th>"
-           "<th>Predicted<span class=\"sub\">same cell</span></th><th>Ratio</th><th>Best aggregate<span "
-           "class=\"sub\">measured total tok/s</span></th><th>Predicted<span class=\"sub\">same cell</span></th>"
-           "<th>Ratio</th></tr></thead><tbody>\n";
+    const std::string predicted = "<th>" + esc(ui_text("evidence.predicted")) + "<span class=\"sub\">" +
+                                  esc(ui_text("evidence.same_cell")) + "</span></th><th>" + esc(ui_text("evidence.ratio")) +
+                                  "</th>";
+    out += "<div class=\"scroll\"><table class=\"data board\" id=\"evidence-runs\"><thead><tr><th class=\"l\">" +
+           esc(ui_text("evidence.run")) + "</th><th class=\"l\">" + esc(ui_text("column.quantisation")) + "</th><th>" +
+           esc(ui_text("evidence.single_stream")) + "<span class=\"sub\">" + esc(ui_text("evidence.single_stream.sub")) +
+           "</span></th>" + predicted + "<th>" + esc(ui_text("evidence.best_total")) + "<span class=\"sub\">" +
+           esc(ui_text("evidence.best_total.sub")) + "</span></th>" + predicted + "</tr></thead><tbody>\n";
     for (const auto& r : e.runs) {
       const auto single = predicted_total(prediction, r.single_stream_context, int64_t{1});
       const auto best = predicted_total(prediction, r.best_total_context, r.best_total_concurrency);
       out += "<tr data-run-id=\"" + esc(r.run_id) + "\"><td class=\"l\"><a href=\"" + esc(run_page_path(r.run_id)) + "\">" +
              esc(r.model) + "</a>" + run_badges(r) + "<span class=\"sub\">" + esc(r.engine + " " + r.engine_version) +
-             " · " + esc(r.uploaded_at.substr(0, 10)) + "</span></td>";
+             " · " + esc(ui_datetime(r.uploaded_at)) + "</span></td>";
       out += "<td class=\"l\">" + esc(r.quantization.empty() ? "—" : r.quantization) + "</td>";
       out += "<td class=\"metric\">" + rate_text(r.single_stream_tok_s) + "<span class=\"sub\">" +
              esc(cell_text(r.single_stream_context, int64_t{1})) + "</span></td>";
@@ -129,17 +128,18 @@ std::string evidence_html(const CalcEvidence& e, const RunResult& prediction,
              esc(cell_text(r.best_total_context, r.best_total_concurrency)) + "</span></td>";
       out += "<td>" + rate_text(best) + "</td><td>" + ratio_text(r.best_total_tok_s, best) + "</td></tr>\n";
     }
-    out += "</tbody></table></div>\n<p class=\"note\">Predicted figures are of the cells this prediction has; a run's "
-           "cell outside its rows and columns shows —. The prediction uses the quantisation chosen above.</p>\n";
+    out += "</tbody></table></div>\n<p class=\"note\">" + esc(ui_text("evidence.runs_note")) + "</p>\n";
   }
-  out += "<h3>Published measurements (calibration corpus)</h3>\n";
+  out += "<h3>" + esc(ui_text("evidence.corpus")) + "</h3>\n";
   if (e.corpus.empty()) {
-    out += "<div class=\"empty\" id=\"evidence-corpus-none\">The calibration corpus has no usable row of this GPU, "
-           "model and engine.</div>\n";
+    out += "<div class=\"empty\" id=\"evidence-corpus-none\">" + esc(ui_text("evidence.corpus_none")) + "</div>\n";
   } else {
-    out += "<div class=\"scroll\"><table class=\"data\" id=\"evidence-corpus\"><thead><tr><th class=\"l\">Row</th>"
-           "<th class=\"l\">Source</th><th class=\"l\">Quantisation</th><th class=\"l\">Metric</th><th>Context × "
-           "requests</th><th>Measured</th><th>Predicted</th><th>Ratio</th></tr></thead><tbody>\n";
+    out += "<div class=\"scroll\"><table class=\"data\" id=\"evidence-corpus\"><thead><tr>";
+    for (const char* key : {"evidence.row", "evidence.source", "column.quantisation", "evidence.metric"})
+      out += "<th class=\"l\">" + esc(ui_text(key)) + "</th>";
+    for (const char* key : {"evidence.cell", "evidence.measured", "evidence.predicted", "evidence.ratio"})
+      out += "<th>" + esc(ui_text(key)) + "</th>";
+    out += "</tr></thead><tbody>\n";
     for (const calc::CorpusCase* c : e.corpus) {
       const double predicted = calc::predict_corpus_value(*c, c->setup.engine);
       const CorpusSource* s = source_of(sources, c->row.source_id);
@@ -155,9 +155,7 @@ std::string evidence_html(const CalcEvidence& e, const RunResult& prediction,
                          predicted, esc(c->row.unit));
       out += "<td>" + (time ? ratio_text(predicted, c->row.value) : ratio_text(c->row.value, predicted)) + "</td></tr>\n";
     }
-    out += "</tbody></table></div>\n<p class=\"note\">Rows of data/measurements/measurements.csv, each from the "
-           "source it names; times (ms) are compared the other way up, so above 1× still means faster than "
-           "predicted.</p>\n";
+    out += "</tbody></table></div>\n<p class=\"note\">" + esc(ui_text("evidence.corpus_note")) + "</p>\n";
   }
   return out + "</section>\n";
 }

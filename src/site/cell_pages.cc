@@ -8,6 +8,7 @@
 
 #include "core/units.h"
 #include "site/page_layout.h"
+#include "site/ui_language.h"
 
 namespace sm::site {
 
@@ -65,13 +66,14 @@ RunResult cell_page_of(const RunResult& run, const std::vector<std::vector<int64
 std::string cell_pager(std::string_view base, const std::vector<std::vector<int64_t>>& pages, int64_t page,
                        int64_t page_count) {
   if (page_count <= 1) return "";
-  std::string out = fmt::format("<div class=\"pager\" id=\"cell-pager\"><span>Cells: page {} of {}", page, page_count);
+  std::string out = "<div class=\"pager\" id=\"cell-pager\"><span>" +
+                    esc(ui_format("cells.page", ui_number(page), ui_number(page_count)));
   const size_t index = static_cast<size_t>(page - 1);
   if (index < pages.size() && !pages[index].empty())
-    out += fmt::format(" (decode contexts {}–{})", format_tokens(pages[index].front()), format_tokens(pages[index].back()));
+    out += esc(ui_format("cells.contexts", format_tokens(pages[index].front()), format_tokens(pages[index].back())));
   out += "</span>";
-  if (page > 1) out += fmt::format("<a href=\"{}cells={}\">← Previous cells</a>", esc(base), page - 1);
-  if (page < page_count) out += fmt::format("<a href=\"{}cells={}\">Next cells →</a>", esc(base), page + 1);
+  if (page > 1) out += fmt::format("<a href=\"{}cells={}\">{}</a>", esc(base), page - 1, esc(ui_text("cells.previous")));
+  if (page < page_count) out += fmt::format("<a href=\"{}cells={}\">{}</a>", esc(base), page + 1, esc(ui_text("cells.next")));
   out += "</div>\n";
   return out;
 }

@@ -72,6 +72,46 @@ nav.languages span { color: var(--muted); }
 nav.languages a { color: var(--muted); text-decoration: none; }
 nav.languages a.current { color: var(--fg); font-weight: 600; }
 .site-frame form.panel { margin-top: 0; }
+/* Tables that fit (issue 15 part 4): no sideways scrolling; long names cut with an ellipsis,
+   whole in their title (hover); headers wrap. */
+.fit { margin: 8px 0; }
+table.board { table-layout: auto; width: 100%; }
+table.board th { white-space: normal; min-width: 0; vertical-align: bottom; }
+table.board td.name { max-width: 15em; }
+table.board td.name .cut { display: block; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+table.board td.name .badge { margin: 2px 4px 0 0; }
+table.board .rank, table.board .pick { width: 1%; }
+table.fields td.wrap, td.wrap { white-space: normal; min-width: 14em; }
+table.fields code { overflow-wrap: anywhere; white-space: normal; }
+.markdown p { margin: 4px 0 8px; }
+.markdown ul { margin: 4px 0 8px; padding-left: 1.3em; }
+dl.responses { grid-template-columns: minmax(3.5em, auto) minmax(0, 1fr); }
+dl.responses dd { min-width: 0; }
+details.fields summary { cursor: pointer; color: var(--muted); font-size: .88rem; }
+p.permalink a { overflow-wrap: anywhere; }
+section.benchmark { margin: 18px 0 26px; }
+pre { max-width: 100%; }
+@media (max-width: 1180px) { table.board td.name { max-width: 11em; } }
+/* Below 600 px each row of a board is a card: label on the left, value on the right. */
+@media (max-width: 600px) {
+  table.cards, table.cards tbody, table.cards tr, table.cards td { display: block; width: auto; }
+  table.cards thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  table.cards tr { border: 1px solid var(--line); border-radius: 10px; background: var(--card); margin: 0 0 10px;
+    padding: 6px 10px; }
+  table.cards td { border: none; padding: 3px 0; text-align: right; white-space: normal; max-width: none; overflow: hidden; }
+  table.cards td::before { content: attr(data-label); float: left; margin-right: 12px; max-width: 45%; text-align: left;
+    color: var(--muted); font-size: .8rem; font-weight: 600; }
+  table.cards td.name { max-width: none; }
+  table.cards td.name .cut { display: inline-block; max-width: 52vw; vertical-align: bottom; }
+  table.cards td.name .badge { margin: 0 0 0 6px; }
+  table.cards td.rank, table.cards td.pick { display: inline-block; padding-right: 8px; }
+  table.cards td.rank::before, table.cards td.pick::before { content: none; }
+  table.cards .sub { display: inline; margin-left: 6px; }
+  nav.languages { margin-left: 0; }
+  form.panel label { max-width: 100%; min-width: 0; }
+  select, input[type=text] { max-width: min(18em, 100%); }
+  td.wrap, table.fields td.wrap { min-width: 9em; }
+}
 )css";
 
 std::string nav_label(NavItem item) {
@@ -84,6 +124,7 @@ std::string nav_label(NavItem item) {
     case NavItem::Calculator: return ui_text("nav.calculator");
     case NavItem::GettingStarted: return ui_text("nav.getting_started");
     case NavItem::ApiDocs: return ui_text("nav.api_docs");
+    case NavItem::Benchmarks: return ui_text("nav.benchmarks");
     case NavItem::None: return "";
   }
   return "";
@@ -99,6 +140,7 @@ std::string_view nav_path(NavItem item) {
     case NavItem::Calculator: return "/calc";
     case NavItem::GettingStarted: return "/getting-started";
     case NavItem::ApiDocs: return "/api";
+    case NavItem::Benchmarks: return "/benchmarks";
     case NavItem::None: return "/";
   }
   return "/";
@@ -108,8 +150,9 @@ std::string site_header(NavItem active) {
   std::string out = "<header class=\"site\">\n<a class=\"brand\" href=\"/\">speedmatrix <span>" +
                     esc(ui_text("brand.results")) + "</span></a>\n<nav class=\"site-nav\" aria-label=\"" +
                     esc(ui_text("nav.label")) + "\">";
-  for (NavItem item : {NavItem::Leaderboard, NavItem::Runs, NavItem::Hardware, NavItem::Models, NavItem::Compare,
-                       NavItem::Calculator, NavItem::GettingStarted, NavItem::ApiDocs}) {
+  // The seed's order: getting started, the leaderboard, models, hardware, benchmarks, API docs.
+  for (NavItem item : {NavItem::GettingStarted, NavItem::Leaderboard, NavItem::Runs, NavItem::Models, NavItem::Hardware,
+                       NavItem::Benchmarks, NavItem::Compare, NavItem::Calculator, NavItem::ApiDocs}) {
     out += "<a href=\"";
     out += nav_path(item);
     out += item == active ? "\" class=\"active\" aria-current=\"page\">" : "\">";
@@ -151,7 +194,7 @@ std::string frame_report(std::string doc, NavItem active, std::string_view top_h
 
 std::string rate_text(const std::optional<double>& tok_s) {
   if (!tok_s) return "—";
-  return format_rate(*tok_s);
+  return ui_localize_number(format_rate(*tok_s));
 }
 
 }  // namespace sm::site

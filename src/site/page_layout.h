@@ -8,7 +8,7 @@
 namespace sm::site {
 
 /// The sections of the navigation.
-enum class NavItem { Leaderboard, Runs, Hardware, Models, Compare, Calculator, GettingStarted, ApiDocs, None };
+enum class NavItem { GettingStarted, Leaderboard, Runs, Hardware, Models, Benchmarks, Compare, Calculator, ApiDocs, None };
 
 /// Escapes text for HTML text and quoted attributes (report::html_escape). Every string from a
 /// result, a query or a header goes through it before it reaches a page.

@@ -13,18 +13,22 @@ namespace sm::site {
 
 std::string kind_badge(std::string_view kind) {
   if (kind.empty()) return "";
-  std::string label(kind);
-  label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(label[0])));
+  std::string label = ui_text("tabs." + std::string(kind));
+  if (label == "tabs." + std::string(kind)) {  // a kind the catalogs do not name: the word itself
+    label = std::string(kind);
+    label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(label[0])));
+  }
   return " <span class=\"badge " + esc(kind) + "\">" + esc(label) + "</span>";
 }
 
 std::string run_badges(const store::RunSummary& run) {
   std::string out = kind_badge(run.kind);
   if (!run.implausible.empty())
-    out += " <span class=\"badge implausible\" title=\"" + esc(run.implausible) + "\">Implausible</span>";
+    out += " <span class=\"badge implausible\" title=\"" + esc(run.implausible) + "\">" + esc(ui_text("badge.implausible")) +
+           "</span>";
   if (run.synthetic_model)
-    out += " <span class=\"badge synthetic\" title=\"measured on a synthetic model (speedmatrix synth-model): its speed "
-           "says how the engine runs that shape, not how a real model answers\">Synthetic model</span>";
+    out += " <span class=\"badge synthetic\" title=\"" + esc(ui_text("badge.synthetic.title")) + "\">" +
+           esc(ui_text("badge.synthetic")) + "</span>";
   return out;
 }
 
@@ -49,11 +53,10 @@ std::string flagged_note(std::string_view action, const ListingQuery& q, int64_t
   auto params = listing_params(q);
   for (auto& [name, value] : params)
     if (name == "flagged") value = "include";
-  return fmt::format("<p class=\"note\" id=\"flagged-unranked\">{} run{} flagged <span class=\"badge implausible\">"
-                     "Implausible</span> (decode above twice the calculator's roofline for the hardware) or measured on "
-                     "a <span class=\"badge synthetic\">Synthetic model</span> {} not ranked. <a href=\"{}{}\">Rank them "
-                     "too</a>.</p>\n",
-                     flagged, flagged == 1 ? "" : "s", flagged == 1 ? "is" : "are", action, esc(build_query(params)));
+  return "<p class=\"note\" id=\"flagged-unranked\">" +
+         ui_count("flagged.note.html", flagged, esc(ui_text("badge.implausible")), esc(ui_text("badge.synthetic")),
+                  std::string(action) + esc(build_query(params))) +
+         "</p>\n";
 }
 
 std::string mixed_kinds_warning(const std::vector<store::RunSummary>& runs) {
@@ -66,14 +69,11 @@ std::string mixed_kinds_warning(const std::vector<store::RunSummary>& runs) {
   std::string out;
   if (kinds.size() > 1) {
     std::string list;
-    for (const auto& k : kinds) list += (list.empty() ? "" : ", ") + k;
-    out += "<div class=\"warn-box\" id=\"mixed-kinds\"><strong>These runs are of different kinds (" + esc(list) +
-           ").</strong> A prediction or a simulation is not a measurement: the ratios below compare a model's "
-           "numbers with a machine's, not two machines.</div>\n";
+    for (const auto& k : kinds) list += (list.empty() ? "" : ", ") + ui_text("tabs." + k);
+    out += "<div class=\"warn-box\" id=\"mixed-kinds\">" + ui_format("compare.mixed_kinds.html", esc(list)) + "</div>\n";
   }
   if (synthetic > 0 && synthetic < runs.size())
-    out += "<div class=\"warn-box\" id=\"mixed-synthetic\"><strong>Some runs are on a synthetic model.</strong> Its "
-           "speed follows the model's shape, not a real model's answers; compare it with runs of the same shape.</div>\n";
+    out += "<div class=\"warn-box\" id=\"mixed-synthetic\">" + ui_text("compare.mixed_synthetic.html") + "</div>\n";
   return out;
 }
 

@@ -46,8 +46,11 @@ Result<std::unique_ptr<Site>> Site::create(store::ResultStore& store, SiteConfig
   if (!rules) return std::unexpected(rules.error());
   auto catalog = calc::Catalog::builtin();
   if (!catalog) return std::unexpected(catalog.error());
-  auto messages = MessageCatalogs::load_embedded();
-  if (!messages) return fail(ErrorCode::Internal, "the embedded message catalogs are broken: " + messages.error().message);
+  auto messages = config.messages_dir.empty() ? MessageCatalogs::load_embedded()
+                                              : MessageCatalogs::load_embedded_and_dir(config.messages_dir);
+  if (!messages)
+    return fail(config.messages_dir.empty() ? ErrorCode::Internal : ErrorCode::InvalidArgument,
+                "the message catalogs are refused: " + messages.error().message);
   std::unique_ptr<Site> site(new Site(store, std::move(config), clock, std::move(*schema), std::move(*rules),
                                       std::move(*catalog), std::move(*messages)));
   // The calibration corpus, the evidence beside a prediction; a build without it shows none.
@@ -125,7 +128,7 @@ SiteResponse Site::finish(const SiteRequest& request, SiteResponse r, std::strin
         "the site could not answer this request{}; its log names it as request {}",
         r.status == 503 ? " (the store is unavailable)" : "", id);
     if (r.content_type.starts_with("text/html")) {
-      SiteResponse page = page_error(r.status, message);
+      SiteResponse page = page_error(r.status, ui_format(r.status == 503 ? "error.unavailable" : "error.internal", id));
       page.headers = std::move(r.headers);
       r = std::move(page);
     } else {
@@ -264,13 +267,14 @@ SiteResponse Site::route(const SiteRequest& request) {
   if (p == "/compare") return page_compare(request);
   if (p == "/getting-started") return page_getting_started(request);
   if (p == "/api" || p == "/api-docs") return page_api_docs();
+  if (p == "/benchmarks") return page_benchmarks(request);
   if (p == "/favicon.ico") {
     SiteResponse r;
     r.status = 204;
     r.content_type = "image/x-icon";
     return r;
   }
-  return page_error(404, "There is no page at this address.");
+  return page_error(404, ui_text("error.no_page"));
 }
 
 }  // namespace sm::site

@@ -39,6 +39,9 @@ struct SiteConfig {
   /// false: in this process. The calculator's per-address limit is always per process.
   bool shared_upload_limit = false;
   std::string public_url;                       ///< base URL the Getting started page shows; empty: from Host
+  /// A folder of extra message catalogs (messages-LANG.json), added to the embedded ones
+  /// (`serve --messages DIR`); empty: the embedded ones only.
+  std::string messages_dir;
   /// Where the site writes its log lines (one per 5xx and per refused upload); empty: stderr.
   std::function<void(const std::string& line)> log_line;
 };
@@ -103,6 +106,7 @@ class Site {
   SiteResponse page_calc(const SiteRequest& request);
   SiteResponse page_getting_started(const SiteRequest& request);
   SiteResponse page_api_docs();
+  SiteResponse page_benchmarks(const SiteRequest& request);
   SiteResponse page_error(int status, const std::string& message);
 
   store::ResultStore& store_;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/units.h"
+#include "site/ui_language.h"
 
 namespace sm::site {
 
@@ -47,11 +48,8 @@ std::string format_celsius(const std::optional<double>& v) {
 
 std::string throttle_label(std::string_view verdict) {
   if (verdict.empty()) return std::string(kDash);
-  if (verdict == "ok") return "OK";
-  if (verdict == "power_capped") return "Power capped";
-  if (verdict == "thermal") return "Thermal";
-  if (verdict == "hw_slowdown") return "Hardware slowdown";
-  if (verdict == "clocks_below_max") return "Clocks below max";
+  for (std::string_view known : {"ok", "power_capped", "thermal", "hw_slowdown", "clocks_below_max"})
+    if (verdict == known) return ui_text("throttle." + std::string(known));
   return std::string(verdict);
 }
 
@@ -59,6 +57,6 @@ std::string cell_name(int64_t context, int64_t concurrency) {
   return fmt::format("{} × {}", format_tokens(context), concurrency);
 }
 
-std::string prefill_row_name(int64_t context) { return "prefill " + format_tokens(context); }
+std::string prefill_row_name(int64_t context) { return ui_format("telemetry.prefill_row", format_tokens(context)); }
 
 }  // namespace sm::site

@@ -5,9 +5,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include "core/units.h"
 
 #include "site/page_layout.h"
 #include "site/query_string.h"
@@ -58,6 +63,27 @@ Result<MessageCatalogs> MessageCatalogs::load_embedded() {
     files.emplace_back(std::string(lang), std::string(f.content));
   }
   return from_json(files);
+}
+
+Result<MessageCatalogs> MessageCatalogs::load_embedded_and_dir(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const SiteDataFile& f : site_data_files()) {
+    if (!f.name.starts_with("messages-") || !f.name.ends_with(".json")) continue;
+    files[std::string(f.name.substr(9, f.name.size() - 9 - 5))] = std::string(f.content);
+  }
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec);
+  if (ec) return fail(ErrorCode::InvalidArgument, fmt::format("cannot read the message folder {}: {}", dir, ec.message()));
+  for (const auto& entry : it) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with("messages-") || !name.ends_with(".json") || name.size() <= 14) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (!in && !in.eof()) return fail(ErrorCode::InvalidArgument, fmt::format("cannot read {}", entry.path().string()));
+    files[name.substr(9, name.size() - 9 - 5)] = text.str();
+  }
+  return from_json({files.begin(), files.end()});
 }
 
 Result<MessageCatalogs> MessageCatalogs::from_json(const std::vector<std::pair<std::string, std::string>>& files) {
@@ -164,6 +190,48 @@ std::string ui_text(std::string_view key) {
 }
 
 std::string ui_language() { return current.lang; }
+
+std::string ui_localize_number(std::string_view english) {
+  const std::string group = ui_text("locale.group");
+  const std::string decimal = ui_text("locale.decimal");
+  std::string out;
+  out.reserve(english.size() + 4);
+  for (size_t i = 0; i < english.size(); ++i) {
+    const char c = english[i];
+    // Only a mark between digits is a number's: "1,234.5" but not "a, b" or "x.".
+    const bool between_digits = i > 0 && i + 1 < english.size() && std::isdigit(static_cast<unsigned char>(english[i - 1])) &&
+                                std::isdigit(static_cast<unsigned char>(english[i + 1]));
+    if (c == ',' && between_digits) out += group;
+    else if (c == '.' && between_digits) out += decimal;
+    else out += c;
+  }
+  return out;
+}
+
+std::string ui_number(int64_t n) { return ui_localize_number(format_thousands(n)); }
+
+std::string ui_datetime(std::string_view iso) {
+  // "YYYY-MM-DDTHH:MM..." (or a space for the T)
+  auto digits = [&](size_t at, size_t n, int& out) {
+    if (at + n > iso.size()) return false;
+    out = 0;
+    for (size_t i = at; i < at + n; ++i) {
+      if (!std::isdigit(static_cast<unsigned char>(iso[i]))) return false;
+      out = out * 10 + (iso[i] - '0');
+    }
+    return true;
+  };
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0;
+  if (iso.size() < 16 || iso[4] != '-' || iso[7] != '-' || (iso[10] != 'T' && iso[10] != ' ') || iso[13] != ':' ||
+      !digits(0, 4, year) || !digits(5, 2, month) || !digits(8, 2, day) || !digits(11, 2, hour) || !digits(14, 2, minute))
+    return std::string(iso);
+  try {
+    return fmt::format(fmt::runtime(ui_text("locale.datetime")), fmt::arg("year", year), fmt::arg("month", month),
+                       fmt::arg("day", day), fmt::arg("hour", hour), fmt::arg("minute", minute));
+  } catch (const fmt::format_error&) {
+    return std::string(iso.substr(0, 16));
+  }
+}
 
 std::string language_menu_html() {
   const MessageCatalogs& c = current.catalogs ? *current.catalogs : builtin();

@@ -1,9 +1,12 @@
 #pragma once
-// The site's languages (issue 15 part 3, first step): message catalogs, one data file per
-// language (data/site/messages-LANG.json, compiled in; adding a language is adding a file), and
-// which one a request gets: `?lang=ja`, else the `sm_lang` cookie, else Accept-Language, else
-// English. The page frame (navigation, kind tabs, language menu, footer) reads its text from
-// them; page bodies are still English.
+// The site's languages (issue 15 part 3): message catalogs, one data file per language
+// (data/site/messages-LANG.json, compiled in, plus `serve --messages DIR` at run time; adding a
+// language is adding a file), and which one a request gets: `?lang=ja`, else the `sm_lang`
+// cookie, else Accept-Language, else English. Every page's text comes from them, and so do the
+// locale's number and date formats (`locale.*` keys): no language is special-cased in C++.
+//
+// Keys ending in ".html" are trusted markup (the catalogs are the project's own files);
+// other values are text, escaped where they are put into a page. "{}" / "{name}" are fmt fields.
 //
 //   auto catalogs = MessageCatalogs::load_embedded();             // Result<MessageCatalogs>
 //   std::string lang = catalogs->choose(query_lang, cookie, accept_language);
@@ -14,6 +17,10 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include <cstdint>
+
+#include <fmt/format.h>
 
 #include "core/error.h"
 
@@ -26,6 +33,9 @@ class MessageCatalogs {
   static Result<MessageCatalogs> load_embedded();
   /// The same from (language, JSON text) pairs; "en" must be one of them.
   static Result<MessageCatalogs> from_json(const std::vector<std::pair<std::string, std::string>>& files);
+  /// The embedded catalogs plus every messages-LANG.json in `dir` (a file there replaces the
+  /// embedded one of its language). Checked like load_embedded.
+  static Result<MessageCatalogs> load_embedded_and_dir(const std::string& dir);
 
   /// Language codes, English first, then by code.
   const std::vector<std::string>& languages() const { return languages_; }
@@ -60,6 +70,29 @@ class UiLanguageScope {
 std::string ui_text(std::string_view key);
 /// The current language code ("en" outside a scope).
 std::string ui_language();
+std::string ui_number(int64_t n);
+/// ui_text(key) with its fmt fields filled ("{}" in order; arguments are used as given, so
+/// escape them first when the result goes into a page).
+template <class... Args>
+std::string ui_format(std::string_view key, const Args&... args) {
+  return fmt::format(fmt::runtime(ui_text(key)), args...);
+}
+/// The "KEY.one" text when n is 1, else "KEY.other", with n (localised) as its first field and
+/// `args` after it.
+template <class... Args>
+std::string ui_count(std::string_view key, int64_t n, const Args&... args) {
+  const std::string k = std::string(key) + (n == 1 ? ".one" : ".other");
+  return fmt::format(fmt::runtime(ui_text(k)), ui_number(n), args...);
+}
+/// A number written by the English formatters ("9,919", "10.6K", "0.85") in the current
+/// locale: its group and decimal marks from `locale.group` and `locale.decimal`.
+std::string ui_localize_number(std::string_view english);
+/// An integer with the locale's group mark ("12,345" / "12.345").
+std::string ui_number(int64_t n);
+/// An ISO-8601 time ("2026-12-04T05:33:12Z") to the minute, in the locale's `locale.datetime`
+/// pattern ({year} {month} {day} {hour} {minute}, fmt fields: "{year}年{month}月{day}日 {hour:02}:{minute:02}").
+/// Text that is not such a time is returned as it is.
+std::string ui_datetime(std::string_view iso8601);
 /// The language menu: a link per language to the current page with `lang=` set.
 std::string language_menu_html();
 

@@ -103,14 +103,24 @@ Result<void> check_upload_numbers(const RunResult& run, int64_t now_unix_ms) {
       if (auto ok = non_negative(*value, at + name); !ok) return ok;
     if (c.output_tokens && *c.output_tokens < 0) return refuse(at + "output_tokens", "is negative");
     if (c.status != CellStatus::Valid) continue;
-    if (c.total_tok_s && c.output_tokens && c.measured_s && *c.measured_s > 0) {
+    if (auto ok = non_negative(c.window_tok_s, at + "window_tok_s"); !ok) return ok;
+    // An adaptive window that closed early reports its projection to the full window: the
+    // window's own rate (window_tok_s) is the one tokens ÷ length must give, and the projection
+    // may differ from it by the drift, within kProjectionTolerance.
+    const bool projected = c.window_tok_s.has_value();
+    const auto& rate = projected ? c.window_tok_s : c.total_tok_s;
+    const std::string rate_name = projected ? "window_tok_s" : "total_tok_s";
+    if (rate && c.output_tokens && c.measured_s && *c.measured_s > 0) {
       const double implied = static_cast<double>(*c.output_tokens) / *c.measured_s;
-      if (!close_to(*c.total_tok_s, implied, kRateTolerance))
-        return refuse(at + "total_tok_s",
+      if (!close_to(*rate, implied, kRateTolerance))
+        return refuse(at + rate_name,
                       fmt::format("{:.6g} disagrees with output_tokens / measured_s = {} / {:.6g} = {:.6g} by more than "
                                   "{:.0f}%",
-                                  *c.total_tok_s, *c.output_tokens, *c.measured_s, implied, kRateTolerance * 100));
+                                  *rate, *c.output_tokens, *c.measured_s, implied, kRateTolerance * 100));
     }
+    if (projected && c.total_tok_s && !close_to(*c.total_tok_s, *c.window_tok_s, kProjectionTolerance))
+      return refuse(at + "total_tok_s", fmt::format("projection {:.6g} is more than {:.0f}% from the window's {:.6g}",
+                                                    *c.total_tok_s, kProjectionTolerance * 100, *c.window_tok_s));
     if (c.total_tok_s && c.per_request_tok_s) {
       // The total counts the gaps between one stream's requests (about a TTFT each, every
       // max-output tokens) and the per-request rate does not: at one request the per-request

@@ -27,6 +27,7 @@
 namespace sm::site {
 
 constexpr double kRateTolerance = 0.02;          ///< total vs output/measured, TTFT × rate vs prompt tokens
+constexpr double kProjectionTolerance = 0.25;    ///< an adaptive window's projection vs its own rate (the drift of a short window)
 constexpr double kPerRequestAllowance = 0.10;    ///< per-request may exceed total by this beyond the restarts' gaps
 constexpr int64_t kClockSkewMs = 3600 * 1000;    ///< a start this far ahead of the site's clock is still accepted
 constexpr int64_t kEarliestRunUnixMs = 1672531200000;  ///< 2023-01-01T00:00:00Z

@@ -2,6 +2,8 @@
 // the reasons rows are not usable.
 #include "calc/corpus.h"
 
+#include <fmt/format.h>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -93,6 +95,44 @@ TEST(CalcCorpus, CommittedCorpusLoads) {
   EXPECT_GE(usable, 90u);  // 94 with the catalog of this commit
   for (const auto& [k, n] : why) std::printf("  %3d %s\n", n, k.c_str());
   std::printf("usable: %zu of %zu\n", usable, cases.size());
+}
+
+}  // namespace
+}  // namespace sm::calc
+
+namespace sm::calc {
+namespace {
+
+// The optional flash_attention column: on / off / empty, anything else refused with its line;
+// an "off" row is predicted without flash attention (issue 13: llama.cpp `-fa off` rows).
+TEST(CalcCorpus, FlashAttentionColumn) {
+  const std::string header =
+      "id,source_id,gpu,gpu_class,gpu_count,interconnect,model,params_b,quant,engine,engine_version,metric,"
+      "context_tokens,concurrency,prompt_tokens,output_tokens,batch,ubatch,tp,flash_attention,value,unit,notes\n";
+  auto row = [](const char* id, const char* fa) {
+    return fmt::format("{},X,rtx3090,geforce,1,,llama-3.1-8b,8,q4_k_m,llamacpp,b1,decode_tok_s_per_stream,0,1,,8192,,,,"
+                       "{},90,tok/s,tg 8192\n", id, fa);
+  };
+  auto rows = parse_corpus_csv(header + row("X-1", "on") + row("X-2", "off") + row("X-3", ""));
+  ASSERT_TRUE(rows) << rows.error().message;
+  EXPECT_EQ((*rows)[0].flash_attention, std::optional<bool>(true));
+  EXPECT_EQ((*rows)[1].flash_attention, std::optional<bool>(false));
+  EXPECT_FALSE((*rows)[2].flash_attention.has_value());
+  auto bad = parse_corpus_csv(header + row("X-4", "yes"));
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("line 2: flash_attention \"yes\""), std::string::npos) << bad.error().message;
+
+  auto catalog = Catalog::builtin();
+  ASSERT_TRUE(catalog);
+  const auto cases = map_corpus(*rows, *catalog);
+  ASSERT_TRUE(cases[0].usable && cases[1].usable && cases[2].usable);
+  EXPECT_TRUE(cases[0].setup.flash_attention);
+  EXPECT_FALSE(cases[1].setup.flash_attention);
+  EXPECT_TRUE(cases[2].setup.flash_attention);  // not stated: the engine's default today
+  const EngineParams& llama = cases[1].setup.engine;
+  ASSERT_GT(llama.no_flash_attention_efficiency, 0);
+  // Mean context 4K: without flash attention the same row is predicted slower.
+  EXPECT_LT(predict_corpus_value(cases[1], llama), 0.97 * predict_corpus_value(cases[0], llama));
 }
 
 }  // namespace

@@ -83,14 +83,6 @@ TEST(CalcFit, ErrorStats) {
 // Issue 13 part 3: leave-one-source-out on the committed corpus. Targets: decode median absolute
 // error ≤ 15% and 80% of rows within ±25%; prefill median ≤ 20%. (Only the rows the catalog can
 // describe count: `speedmatrix calc fit` prints how many were skipped and why.)
-//
-// NOT MET since the catalog grew (issue 13 part 4): with the GPUs and models users have, 147
-// corpus rows are usable instead of 99, and 75% of decode rows land within ±25% instead of the
-// 80% target — the misses are llama.cpp Q4 decode on Apple silicon (Metal's quantised mat-vec
-// kernels) and llama.cpp's December 2023 builds on A100/H100 (launch-bound at ~7.5 ms per token
-// whatever the GPU). The two medians still hold. The ±25% assertion below is the measured floor,
-// so a regression still fails; docs/calculator.md states the shortfall. Raise it back to 0.80
-// when the model gains the terms those rows ask for.
 TEST(CalcFit, LeaveOneSourceOutMeetsTheIssue13Targets) {
   auto catalog = Catalog::builtin();
   ASSERT_TRUE(catalog);
@@ -108,7 +100,7 @@ TEST(CalcFit, LeaveOneSourceOutMeetsTheIssue13Targets) {
   EXPECT_GE(d.n, 40u);
   EXPECT_GE(p.n, 30u);
   EXPECT_LE(d.median_abs, 0.15);
-  EXPECT_GE(d.within25, 0.74);  // issue 13 target: 0.80 (not met: see above)
+  EXPECT_GE(d.within25, 0.80);
   EXPECT_LE(p.median_abs, 0.20);
 }
 

@@ -56,6 +56,30 @@ TEST(CalcPerfModel, PrefillChunksAddToADecodeStep) {
   EXPECT_GT(m.prefill_chunk_time_s(0, 2048), 10 * m.decode_step_time_s(streams));
 }
 
+// llama.cpp `-fa off`: decode attention runs at the engine's no_flash_attention_efficiency of
+// the 16-bit peak, so the cost of context grows past the KV read on a GPU with little arithmetic
+// per byte; with flash attention, or with the efficiency unset, nothing changes.
+TEST(CalcPerfModel, AttentionWithoutFlashAttentionIsComputeBound) {
+  calc::Setup fa = make_setup("m3-max", "llama-3.1-8b", "q4_k_m", "llamacpp");
+  ASSERT_GT(fa.engine.no_flash_attention_efficiency, 0);
+  calc::Setup no_fa = fa;
+  no_fa.flash_attention = false;
+  std::vector<int64_t> short_ctx{256}, long_ctx{8192};
+  const StepBreakdown a = PerfModel(fa).step_breakdown(long_ctx);
+  const StepBreakdown b = PerfModel(no_fa).step_breakdown(long_ctx);
+  EXPECT_DOUBLE_EQ(a.linear_s, b.linear_s);
+  EXPECT_GT(b.attention_s, 2 * a.attention_s);
+  // 4 × 32 query heads × 128 × 32 layers FLOPs per (query, key) pair at the efficiency.
+  const double flops = 4.0 * 32 * 128 * 32 * 8192;
+  EXPECT_NEAR(b.attention_s, flops / (no_fa.gpu.tensor_16bit_flops * no_fa.engine.no_flash_attention_efficiency),
+              1e-6);
+  // Short contexts barely notice.
+  EXPECT_LT(PerfModel(no_fa).decode_step_time_s(short_ctx), 1.1 * PerfModel(fa).decode_step_time_s(short_ctx));
+  calc::Setup unset = no_fa;
+  unset.engine.no_flash_attention_efficiency = 0;
+  EXPECT_DOUBLE_EQ(PerfModel(unset).decode_step_time_s(long_ctx), PerfModel(fa).decode_step_time_s(long_ctx));
+}
+
 TEST(CalcPerfModel, PrefillAttentionGrowsWithPosition) {
   PerfModel m(seed_setup());
   EXPECT_GT(m.prefill_chunk_time_s(100000, 2048), m.prefill_chunk_time_s(0, 2048));

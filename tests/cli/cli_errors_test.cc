@@ -81,6 +81,16 @@ TEST(CliErrors, DryRunEstimatesTheTotalTime) {
   EXPECT_NE(o.output.find("Estimated time: 25s"), std::string::npos) << o.output;
   o = run_binary("run --dry-run --contexts none --prefill-contexts 512 --max-output 1");
   EXPECT_EQ(o.exit_code, 0) << o.output;
+  // Adaptive windows: between --min-window (2 × (5 + 2) + 1 = 15 s) and --duration (25 s).
+  o = run_binary("run --dry-run --contexts 0 --concurrency 1,2 --prefill-contexts 512 --duration 10 --precision 2%");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("Estimated time: 15s to 25s"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("5-10 s adaptive window"), std::string::npos) << o.output;
+  // Burst cells take as long as the server does: only their overhead is counted, and said so.
+  o = run_binary("run --dry-run --contexts 0 --concurrency 1,2 --prefill-contexts 512 --requests 20 --format json");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("\"estimate_excludes_decode_windows\": true"), std::string::npos) << o.output;
+  EXPECT_NE(o.output.find("\"estimated_seconds\": 5.0"), std::string::npos) << o.output;
 }
 
 }  // namespace

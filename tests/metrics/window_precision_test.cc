@@ -1,11 +1,25 @@
+// Adaptive windows' projection (issue 14 part 2): what the whole --duration window would measure,
+// from the first seconds of it.
 #include "metrics/window_precision.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <random>
 #include <vector>
 
 namespace sm {
 namespace {
+
+// Tokens in 1 s bins [i, i+1) of a rate 1/(alpha + beta·t), and its mean over [0, full_s].
+std::vector<double> reciprocal_bins(double alpha, double beta, int n) {
+  std::vector<double> bins;
+  for (int i = 0; i < n; ++i) bins.push_back(std::log((alpha + beta * (i + 1)) / (alpha + beta * i)) / beta);
+  return bins;
+}
+double reciprocal_mean(double alpha, double beta, double full_s) {
+  return std::log((alpha + beta * full_s) / alpha) / (beta * full_s);
+}
 
 TEST(WindowPrecision, ASteadyRateSettlesAndProjectsItself) {
   std::vector<double> bins(8, 1000.0);
@@ -18,22 +32,44 @@ TEST(WindowPrecision, ASteadyRateSettlesAndProjectsItself) {
   EXPECT_FALSE(check_window_precision(bins, 30, 0.0001).precise_enough);
 }
 
-TEST(WindowPrecision, ADriftIsProjectedToTheFullWindowNotIgnored) {
-  // 1000 tok/s falling by 2 tok/s every second: the full 30 s window measures 970, the first 10 s
-  // measure 990 — 2.06% high. Not within 2%; within 3%.
-  std::vector<double> bins;
-  for (int i = 0; i < 10; ++i) bins.push_back(1000.0 - 2.0 * (i + 0.5));
+TEST(WindowPrecision, ContextGrowthIsProjectedToTheFullWindowsMean) {
+  // Seconds per token growing linearly (the streams' contexts grow): 1 ms + 20 µs per second.
+  // The first 8 s run 7% faster than the full 30 s window; the projection is its mean, and a
+  // clean trend settles however large the drift.
+  const auto bins = reciprocal_bins(1e-3, 2e-5, 8);
+  const double full = reciprocal_mean(1e-3, 2e-5, 30);
   PrecisionCheck c = check_window_precision(bins, 30, 0.02);
-  EXPECT_NEAR(c.observed_tok_s, 990.0, 1e-9);
-  EXPECT_NEAR(c.projected_tok_s, 970.0, 1e-9);
-  EXPECT_NEAR(c.drift_per_s, -2.0, 1e-12);
-  EXPECT_FALSE(c.precise_enough);
-  EXPECT_TRUE(check_window_precision(bins, 30, 0.03).precise_enough);
+  EXPECT_GT(c.observed_tok_s / full - 1, 0.06);
+  EXPECT_NEAR(c.projected_tok_s / full, 1.0, 2e-4);
+  EXPECT_LT(c.drift_per_s, 0);
+  EXPECT_TRUE(c.precise_enough);
 }
 
-TEST(WindowPrecision, NeverPreciseOnFewerThanFourSeconds) {
+TEST(WindowPrecision, ARateThatSlowsLikeASquareRootIsProjectedWithinOnePercent) {
+  // A lock-step closed loop: time per token τ with dτ/dt ∝ 1/τ, i.e. τ = √(τ0² + k·t). The model
+  // (τ linear in t) is not exact; from 8 of 30 s the projection stays within 1% while the
+  // observed mean is 9% high (docs/METRICS.md, "Adaptive windows").
+  const double k = (std::pow(1 / 0.87, 2) - 1) / 15;  // the rate falls 13% in 15 s
+  auto rate = [&](double t) { return 1000.0 / std::sqrt(1 + k * t); };
+  auto mean = [&](double a, double b) {
+    double s = 0;
+    for (int j = 0; j < 1000; ++j) s += rate(a + (b - a) * (j + 0.5) / 1000);
+    return s / 1000;
+  };
+  std::vector<double> bins;
+  for (int i = 0; i < 8; ++i) bins.push_back(mean(i, i + 1));
+  const double full = mean(0, 30);
+  PrecisionCheck c = check_window_precision(bins, 30, 0.02);
+  EXPECT_GT(c.observed_tok_s / full - 1, 0.09);
+  EXPECT_LT(std::fabs(c.projected_tok_s / full - 1), 0.01);
+}
+
+TEST(WindowPrecision, NeverPreciseOnFewerThanFourSecondsOrAnEmptyBin) {
   std::vector<double> bins(3, 1000.0);
   EXPECT_FALSE(check_window_precision(bins, 30, 0.5).precise_enough);
+  std::vector<double> stalled{1000, 1000, 0, 1000, 1000, 1000};
+  EXPECT_FALSE(check_window_precision(stalled, 30, 0.5).precise_enough);
+  EXPECT_EQ(check_window_precision(stalled, 30, 0.5).projected_tok_s, 0);
 }
 
 TEST(WindowPrecision, NoiseFarFromTheEndWidensTheProjection) {
@@ -42,6 +78,29 @@ TEST(WindowPrecision, NoiseFarFromTheEndWidensTheProjection) {
   PrecisionCheck c = check_window_precision(bins, 30, 0.02);
   EXPECT_FALSE(c.precise_enough);
   EXPECT_GT(c.half_width_tok_s, 20.0);
+}
+
+TEST(WindowPrecision, TheIntervalCoversTheFullWindowsMeanUnderCorrelatedNoise) {
+  // Seeded: a drifting rate with AR(1) noise (ρ 0.5, 2% per bin); 2,000 windows of 10 s. The 95%
+  // interval covers the true 30 s mean in 85-89% of them (docs/METRICS.md: ~95% for
+  // independent bins, less for strongly correlated ones); without the correction for correlation
+  // it would be about 80%.
+  std::mt19937_64 rng(14);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const double alpha = 1e-3, beta = 1e-5, full = reciprocal_mean(alpha, beta, 30);
+  int covered = 0;
+  const int trials = 2000;
+  for (int t = 0; t < trials; ++t) {
+    auto bins = reciprocal_bins(alpha, beta, 10);
+    double e = 0;
+    for (auto& b : bins) {
+      e = 0.5 * e + std::sqrt(1 - 0.25) * 0.02 * normal(rng);
+      b *= 1 + e;
+    }
+    const PrecisionCheck c = check_window_precision(bins, 30, 0.02);
+    covered += std::fabs(c.projected_tok_s - full) <= c.half_width_tok_s;
+  }
+  EXPECT_GE(covered, trials * 85 / 100) << covered << " of " << trials;
 }
 
 }  // namespace

@@ -165,10 +165,10 @@ TEST_F(EfficiencySiteTest, LeaderboardPageSortsByEfficiencyAndSaysWhoIsNotRanked
   // Groups: a best-efficiency column; a group's own list sorts by it too.
   SiteResponse hardware = get("/hardware");
   EXPECT_NE(hardware.body.find("Best efficiency<span class=\"sub\">tokens per joule</span>"), std::string::npos);
-  EXPECT_NE(hardware.body.find("<td class=\"metric\">3.40</td>"), std::string::npos);
+  EXPECT_NE(hardware.body.find("<td class=\"metric\" data-label=\"Best efficiency\">3.40</td>"), std::string::npos);
   SiteResponse group = get("/hardware?gpu=RTX%203090%2024GB&sort=tokens_per_joule");
   EXPECT_LT(group.body.find("data-run-id=\"low\""), group.body.find("data-run-id=\"none\""));
-  EXPECT_NE(get("/models").body.find("<td class=\"metric\">1.70</td>"), std::string::npos);
+  EXPECT_NE(get("/models").body.find("<td class=\"metric\" data-label=\"Best efficiency\">1.70</td>"), std::string::npos);
 }
 
 TEST_F(EfficiencySiteTest, RunPageShowsTokensPerJouleAndNamesEveryThrottledCell) {
@@ -216,7 +216,7 @@ TEST_F(EfficiencySiteTest, RunPageSaysWhenTheReadingsAreTheClientsOrAbsent) {
   EXPECT_NE(page.body.find("not of the server (the server ran on another machine)"), std::string::npos);
   EXPECT_EQ(page.body.find("id=\"best-efficiency\""), std::string::npos);
   EXPECT_EQ(page.body.find("<th>Tokens per joule"), std::string::npos);  // no figure, not even per cell
-  EXPECT_NE(page.body.find("The client's GPUs: <strong>OK</strong>"), std::string::npos);
+  EXPECT_NE(page.body.find("The client&#39;s GPUs: <strong>OK</strong>"), std::string::npos);
   EXPECT_NE(page.body.find("<td>312 W</td>"), std::string::npos);  // its power and clocks, labelled the client's
   EXPECT_EQ(page.body.find("<script"), std::string::npos);
   EXPECT_NE(page.body.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);

@@ -61,6 +61,23 @@ TEST(UploadChecks, TotalMustAgreeWithOutputTokensOverTheWindow) {
   EXPECT_EQ(refusal(r), "");
 }
 
+// An adaptive window that closed early (issue 14 part 2): total_tok_s is its projection to the
+// full window, window_tok_s what the window measured; tokens ÷ length must give the latter, and
+// the projection may differ from it by a drift, within 25%.
+TEST(UploadChecks, AProjectedCellIsCheckedAgainstItsWindowsOwnRate) {
+  RunResult r = test::site_result("projected");
+  DecodeCell& c = r.decode[0];
+  c.settled = true;
+  c.window_tok_s = c.total_tok_s;
+  c.total_tok_s = *c.window_tok_s * 0.93;  // the window ran 7% faster than the full one would
+  EXPECT_EQ(refusal(r), "");
+  c.window_tok_s = *c.window_tok_s * 1.03;
+  EXPECT_NE(refusal(r).find("$.decode[0].window_tok_s"), std::string::npos) << refusal(r);
+  c.window_tok_s = *c.window_tok_s / 1.03;
+  c.total_tok_s = *c.window_tok_s * 0.6;
+  EXPECT_NE(refusal(r).find("$.decode[0].total_tok_s: projection"), std::string::npos) << refusal(r);
+}
+
 TEST(UploadChecks, PerRequestAboveTotalIsRefused) {
   RunResult r = test::site_result("per-request");
   r.decode[1].per_request_tok_s = *r.decode[1].total_tok_s * 1.5;
