@@ -1,8 +1,9 @@
 #pragma once
 // Every statement the store runs after migrations, as constant text with numbered parameters
 // ($1, $2, ...) that SQLite and PostgreSQL both accept. Nothing is ever spliced into them:
-// filters that may be empty are written `($1 = '' OR gpu = $1)`, and the order of a listing is
-// a CASE on a numeric parameter, so one constant statement serves every request.
+// filters that may be empty are written `($1 = '' OR gpu = $1)`, so one statement serves every
+// filter. A listing has one statement per order and page direction (list_runs_statement, built
+// once from constant pieces), each ordered by its own index.
 #include <string_view>
 
 namespace sm::store::sql {
