@@ -25,6 +25,7 @@ pids=()
 cleanup() {
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; done
   bash "$here/../tests/site/pg_test_server.sh" stop "$pg" || true
+  rm -rf "$pg/data"  # 1.6 GB at 100,000 runs; the logs, plans and results stay
 }
 trap cleanup EXIT
 
