@@ -7,7 +7,10 @@
 # Usage: bench/adaptive_windows.sh [run flags...]
 #   e.g. bench/adaptive_windows.sh                                   # embedded engine, seed matrix
 #        bench/adaptive_windows.sh --url http://127.0.0.1:8080 --contexts 0,1K --concurrency 1,2,4
-# Environment: PRECISION (default 2%), DURATION (default 30), OUT (default a temporary folder).
+# Environment: PRECISION (default 2%), DURATION (default 30), OUT (default a temporary folder),
+#   BEFORE_BIN (optional): another speedmatrix build, run a third time with --precision, to show
+#   what the matrix's total time was before a change to what surrounds the cells.
+# Each run's wall time is split as its result's `timing` says (docs/METRICS.md, "Where the time went").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/build/speedmatrix"
@@ -18,14 +21,16 @@ out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 run() {
   local name=$1; shift
-  local t0 t1
+  local t0 t1 b="$bin"
+  if [ "$name" = before ]; then b=$BEFORE_BIN; fi
   t0=$(date +%s.%N)
-  "$bin" run --quiet --format json --no-selftest --duration "$duration" --out "$out/$name" "$@" > /dev/null
+  "$b" run --quiet --format json --no-selftest --duration "$duration" --out "$out/$name" "$@" > /dev/null
   t1=$(date +%s.%N)
   echo "$t0 $t1" > "$out/$name.wall_s"
 }
 run fixed "$@"
 run adaptive --precision "$precision" "$@"
+if [ -n "${BEFORE_BIN:-}" ]; then run before --precision "$precision" "$@"; fi
 python3 - "$out" <<'PY'
 import json, sys
 out = sys.argv[1]
@@ -47,4 +52,16 @@ for key in sorted(fixed):
           f"{a['measured_s']:>7.1f}s {a.get('settled')}")
 print(f"wall time: fixed {fixed_s:.0f} s, adaptive {adaptive_s:.0f} s ({adaptive_s / fixed_s * 100:.0f}%); "
       f"largest per-cell difference {worst * 100:.2f}%")
+import os
+names = ["fixed", "adaptive"] + (["before"] if os.path.exists(f"{out}/before/result.json") else [])
+keys = ["windows_s", "ramp_s", "wind_down_s", "warmup_s", "idle_wait_s", "prefill_s", "prompts_s", "setup_s"]
+print(f"{'where the time went (s)':>24} " + " ".join(f"{k[:-2]:>9}" for k in keys) + f" {'other':>7} {'total':>7}")
+for name in names:
+    t = json.load(open(f"{out}/{name}/result.json")).get("timing")
+    if not t:
+        print(f"{name:>24} (no timing in this build's result)")
+        continue
+    other = t["total_s"] - sum(t[k] for k in keys)
+    label = "adaptive, before" if name == "before" else name
+    print(f"{label:>24} " + " ".join(f"{t[k]:>9.1f}" for k in keys) + f" {other:>7.1f} {t['total_s']:>7.1f}")
 PY

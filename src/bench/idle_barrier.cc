@@ -13,6 +13,7 @@ IdleWait wait_until_idle(const LoadReadFn& read, const Clock& clock, const Sleep
   const int64_t start_ns = clock.now_ns();
   int failed_in_a_row = 0;
   std::string last_error;
+  int64_t interval_ns = std::min(options.first_poll_interval_ns, options.poll_interval_ns);
   while (true) {
     if (interrupted && interrupted()) {
       out.interrupted = true;
@@ -50,7 +51,10 @@ IdleWait wait_until_idle(const LoadReadFn& read, const Clock& clock, const Sleep
       }
       break;
     }
-    sleep(std::min(options.poll_interval_ns, options.timeout_ns - elapsed_ns));
+    // A failed read waits the full interval: a server slow to answer is not asked faster.
+    const int64_t wait_ns = failed_in_a_row > 0 ? options.poll_interval_ns : interval_ns;
+    sleep(std::min(wait_ns, options.timeout_ns - elapsed_ns));
+    interval_ns = std::min(interval_ns * 2, options.poll_interval_ns);
   }
   out.waited_ns = clock.now_ns() - start_ns;
   return out;

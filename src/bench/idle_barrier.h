@@ -2,8 +2,10 @@
 // The idle barrier: before a prefill row or decode cell, wait until the server reports nothing
 // running and nothing queued, so a cell is never measured while the previous cell's cancelled
 // streams still run (the real concurrency would be higher than the cell's). Polls the server's
-// load every `poll_interval_ns` up to `timeout_ns` (--drain-timeout). Time and sleeping are
-// injected: tests drive both by hand.
+// load up to `timeout_ns` (--drain-timeout): first after `first_poll_interval_ns`, each wait
+// twice the last up to `poll_interval_ns` (a server that drains in 30 ms is not waited on for
+// 200), and after a failed read the full interval. Time and sleeping are injected: tests drive
+// both by hand.
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -22,7 +24,8 @@ using SleepFn = std::function<void(int64_t ns)>;
 
 struct IdleBarrierOptions {
   int64_t timeout_ns = 60 * kNsPerS;         ///< give up after this long (--drain-timeout)
-  int64_t poll_interval_ns = 200 * kNsPerMs; ///< between two reads
+  int64_t first_poll_interval_ns = 10 * kNsPerMs;  ///< after the first busy read; doubles from there
+  int64_t poll_interval_ns = 200 * kNsPerMs;       ///< the longest wait between two reads
   int max_failed_reads = 5;                  ///< consecutive failed reads that end the wait
 };
 

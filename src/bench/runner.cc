@@ -117,6 +117,7 @@ class MatrixRun {
   void measure_prefill(PrefillRow& row, const BuiltPrompt& prompt);
   void measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool needs_warmup);
   void measure_burst(DecodeCell& cell, const BuiltPrompt& prompt);
+  void charge_loop(int64_t loop_start_ns, const LoopOutcome& out);
   ServerWatch& watch();
   bool server_ready(CellStatus& status, std::string& error);
   HttpRequest completion_request(const std::string& prompt, int64_t max_tokens) const;
@@ -129,6 +130,7 @@ class MatrixRun {
   RedactOptions redact_options() const;
   void note(const std::string& message);
   int finish(bool interrupted);
+  double seconds_since(int64_t t0_ns) const { return static_cast<double>(clock_.now_ns() - t0_ns) / 1e9; }
 
   const RunConfig& config_;
   const Clock& clock_;
@@ -153,6 +155,9 @@ class MatrixRun {
   std::unique_ptr<ServerWatch> watch_;  ///< idle barrier, window sampler, SGLang aborts (made at first use)
   std::mutex telemetry_notes_mu_;        ///< the sampler thread's notes wait here for the measuring thread
   std::vector<std::string> telemetry_notes_;
+  int64_t session_start_ns_ = 0;  ///< when execute() began
+  RunTiming timing_;              ///< this session's phases (total_s set by save())
+  RunTiming earlier_timing_;      ///< what the sessions before a --resume spent
   TelemetrySetup telemetry_;             ///< the sampler thread and what it covers (recorder null: off);
                                          ///< after what its notes use, so it stops before they go
 };
@@ -319,6 +324,7 @@ Result<void> MatrixRun::prepare_resume() {
                             probe_.engine.model, stored->engine.model));
   const bool was_unverified = stored->connection && stored->connection->tls && !stored->connection->tls_verified;
   result_ = std::move(*stored);
+  earlier_timing_ = result_.timing.value_or(RunTiming{});
   result_.target_url = base_url_;  // the embedded engine or a relaunched server may listen elsewhere now
   ++result_.resumes;
   // How this session reached the server; a certificate left unchecked by any session stays said.
@@ -514,6 +520,13 @@ Result<void> MatrixRun::calibrate_counter() {
 }
 
 Result<BuiltPrompt> MatrixRun::build_prompt(int64_t context, const std::string& head) {
+  const int64_t t0 = clock_.now_ns();
+  struct Charge {
+    const MatrixRun& run;
+    int64_t t0;
+    double& bucket;
+    ~Charge() { bucket += run.seconds_since(t0); }
+  } charge{*this, t0, timing_.prompts_s};
   if (!builder_) builder_ = std::make_unique<PromptBuilder>(*counter_, result_.settings.seed);
   return builder_->build(context, head);
 }
@@ -534,7 +547,9 @@ ServerWatch& MatrixRun::watch() {
 
 // The idle barrier before a row or cell: false (and the status set) when it must not run.
 bool MatrixRun::server_ready(CellStatus& status, std::string& error) {
+  const int64_t t0 = clock_.now_ns();
   Readiness ready = watch().before_measurement([] { return interrupt_requested(); });
+  timing_.idle_wait_s += seconds_since(t0);
   if (ready.interrupted) {
     status = CellStatus::Interrupted;
     return false;
@@ -551,7 +566,9 @@ void MatrixRun::measure_prefill(PrefillRow& row, const BuiltPrompt& prompt) {
   if (!server_ready(row.status, row.error)) return;
   progress_.begin(fmt::format("prefill {}", format_tokens(row.context)), false);
   std::string error;
+  const int64_t t0 = clock_.now_ns();
   RequestRecord r = single_request(prompt.text, prompt.target_tokens, 1, error);
+  timing_.prefill_s += seconds_since(t0);
   progress_.end();
   if (error == "interrupted") {
     row.status = CellStatus::Interrupted;
@@ -573,7 +590,9 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
   progress_.begin(fmt::format("decode {} x {}", format_tokens(cell.context), cell.concurrency), true);
   if (needs_warmup) {
     std::string error;
+    const int64_t t0 = clock_.now_ns();
     single_request(prompt.text, prompt.target_tokens, 1, error);
+    timing_.warmup_s += seconds_since(t0);
     if (error == "interrupted") {
       cell.status = CellStatus::Interrupted;
       progress_.end();
@@ -607,7 +626,9 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
     };
   }
   watch().window_opening(matrix_.duration_s);
+  const int64_t loop_start_ns = clock_.now_ns();
   LoopOutcome out = loop_->run(spec);
+  charge_loop(loop_start_ns, out);
   if (matrix_.precision > 0 && out.window_opened && !out.interrupted && !out.error) {
     cell.settled = out.closed_early;
     if (!out.closed_early)
@@ -668,6 +689,18 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
   }
 }
 
+// A decode loop's time: before its window opened (the ramp), the window, after it (cutting the streams).
+void MatrixRun::charge_loop(int64_t loop_start_ns, const LoopOutcome& out) {
+  const int64_t end_ns = clock_.now_ns();
+  if (!out.window_opened) {
+    timing_.ramp_s += static_cast<double>(end_ns - loop_start_ns) / 1e9;
+    return;
+  }
+  timing_.ramp_s += static_cast<double>(std::max<int64_t>(0, out.window.begin_ns - loop_start_ns)) / 1e9;
+  timing_.windows_s += static_cast<double>(out.window.end_ns - out.window.begin_ns) / 1e9;
+  timing_.wind_down_s += static_cast<double>(std::max<int64_t>(0, end_ns - out.window.end_ns)) / 1e9;
+}
+
 // A burst cell (--requests N): the warm-up requests, then N measured requests through
 // `concurrency` slots, timed from the first send to the last end (docs/METRICS.md, "Burst cells").
 // Called with progress begun and the prompt warm.
@@ -680,7 +713,9 @@ void MatrixRun::measure_burst(DecodeCell& cell, const BuiltPrompt& prompt) {
   const int64_t warmup = matrix_.warmup_requests >= 0 ? matrix_.warmup_requests : std::min<int64_t>(cell.concurrency, 8);
   if (warmup > 0) {
     spec.total_requests = warmup;
+    const int64_t t0 = clock_.now_ns();
     LoopOutcome warm = loop_->run(spec);
+    timing_.warmup_s += seconds_since(t0);
     if (warm.interrupted || warm.error) {
       progress_.end();
       cell.status = warm.interrupted ? CellStatus::Interrupted : CellStatus::Error;
@@ -690,7 +725,9 @@ void MatrixRun::measure_burst(DecodeCell& cell, const BuiltPrompt& prompt) {
   }
   spec.total_requests = matrix_.requests_per_cell;
   watch().window_opening(matrix_.duration_s);
+  const int64_t t0 = clock_.now_ns();
   LoopOutcome out = loop_->run(spec);
+  timing_.windows_s += seconds_since(t0);  // a burst's whole batch is its window
   if (!out.records.empty()) {
     out.window = {out.records.front().send_ns, out.records.front().send_ns};
     for (const auto& r : out.records) out.window.end_ns = std::max(out.window.end_ns, r.end_ns);
@@ -753,6 +790,19 @@ CellTelemetry MatrixRun::window_telemetry(const WindowMark& mark) {
 }
 
 void MatrixRun::save() {
+  if (session_start_ns_ != 0) {
+    RunTiming t = earlier_timing_;
+    t.total_s += seconds_since(session_start_ns_);
+    t.setup_s += timing_.setup_s;
+    t.prompts_s += timing_.prompts_s;
+    t.idle_wait_s += timing_.idle_wait_s;
+    t.prefill_s += timing_.prefill_s;
+    t.warmup_s += timing_.warmup_s;
+    t.ramp_s += timing_.ramp_s;
+    t.windows_s += timing_.windows_s;
+    t.wind_down_s += timing_.wind_down_s;
+    result_.timing = t;
+  }
   {
     std::lock_guard lock(telemetry_notes_mu_);
     for (auto& n : telemetry_notes_) {
@@ -818,6 +868,7 @@ void MatrixRun::report_unreachable(const Error& error) {
 }
 
 int MatrixRun::execute() {
+  session_start_ns_ = clock_.now_ns();
   // The client's own ceiling first (~1 s), while nothing else runs: every cell is compared to it.
   std::optional<double> ceiling_tok_s;
   if (config_.client_selftest) {
@@ -850,7 +901,9 @@ int MatrixRun::execute() {
   }
   if (ceiling_tok_s) result_.client_ceiling = ClientCeiling{*ceiling_tok_s, 64};
   start_telemetry_sampling();
-  if (auto ok = calibrate_counter(); !ok) {
+  auto calibrated = calibrate_counter();
+  timing_.setup_s = seconds_since(session_start_ns_);  // the client self-test, launch, probe and calibration
+  if (auto& ok = calibrated; !ok) {
     result_.warnings.push_back(ok.error().message);
     save();
     std::fprintf(stderr, "speedmatrix run: %s\n", ok.error().message.c_str());
@@ -907,7 +960,11 @@ int MatrixRun::execute() {
     }
     for (auto* c : cells) {
       measure_decode(*c, *prompt, !warm);
-      warm = false;  // later cells warm again: the previous cell's load may have evicted the prompt
+      // A valid cell's streams all just read this prompt: it is as warm as a warm-up would make it
+      // (vLLM's and SGLang's prefix caches keep it; each llama.cpp slot that ran it keeps it, and a
+      // warm-up reaches only one slot). Were it evicted anyway, the ramp pays, not the window: it
+      // opens after every stream's first token. After a failed cell the next one warms up again.
+      warm = c->status == CellStatus::Valid;
       save();
       progress_.finished(unit_summary(*c));
       if (c->status == CellStatus::Interrupted) {

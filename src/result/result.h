@@ -270,6 +270,24 @@ struct SweepInfo {
   std::vector<SweepPoint> points;         ///< in the order measured
 };
 
+/// Where a run's wall time went, in seconds (docs/METRICS.md, "Where the time went"). Summed over
+/// every session of a resumed run; what no phase claims (reports, saves, the client self-test) is
+/// total_s minus the rest.
+struct RunTiming {
+  double total_s = 0;        ///< from the start of the run to its last save
+  double setup_s = 0;        ///< the client self-test, launching, connecting, probing, calibrating the token count
+  double prompts_s = 0;      ///< building the prompts (tokenize requests)
+  double idle_wait_s = 0;    ///< waiting for the server to be idle (or the quiet period) before a row or cell
+  double prefill_s = 0;      ///< the prefill rows' requests
+  double warmup_s = 0;       ///< warm-up requests before decode cells (burst cells' too)
+  double ramp_s = 0;         ///< from a cell's first send to its window's opening
+  double windows_s = 0;      ///< the decode windows themselves (a burst cell's whole batch)
+  double wind_down_s = 0;    ///< from a window's close to the loop's return (cutting the streams)
+  double accounted_s() const {
+    return setup_s + prompts_s + idle_wait_s + prefill_s + warmup_s + ramp_s + windows_s + wind_down_s;
+  }
+};
+
 /// The whole run.
 struct RunResult {
   int schema_version = kResultSchemaVersion;
@@ -296,6 +314,7 @@ struct RunResult {
   std::vector<DecodeCell> decode;
   std::vector<std::string> warnings;  ///< run-level warnings
   std::optional<SweepInfo> sweep;     ///< a request-rate sweep (`speedmatrix sweep`); then prefill and decode are empty
+  std::optional<RunTiming> timing;    ///< where the wall time went (matrix runs; nullopt in older files and predictions)
 };
 
 }  // namespace sm

@@ -425,6 +425,12 @@ json to_json(const RunResult& r) {
           {"decode", decode},
           {"warnings", r.warnings}};
   if (r.sweep) j["sweep"] = sweep_to_json(*r.sweep);  // only sweeps have it: matrix files stay as they were
+  if (r.timing)
+    j["timing"] = {{"total_s", r.timing->total_s},         {"setup_s", r.timing->setup_s},
+                   {"prompts_s", r.timing->prompts_s},     {"idle_wait_s", r.timing->idle_wait_s},
+                   {"prefill_s", r.timing->prefill_s},     {"warmup_s", r.timing->warmup_s},
+                   {"ramp_s", r.timing->ramp_s},           {"windows_s", r.timing->windows_s},
+                   {"wind_down_s", r.timing->wind_down_s}};
   return j;
 }
 
@@ -468,6 +474,19 @@ Result<RunResult> result_from_json(const json& j) {
     if (auto it = j.find("connection"); it != j.end() && it->is_object()) r.connection = connection_from_json(*it);
     if (auto it = j.find("client_ceiling"); it != j.end() && it->is_object())
       r.client_ceiling = ClientCeiling{it->value("tokens_per_s", 0.0), it->value("streams", int64_t{0})};
+    if (auto it = j.find("timing"); it != j.end() && it->is_object()) {
+      RunTiming t;
+      read(*it, "total_s", t.total_s);
+      read(*it, "setup_s", t.setup_s);
+      read(*it, "prompts_s", t.prompts_s);
+      read(*it, "idle_wait_s", t.idle_wait_s);
+      read(*it, "prefill_s", t.prefill_s);
+      read(*it, "warmup_s", t.warmup_s);
+      read(*it, "ramp_s", t.ramp_s);
+      read(*it, "windows_s", t.windows_s);
+      read(*it, "wind_down_s", t.wind_down_s);
+      r.timing = t;
+    }
     if (auto it = j.find("prefill"); it != j.end() && it->is_array()) {
       for (const auto& row : *it) {
         auto p = prefill_from_json(row);

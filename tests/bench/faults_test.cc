@@ -240,6 +240,11 @@ TEST(Faults, FailingCellIsMarkedErrorAndTheRunGoesOn) {
     EXPECT_EQ(result->decode[i].status, CellStatus::Error);
     EXPECT_NE(result->decode[i].error.find("500"), std::string::npos) << result->decode[i].error;
   }
+  // Context 200 had no valid cell before its second one: that cell warmed the prompt up again
+  // (one warm-up each), where context 0's second cell, after a valid one, needed none.
+  int64_t warmups_200 = 0;
+  for (const auto& served : server.records()) warmups_200 += served.info.prompt_tokens >= 200 && served.info.max_tokens == 1;
+  EXPECT_EQ(warmups_200, 2);
 }
 
 }  // namespace

@@ -57,9 +57,26 @@ TEST(IdleBarrier, IdleAfterTheCancelledStreamsDrain) {
   IdleWait w = wait_until_idle(s.read(), s.clock, s.sleep(), options(60));
   EXPECT_TRUE(w.idle);
   EXPECT_EQ(w.polls, 4);
-  ASSERT_EQ(s.sleeps_ns.size(), 3u);
-  for (int64_t ns : s.sleeps_ns) EXPECT_EQ(ns, 200 * kNsPerMs);
-  EXPECT_EQ(w.waited_ns, 600 * kNsPerMs);
+  // 10 ms first, doubling: a server that drains quickly is not waited on for a whole interval.
+  EXPECT_EQ(s.sleeps_ns, (std::vector<int64_t>{10 * kNsPerMs, 20 * kNsPerMs, 40 * kNsPerMs}));
+  EXPECT_EQ(w.waited_ns, 70 * kNsPerMs);
+}
+
+TEST(IdleBarrier, TheWaitsDoubleUpToThePollInterval) {
+  FakeServer s;
+  s.answers = {busy(1), busy(1), busy(1), busy(1), busy(1), busy(1), busy(1), busy(1), busy(0)};
+  IdleWait w = wait_until_idle(s.read(), s.clock, s.sleep(), options(60));
+  EXPECT_TRUE(w.idle);
+  EXPECT_EQ(s.sleeps_ns, (std::vector<int64_t>{10 * kNsPerMs, 20 * kNsPerMs, 40 * kNsPerMs, 80 * kNsPerMs,
+                                               160 * kNsPerMs, 200 * kNsPerMs, 200 * kNsPerMs, 200 * kNsPerMs}));
+}
+
+TEST(IdleBarrier, AFailedReadWaitsTheWholeInterval) {
+  FakeServer s;
+  s.answers = {busy(1), fail(ErrorCode::Timeout, "timed out"), busy(0)};
+  IdleWait w = wait_until_idle(s.read(), s.clock, s.sleep(), options(60));
+  EXPECT_TRUE(w.idle);
+  EXPECT_EQ(s.sleeps_ns, (std::vector<int64_t>{10 * kNsPerMs, 200 * kNsPerMs}));
 }
 
 TEST(IdleBarrier, NeverIdleIsAnErrorAfterTheDrainTimeout) {
@@ -69,7 +86,8 @@ TEST(IdleBarrier, NeverIdleIsAnErrorAfterTheDrainTimeout) {
   EXPECT_FALSE(w.idle);
   EXPECT_EQ(w.reason, "server still busy: 3 running, 1 waiting after 60 s");
   EXPECT_EQ(w.waited_ns, 60 * kNsPerS);  // the last sleep is cut to the timeout, not past it
-  EXPECT_EQ(w.polls, 60 * 5 + 1);
+  // 10 + 20 + 40 + 80 + 160 ms, then 200 ms waits to 60 s (the last one cut short).
+  EXPECT_EQ(w.polls, 1 + 5 + (60'000 - 310 + 199) / 200);
 }
 
 TEST(IdleBarrier, UnknownQueueLengthIsLeftOutOfTheReason) {

@@ -72,6 +72,9 @@ TEST(Resume, SigkillMidCellThenResumeMeasuresEveryCellOnce) {
   EXPECT_EQ(valid_before, 2);  // cells 0x1 and 0x2 finished before the kill
   ASSERT_EQ(partial->decode.size(), 4u);
   const double kept_tok_s = *partial->decode[0].total_tok_s;
+  ASSERT_TRUE(partial->timing.has_value()) << "saved after every cell";
+  const double windows_before_s = partial->timing->windows_s;
+  EXPECT_GE(windows_before_s, 2 * 0.3 - 1e-6);
 
   // Changing the matrix is refused with a clear message.
   pid_t refused = spawn({SPEEDMATRIX_BINARY, "run", "--resume", out, "--duration", "5", "--quiet"});
@@ -93,6 +96,13 @@ TEST(Resume, SigkillMidCellThenResumeMeasuresEveryCellOnce) {
   ASSERT_EQ(final_result->prefill.size(), 1u);
   EXPECT_EQ(final_result->prefill[0].status, CellStatus::Valid);
   EXPECT_FALSE(final_result->finished_at.empty());
+  // The timing adds this session's to the killed one's: four windows in all, two before the kill.
+  ASSERT_TRUE(final_result->timing.has_value());
+  double windows_s = 0;
+  for (const auto& c : final_result->decode) windows_s += *c.measured_s;
+  EXPECT_NEAR(final_result->timing->windows_s, windows_s, 1e-3);
+  EXPECT_GT(final_result->timing->windows_s, windows_before_s);
+  EXPECT_GT(final_result->timing->total_s, partial->timing->total_s);
 }
 
 // Ctrl-C: the current cell is marked interrupted, every finished cell is saved, exit 130.

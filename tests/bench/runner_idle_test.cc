@@ -65,19 +65,28 @@ TEST(RunnerIdle, NextCellWaitsUntilThePreviousCellsStreamsAreGone) {
     EXPECT_DOUBLE_EQ(*c.server_running_mean, static_cast<double>(c.concurrency));
     EXPECT_DOUBLE_EQ(*c.server_waiting_mean, 0.0);
   }
-  // Between the first cell's streams and the second cell's warm-up, the barrier polled through
-  // the five lingering polls before it let the cell start.
+  // Between the first cell's streams and the second cell's first stream, the barrier polled
+  // through the five lingering polls before it let the cell start.
   auto all = server.all_requests();
-  size_t last_stream = 0, warmup = 0;
+  std::vector<size_t> streams, warmups;
   for (size_t i = 0; i < all.size(); ++i) {
     if (all[i].path != "/v1/completions") continue;
-    if (all[i].max_tokens == kLongOutput && warmup == 0) last_stream = i;
-    if (all[i].max_tokens == 1 && last_stream > 0 && warmup == 0) warmup = i;
+    if (all[i].max_tokens == kLongOutput) streams.push_back(i);
+    if (all[i].max_tokens == 1 && !streams.empty()) warmups.push_back(i);
   }
-  ASSERT_GT(warmup, last_stream);
+  ASSERT_EQ(streams.size(), 6u) << "2 + 4 streams, none ending inside a window";
   int64_t polls = 0;
-  for (size_t i = last_stream; i < warmup; ++i) polls += all[i].path == "/metrics";
+  for (size_t i = streams[1]; i < streams[2]; ++i) polls += all[i].path == "/metrics";
   EXPECT_GE(polls, 6);
+  // The first cell's streams all read the prompt: the second cell needs no warm-up request.
+  EXPECT_TRUE(warmups.empty()) << warmups.size() << " warm-up request(s) after the first cell";
+  // Where the time went: the windows are the cells' own, and the phases fit in the total.
+  ASSERT_TRUE(r.timing.has_value());
+  EXPECT_NEAR(r.timing->windows_s, *r.decode[0].measured_s + *r.decode[1].measured_s, 1e-3);
+  EXPECT_GT(r.timing->idle_wait_s, 0.0) << "the barrier waited for the lingering streams";
+  EXPECT_GT(r.timing->ramp_s, 0.0);
+  EXPECT_EQ(r.timing->prefill_s, 0.0) << "no prefill rows";
+  EXPECT_LE(r.timing->accounted_s(), r.timing->total_s);
 }
 
 TEST(RunnerIdle, ServerThatStaysBusyMakesTheCellAnErrorAndTheRunGoesOn) {
