@@ -8,12 +8,12 @@
 #   e.g. bench/adaptive_windows.sh                                   # embedded engine, seed matrix
 #        bench/adaptive_windows.sh --url http://127.0.0.1:8080 --contexts 0,1K --concurrency 1,2,4
 # Environment: PRECISION (default 2%), DURATION (default 30), OUT (default a temporary folder),
-#   BEFORE_BIN (optional): another speedmatrix build, run a third time with --precision, to show
+#   BIN (default build/speedmatrix): the build measured; BEFORE_BIN (optional): another speedmatrix build, run a third time with --precision, to show
 #   what the matrix's total time was before a change to what surrounds the cells.
 # Each run's wall time is split as its result's `timing` says (docs/METRICS.md, "Where the time went").
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin="$root/build/speedmatrix"
+bin=${BIN:-"$root/build/speedmatrix"}
 [ -x "$bin" ] || { echo "build speedmatrix first: scripts/build speedmatrix" >&2; exit 1; }
 precision=${PRECISION:-2%}
 duration=${DURATION:-30}

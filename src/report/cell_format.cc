@@ -84,6 +84,15 @@ std::string format_duration_s(double seconds) {
   return fmt::format("{:g} s", seconds);
 }
 
+std::string format_elapsed_s(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return std::string(kDash);
+  if (seconds < 9.95) return fmt::format("{:.1f} s", seconds);
+  const int64_t total = std::llround(seconds);
+  if (total < 60) return fmt::format("{} s", total);
+  if (total < 3600) return fmt::format("{}m{:02}s", total / 60, total % 60);
+  return fmt::format("{}h{:02}m", total / 3600, (total % 3600) / 60);
+}
+
 std::string format_gb(int64_t bytes) {
   double gb = static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0);
   if (gb < 9.95) return fmt::format("{:.1f} GB", gb);

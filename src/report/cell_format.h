@@ -47,6 +47,8 @@ std::string format_window_s(std::optional<double> seconds);
 
 /// A setting's duration: "30 s", "2.5 s".
 std::string format_duration_s(double seconds);
+/// A stretch of wall time: "0.4 s", "22 s", "6m12s", "1h05m".
+std::string format_elapsed_s(double seconds);
 
 /// Memory size in whole GB (GiB), one decimal below 10: "24 GB", "7.8 GB".
 std::string format_gb(int64_t bytes);

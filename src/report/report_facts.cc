@@ -182,6 +182,21 @@ FactGroup engine_facts(const EngineInfo& e) {
   return g;
 }
 
+// "6m12s: 4m50s in decode windows; around them ramps 22 s, warm-ups 3 s, ..." (docs/METRICS.md,
+// "Where the time went"): a slow matrix says why.
+std::string run_time_text(const RunTiming& t) {
+  std::string around;
+  const std::pair<const char*, double> parts[] = {{"ramps", t.ramp_s},          {"prefill", t.prefill_s},
+                                                  {"warm-ups", t.warmup_s},     {"idle waits", t.idle_wait_s},
+                                                  {"wind-downs", t.wind_down_s}, {"prompts", t.prompts_s},
+                                                  {"setup", t.setup_s}};
+  for (const auto& [what, seconds] : parts)
+    if (seconds >= 0.05) around += fmt::format("{}{} {}", around.empty() ? "" : ", ", what, format_elapsed_s(seconds));
+  std::string text = fmt::format("{}: {} in decode windows", format_elapsed_s(t.total_s), format_elapsed_s(t.windows_s));
+  if (!around.empty()) text += "; around them " + around;
+  return text;
+}
+
 FactGroup run_facts(const RunResult& r) {
   const RunSettings& s = r.settings;
   FactGroup g{"run", "Run", {}};
@@ -214,6 +229,7 @@ FactGroup run_facts(const RunResult& r) {
     add(g.facts, "Started", r.started_at);
     add(g.facts, "Finished", r.finished_at);
   }
+  if (r.timing && r.timing->total_s > 0) add(g.facts, "Run time", run_time_text(*r.timing));
   add(g.facts, "Run id", r.run_id);
   return g;
 }

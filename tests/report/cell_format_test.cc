@@ -76,3 +76,19 @@ TEST(CellFormat, TelemetryFigures) {
 
 }  // namespace
 }  // namespace sm::report
+
+namespace sm::report {
+namespace {
+
+TEST(CellFormat, ElapsedTimeReadsAsAClockWouldSayIt) {
+  EXPECT_EQ(format_elapsed_s(0.44), "0.4 s");
+  EXPECT_EQ(format_elapsed_s(9.3), "9.3 s");
+  EXPECT_EQ(format_elapsed_s(38.2), "38 s");
+  EXPECT_EQ(format_elapsed_s(59.6), "1m00s");
+  EXPECT_EQ(format_elapsed_s(1521.4), "25m21s");
+  EXPECT_EQ(format_elapsed_s(3900), "1h05m");
+  EXPECT_EQ(format_elapsed_s(-1), "—");
+}
+
+}  // namespace
+}  // namespace sm::report
