@@ -31,6 +31,7 @@ struct ServeFlags {
   std::string db = kDefaultDb;
   std::string listen = "127.0.0.1:8080";
   int threads = 4;
+  int heavy_threads = 2;
   std::string max_upload = "8M";
   double rate_limit_per_min = 60;
   double calc_rate_limit_per_min = 60;
@@ -78,6 +79,8 @@ int serve(const ServeFlags& f) {
   if (!max_upload || *max_upload < 1024) return usage_error("serve", "--max-upload must be a size of at least 1K, e.g. 8M");
   if (f.sqlite_sync != "normal" && f.sqlite_sync != "full") return usage_error("serve", "--sqlite-sync must be normal or full");
   if (f.threads < 1 || f.threads > 256) return usage_error("serve", "--threads must be between 1 and 256");
+  if (f.heavy_threads < 0 || f.heavy_threads > 256)
+    return usage_error("serve", "--heavy-threads must be between 0 and 256");
 
   // Block the stop signals before any thread starts, then wait for one here.
   sigset_t stop_signals;
@@ -86,7 +89,9 @@ int serve(const ServeFlags& f) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  auto store = open_db(f.db, f.threads, f.sqlite_sync == "full");
+  // One store connection for each thread that may call the store at once: the I/O threads and
+  // the heavy-request workers.
+  auto store = open_db(f.db, f.threads + f.heavy_threads, f.sqlite_sync == "full");
   if (!store) {
     std::fprintf(stderr, "speedmatrix serve: %s\n", store.error().message.c_str());
     return kExitFailure;
@@ -108,7 +113,7 @@ int serve(const ServeFlags& f) {
     std::fprintf(stderr, "speedmatrix serve: %s\n", site.error().message.c_str());
     return kExitFailure;
   }
-  auto server = site::SiteServer::start(**site, {.host = listen->host, .port = listen->port, .threads = f.threads});
+  auto server = site::SiteServer::start(**site, {.host = listen->host, .port = listen->port, .threads = f.threads, .heavy_threads = f.heavy_threads});
   if (!server) {
     std::fprintf(stderr, "speedmatrix serve: %s\n", server.error().message.c_str());
     return kExitFailure;
@@ -292,7 +297,12 @@ void add_serve_command(CLI::App& app, Action& action) {
       "Docs: docs/site.md; the API is described at /api/v1/openapi.json.");
   cmd->add_option("--db", flags->db, "Store: sqlite:PATH or postgresql://...")->capture_default_str();
   cmd->add_option("--listen", flags->listen, "HOST:PORT to listen on (port 0 = any free port)")->capture_default_str();
-  cmd->add_option("--threads", flags->threads, "I/O threads (and store connections)")->capture_default_str();
+  cmd->add_option("--threads", flags->threads, "I/O threads: answer the cheap requests (health, leaderboard, listings)")
+      ->capture_default_str();
+  cmd->add_option("--heavy-threads", flags->heavy_threads,
+                  "Workers for the heavy requests (run pages, compare, calculator), queued apart from the cheap ones "
+                  "(0: on the I/O threads); store connections = --threads + --heavy-threads")
+      ->capture_default_str();
   cmd->add_option("--max-upload", flags->max_upload, "Largest result body accepted (K/M suffixes); larger gets 413")
       ->capture_default_str();
   cmd->add_option("--rate-limit", flags->rate_limit_per_min, "Uploads a minute per token (0: no limit); more gets 429")

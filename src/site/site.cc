@@ -122,7 +122,7 @@ SiteResponse Site::finish(const SiteRequest& request, SiteResponse r, std::strin
                     log_quote(std::string(method_name(request.method)) + " " + request.path), r.status,
                     log_quote(reason)));
   }
-  if (r.status >= 500) {
+  if (r.status >= 500 && !r.body_is_public) {
     // What failed (a store error, an exception) may name files or internals: the log has it.
     const std::string message = fmt::format(
         "the site could not answer this request{}; its log names it as request {}",
@@ -138,6 +138,7 @@ SiteResponse Site::finish(const SiteRequest& request, SiteResponse r, std::strin
     }
   }
   r.log_reason.clear();
+  r.body_is_public = false;
   r.headers.emplace_back("X-Request-Id", id);
   return r;
 }
@@ -195,14 +196,41 @@ SiteResponse Site::handle_oversize(const SiteRequest& head) {
                                      fmt::format("the body is larger than the {} bytes this route accepts", body_limit(head))));
 }
 
+bool Site::is_heavy(const SiteRequest& head) {
+  const std::string& p = head.path;
+  if (head.method == HttpMethod::Post) return p == "/api/v1/calc";
+  if (head.method != HttpMethod::Get && head.method != HttpMethod::Head) return false;
+  auto names_one_run = [&](std::string_view prefix) { return p.size() > prefix.size() && p.starts_with(prefix); };
+  return names_one_run("/runs/") || names_one_run("/api/v1/runs/") || p == "/compare" || p == "/calc";
+}
+
 SiteResponse Site::handle(const SiteRequest& request) {
+  return answer(request, [&] { return route(request); });
+}
+
+SiteResponse Site::handle_busy(const SiteRequest& head, int64_t retry_after_s) {
+  return answer(head, [&] {
+    SiteResponse r = head.path.starts_with("/api/")
+                         ? error_response(503, "busy",
+                                          fmt::format("the site is answering as many large pages as it can queue; "
+                                                      "retry in {} s",
+                                                      retry_after_s))
+                         : page_error(503, ui_format("error.busy", retry_after_s));
+    r.body_is_public = true;
+    r.log_reason = "busy: the heavy-request queue is full";
+    r.headers.emplace_back("Retry-After", std::to_string(retry_after_s));
+    return r;
+  });
+}
+
+SiteResponse Site::answer(const SiteRequest& request, const std::function<SiteResponse()>& make) {
   const std::string id = request.request_id.empty() ? next_request_id() : request.request_id;
   // The page language: ?lang= (remembered in a cookie), the cookie, Accept-Language, English.
   const QueryParams query(request.query);
   const std::string lang = messages_.choose(query.get("lang"), request.cookie, request.accept_language);
   const UiLanguageScope language(messages_, lang, request.path, request.query);
   try {
-    SiteResponse r = finish(request, route(request), id);
+    SiteResponse r = finish(request, make(), id);
     if (query.has("lang") && messages_.has(query.get("lang")))
       r.headers.emplace_back("Set-Cookie", "sm_lang=" + lang + "; Path=/; Max-Age=31536000; SameSite=Lax");
     r.headers.emplace_back("X-Content-Type-Options", "nosniff");

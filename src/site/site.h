@@ -63,6 +63,17 @@ class Site {
   /// True for the one route that takes large bodies and a token: POST /api/v1/runs.
   static bool is_upload(const SiteRequest& head);
 
+  /// True for the routes whose answer may take long to make (docs/site.md, "Heavy pages"): a
+  /// run's page and JSON (up to 1,000 cells), a comparison, the calculator (page and API). The
+  /// server answers them on its worker pool, the cheap ones (health, leaderboard, listings,
+  /// documents) on its I/O threads, so the cheap ones never wait behind them. Uploads are not
+  /// heavy: they stay on the I/O threads, bounded by their token's rate limit.
+  static bool is_heavy(const SiteRequest& head);
+
+  /// The answer to a heavy request the server had no room to queue: 503 with Retry-After
+  /// (seconds), a page for a page's route, JSON for the API's.
+  SiteResponse handle_busy(const SiteRequest& head, int64_t retry_after_s);
+
   /// The checks of an upload that need only its headers, done before its body is read:
   /// token (401), declared size (413), rate limit (429). Returns the rejection, or nothing and
   /// sets `head.token` so handle() does not check again.
@@ -81,6 +92,8 @@ class Site {
        calc::Catalog catalog, MessageCatalogs messages);
 
   SiteResponse route(const SiteRequest& request);
+  /// Runs `make` in the request's page language and finishes its answer (handle, handle_busy).
+  SiteResponse answer(const SiteRequest& request, const std::function<SiteResponse()>& make);
   /// Adds the common headers and the request id, replaces a 5xx body by a generic one, and logs
   /// 5xx answers and refused uploads.
   SiteResponse finish(const SiteRequest& request, SiteResponse response, std::string id = "");

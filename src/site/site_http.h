@@ -35,6 +35,7 @@ struct SiteResponse {
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  ///< extra headers, e.g. Retry-After
   std::string log_reason;      ///< why it failed, for the log line only (never sent: it may hold store errors)
+  bool body_is_public = false; ///< a 5xx whose body names nothing internal (the busy answer): sent as is
 };
 
 /// "Created", "Not Found", ... for a status code.

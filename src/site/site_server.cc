@@ -19,6 +19,7 @@
 
 #include "site/query_string.h"
 #include "site/site_json.h"
+#include "site/worker_pool.h"
 
 namespace sm::site {
 
@@ -48,7 +49,8 @@ HttpMethod to_method(http::verb v) {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, Site& site) : stream_(std::move(socket)), site_(site) {
+  Session(tcp::socket socket, Site& site, WorkerPool* heavy_pool, int64_t busy_retry_after_s)
+      : stream_(std::move(socket)), site_(site), heavy_pool_(heavy_pool), busy_retry_after_s_(busy_retry_after_s) {
     boost::system::error_code ec;
     auto endpoint = stream_.socket().remote_endpoint(ec);
     if (!ec) client_ = endpoint.address().to_string();
@@ -154,7 +156,20 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec) return close();
     request_.body = std::move(parser_->get().body());
     parser_.reset();
+    if (heavy_pool_ && Site::is_heavy(request_)) return answer_on_pool();
     respond(site_.handle(request_));
+  }
+
+  // A heavy request is answered on a worker; this connection does nothing meanwhile (no read
+  // is pending), so request_ is the worker's alone until the answer is posted back to the
+  // connection's strand. A full queue is answered 503 at once, here.
+  void answer_on_pool() {
+    const bool queued = heavy_pool_->try_submit([self = shared_from_this()] {
+      SiteResponse r = self->site_.handle(self->request_);
+      asio::post(self->stream_.get_executor(),
+                 [self, r = std::move(r)]() mutable { self->respond(std::move(r)); });
+    });
+    if (!queued) respond(site_.handle_busy(request_, busy_retry_after_s_));
   }
 
   void respond(SiteResponse r) {
@@ -209,6 +224,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   beast::tcp_stream stream_;
   Site& site_;
+  WorkerPool* heavy_pool_;  ///< null: heavy requests are answered here like the others
+  int64_t busy_retry_after_s_;
   std::string client_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -224,10 +241,17 @@ class Session : public std::enable_shared_from_this<Session> {
 }  // namespace
 
 struct SiteServer::Impl {
-  explicit Impl(Site& site, int threads) : site_(site), io_(threads) {}
+  Impl(Site& site, const SiteServerConfig& config, int threads)
+      : site_(site), busy_retry_after_s_(config.busy_retry_after_s), io_(threads) {
+    if (config.heavy_threads > 0) heavy_pool_ = std::make_unique<WorkerPool>(config.heavy_threads, config.heavy_queue);
+  }
 
   Site& site_;
+  int64_t busy_retry_after_s_;
   asio::io_context io_;
+  // After io_: destroyed first, so the sessions its dropped tasks hold close their sockets
+  // while the context still exists.
+  std::unique_ptr<WorkerPool> heavy_pool_;
   tcp::acceptor acceptor_{io_};
   std::vector<std::thread> threads_;
   uint16_t port_ = 0;
@@ -238,7 +262,7 @@ struct SiteServer::Impl {
   void accept() {
     acceptor_.async_accept(asio::make_strand(io_), [this](beast::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
-      if (!ec) std::make_shared<Session>(std::move(socket), site_)->start();
+      if (!ec) std::make_shared<Session>(std::move(socket), site_, heavy_pool_.get(), busy_retry_after_s_)->start();
       accept();  // also after transient errors such as EMFILE
     });
   }
@@ -250,7 +274,7 @@ SiteServer::~SiteServer() { stop(); }
 
 Result<std::unique_ptr<SiteServer>> SiteServer::start(Site& site, const SiteServerConfig& config) {
   const int threads = std::max(1, config.threads);
-  auto impl = std::make_unique<Impl>(site, threads);
+  auto impl = std::make_unique<Impl>(site, config, threads);
   const std::string host = config.host == "localhost" ? "127.0.0.1" : config.host;
   beast::error_code ec;
   asio::ip::address address = asio::ip::make_address(host, ec);
@@ -282,6 +306,18 @@ uint16_t SiteServer::port() const { return impl_->port_; }
 
 std::string SiteServer::base_url() const { return fmt::format("http://{}:{}", impl_->host_, impl_->port_); }
 
+HeavyCounts SiteServer::heavy_counts() const {
+  if (!impl_->heavy_pool_) return {};
+  const auto c = impl_->heavy_pool_->counts();
+  return {c.running, c.queued, c.refused};
+}
+
+void SiteServer::wait_for_heavy(const std::function<bool(const HeavyCounts&)>& done) const {
+  if (!impl_->heavy_pool_) return;
+  impl_->heavy_pool_->wait_until(
+      [&](const WorkerPool::Counts& c) { return done(HeavyCounts{c.running, c.queued, c.refused}); });
+}
+
 void SiteServer::stop() {
   std::lock_guard lock(impl_->stop_mutex_);
   if (impl_->stopped_) return;
@@ -295,6 +331,9 @@ void SiteServer::stop() {
   impl_->io_.stop();
   for (auto& t : impl_->threads_)
     if (t.joinable()) t.join();
+  // Then the heavy workers: a render under way finishes (its answer is posted to the stopped
+  // context and never sent); the queued ones are dropped.
+  if (impl_->heavy_pool_) impl_->heavy_pool_->stop();
 }
 
 }  // namespace sm::site
