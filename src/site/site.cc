@@ -210,12 +210,17 @@ SiteResponse Site::handle(const SiteRequest& request) {
 
 SiteResponse Site::handle_busy(const SiteRequest& head, int64_t retry_after_s) {
   return answer(head, [&] {
-    SiteResponse r = head.path.starts_with("/api/")
-                         ? error_response(503, "busy",
-                                          fmt::format("the site is answering as many large pages as it can queue; "
-                                                      "retry in {} s",
-                                                      retry_after_s))
-                         : page_error(503, ui_format("error.busy", retry_after_s));
+    // The API's body repeats Retry-After, as a 429's does (a client may not see headers).
+    SiteResponse r =
+        head.path.starts_with("/api/")
+            ? json_response(503, {{"error",
+                                   {{"status", 503},
+                                    {"code", "busy"},
+                                    {"message", fmt::format("the site is answering as many large pages as it can "
+                                                            "queue; retry in {} s",
+                                                            retry_after_s)},
+                                    {"retry_after_s", retry_after_s}}}})
+            : page_error(503, ui_format("error.busy", retry_after_s));
     r.body_is_public = true;
     r.log_reason = "busy: the heavy-request queue is full";
     r.headers.emplace_back("Retry-After", std::to_string(retry_after_s));

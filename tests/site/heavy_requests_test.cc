@@ -274,6 +274,7 @@ TEST_F(HeavyRequestsTest, HeavyRequestsOverTheQueueBoundAre503WithRetryAfterAtOn
       EXPECT_NE(a.find("retry in 3 s"), std::string::npos) << "the page says when to retry";
     } else {
       EXPECT_NE(a.find("\"code\":\"busy\""), std::string::npos) << a.substr(0, 400);
+      EXPECT_NE(a.find("\"retry_after_s\":3"), std::string::npos) << a.substr(0, 400);
     }
     EXPECT_EQ(a.find("store is unavailable"), std::string::npos) << "busy is not a store failure";
   }
