@@ -2,7 +2,8 @@
 // the report's code passes to tr() / trf() / tr_noop() is in every report-LANG.json and no catalog
 // keeps one the code no longer uses; a broken catalog is refused; /runs/ID, /compare and /calc on
 // ?lang=ja show the report's titles, labels and headers in Japanese and none of a list of English
-// ones; without a translator the report is the English one.
+// ones; without a translator the report is the English one; a third language's report is a file
+// in `serve --messages DIR`.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -260,6 +261,62 @@ TEST_F(ReportLanguageSiteTest, CompareAndCalcSpeakThePagesLanguageToo) {
   EXPECT_NE(calc.body.find("<h2>数値の意味</h2>"), std::string::npos);
   EXPECT_NE(calc.body.find("予測：この数値は測定ではなく"), std::string::npos);  // the finding the report composes
   EXPECT_EQ(calc.body.find("<h2>What the numbers mean</h2>"), std::string::npos);
+}
+
+// A language's report is a file too: report-de.json beside messages-de.json in `serve --messages
+// DIR` puts the run report of a German page in German; one lacking a msgid is refused at start;
+// a language without one shows the report in English.
+TEST(ReportCatalogFiles, AThirdLanguagesReportIsAFile) {
+  test::TempDir dir;
+  const std::string messages = dir.file("messages");
+  std::filesystem::create_directories(messages);
+  nlohmann::json de = nlohmann::json::parse(read_file(kSource / "data/site/messages-en.json"));
+  de["language_name"] = "Deutsch";
+  std::ofstream(messages + "/messages-de.json") << de.dump(2);
+  nlohmann::json report_de = nlohmann::json::parse(read_file(kSource / "data/site/report-en.json"));
+  report_de["Served model"] = "Bereitgestelltes Modell";
+  report_de["What the numbers mean"] = "Was die Zahlen bedeuten";
+  std::ofstream(messages + "/report-de.json") << report_de.dump(2);
+
+  auto s = store::open_store("sqlite:" + dir.file("site.db"));
+  ASSERT_TRUE(s) << s.error().message;
+  auto t = generate_upload_token();
+  ASSERT_TRUE(t);
+  ASSERT_TRUE((*s)->create_token({t->token_id, "test", "2026-12-03T09:00:00Z", "", 0}, t->sha256_hex));
+  ManualClock clock{1'000'000'000};
+  SiteConfig config;
+  config.messages_dir = messages;
+  config.upload_rate_per_min = 0;
+  config.log_line = [](const std::string&) {};
+  auto site = Site::create(**s, config, clock);
+  ASSERT_TRUE(site) << site.error().message;
+  SiteRequest up;
+  up.method = HttpMethod::Post;
+  up.path = "/api/v1/runs";
+  up.authorization = "Bearer " + t->secret;
+  up.body = to_json(test::site_result("de-run")).dump();
+  ASSERT_EQ((*site)->handle(up).status, 201);
+  SiteRequest get;
+  get.path = "/runs/de-run";
+  get.query = "lang=de";
+  const std::string german = (*site)->handle(get).body;
+  EXPECT_NE(german.find("<dt>Bereitgestelltes Modell</dt>"), std::string::npos);
+  EXPECT_NE(german.find("<h2>Was die Zahlen bedeuten</h2>"), std::string::npos);
+  EXPECT_NE(german.find("<dt>Max output</dt>"), std::string::npos);  // the file's own (English) text
+
+  // Without its report file the language still starts, with the report in English.
+  std::filesystem::remove(messages + "/report-de.json");
+  auto english_report = Site::create(**s, config, clock);
+  ASSERT_TRUE(english_report) << english_report.error().message;
+  EXPECT_NE((*english_report)->handle(get).body.find("<dt>Served model</dt>"), std::string::npos);
+
+  // A report file lacking a msgid is refused, naming the file and the msgid.
+  report_de.erase("Served model");
+  std::ofstream(messages + "/report-de.json") << report_de.dump(2);
+  auto refused = Site::create(**s, config, clock);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("report-de.json"), std::string::npos) << refused.error().message;
+  EXPECT_NE(refused.error().message.find("Served model"), std::string::npos) << refused.error().message;
 }
 
 }  // namespace
