@@ -385,10 +385,13 @@ std::string render_html(const CompareModel& m) {
     }
   }
   if (!m.prefill.rows.empty())
-    body += "<section id=\"prefill\">\n<h2>" + html_escape(tr("Prefill")) + "</h2>\n" + html_section_table(m.prefill, m) + "</section>\n";
+    body += "<section id=\"prefill\">\n<h2>" + html_escape(tr("Prefill")) + "</h2>\n" + html_section_table(m.prefill, m) +
+            "</section>\n";
   if (!m.decode.rows.empty())
-    body += "<section id=\"decode\">\n<h2>" + html_escape(tr("Sustained decode")) + "</h2>\n" + html_section_table(m.decode, m) + "</section>\n";
-  body += "<section id=\"noise\">\n<h2>" + html_escape(tr("Noise")) + "</h2>\n<p class=\"note\">" + html_escape(m.noise_rule) + "</p>\n</section>\n";
+    body += "<section id=\"decode\">\n<h2>" + html_escape(tr("Sustained decode")) + "</h2>\n" +
+            html_section_table(m.decode, m) + "</section>\n";
+  body += "<section id=\"noise\">\n<h2>" + html_escape(tr("Noise")) + "</h2>\n<p class=\"note\">" + html_escape(m.noise_rule) +
+          "</p>\n</section>\n";
   body += "<footer>" + html_escape(tr("speedmatrix compare · a self-contained page: no scripts, nothing loaded from the network.")) +
           "</footer>\n";
   return html_document(trf("Speed test matrix — compare {}", title), body, kCompareStyle);

@@ -108,7 +108,8 @@ std::string facts_html(const ReportModel& m) {
 
 std::string launch_html(const ReportModel& m) {
   if (m.launch_command.empty()) return "";
-  return "<section id=\"launch-command\">\n<h2>" + html_escape(tr("Launch command")) + "</h2>\n<pre><code>" + html_escape(m.launch_command) +
+  return "<section id=\"launch-command\">\n<h2>" + html_escape(tr("Launch command")) + "</h2>\n<pre><code>" +
+         html_escape(m.launch_command) +
          "</code></pre>\n</section>\n";
 }
 
@@ -154,7 +155,8 @@ std::string prefill_html(const ReportModel& m) {
 }
 
 std::string heatmap_html(const Matrix& m, std::string_view id) {
-  std::string t = fmt::format("<table class=\"heatmap\" id=\"{}\">\n<thead><tr><th scope=\"col\">{}</th>", id, html_escape(tr("Context")));
+  std::string t = fmt::format("<table class=\"heatmap\" id=\"{}\">\n<thead><tr><th scope=\"col\">{}</th>", id,
+                              html_escape(tr("Context")));
   for (int64_t n : m.concurrency) t += fmt::format("<th scope=\"col\">{}</th>", n);
   t += "</tr></thead>\n<tbody>\n";
   for (size_t i = 0; i < m.contexts.size(); ++i) {
@@ -219,7 +221,8 @@ std::string decode_html(const ReportModel& m, const RunResult& r) {
   if (m.decode_total.cells.empty()) return "";
   std::string out = "<section id=\"decode\">\n<h2>" + html_escape(tr("Sustained decode")) + "</h2>\n<p class=\"caption\">" +
                     html_escape(m.decode_total.caption) + "</p>\n";
-  out += "<div class=\"legend-bar\" aria-hidden=\"true\"><span>" + html_escape(tr("slower")) + "</span><span class=\"ramp\"></span><span>" +
+  out += "<div class=\"legend-bar\" aria-hidden=\"true\"><span>" + html_escape(tr("slower")) +
+         "</span><span class=\"ramp\"></span><span>" +
          html_escape(tr("faster")) + "</span><span class=\"hatch\"></span><span>" + html_escape(tr("not run")) + "</span></div>\n";
   out += heatmap_html(m.decode_total, "decode-matrix");
   for (const auto& note : m.decode_notes) out += "<p class=\"note\">" + html_escape(note) + "</p>\n";
@@ -227,7 +230,8 @@ std::string decode_html(const ReportModel& m, const RunResult& r) {
   LineChart per = concurrency_chart(r, m.decode_total, false);
   if (!total.series.empty())
     out += "<div class=\"charts\">\n" + figure(total, "total-chart") + figure(per, "per-request-chart") + "</div>\n";
-  out += "<h3 id=\"per-request\">" + html_escape(tr("Per request")) + "</h3>\n<p class=\"caption\">" + html_escape(m.decode_per_request.caption) +
+  out += "<h3 id=\"per-request\">" + html_escape(tr("Per request")) + "</h3>\n<p class=\"caption\">" +
+         html_escape(m.decode_per_request.caption) +
          "</p>\n";
   out += heatmap_html(m.decode_per_request, "per-request-matrix");
   if (!m.decode_efficiency.cells.empty()) {
