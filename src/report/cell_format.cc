@@ -4,29 +4,30 @@
 #include <fmt/format.h>
 
 #include "core/units.h"
+#include "report/translate.h"
 
 namespace sm::report {
 
 std::string status_label(CellStatus status) {
   switch (status) {
-    case CellStatus::Valid: return "Valid";
-    case CellStatus::OverCapacity: return "Over capacity";
-    case CellStatus::TooLong: return "Too long";
-    case CellStatus::Error: return "Error";
-    case CellStatus::Interrupted: return "Interrupted";
-    case CellStatus::Pending: return "Pending";
+    case CellStatus::Valid: return tr("Valid");
+    case CellStatus::OverCapacity: return tr("Over capacity");
+    case CellStatus::TooLong: return tr("Too long");
+    case CellStatus::Error: return tr("Error");
+    case CellStatus::Interrupted: return tr("Interrupted");
+    case CellStatus::Pending: return tr("Pending");
   }
-  return "Unknown";
+  return tr("Unknown");
 }
 
 std::string status_short(CellStatus status) {
   switch (status) {
-    case CellStatus::Valid: return "valid";
-    case CellStatus::OverCapacity: return "over cap";
-    case CellStatus::TooLong: return "too long";
-    case CellStatus::Error: return "error";
-    case CellStatus::Interrupted: return "partial";
-    case CellStatus::Pending: return "pending";
+    case CellStatus::Valid: return tr("valid");
+    case CellStatus::OverCapacity: return tr("over cap");
+    case CellStatus::TooLong: return tr("too long");
+    case CellStatus::Error: return tr("error");
+    case CellStatus::Interrupted: return tr("partial");
+    case CellStatus::Pending: return tr("pending");
   }
   return "?";
 }
@@ -99,7 +100,7 @@ std::string format_gb(int64_t bytes) {
   return fmt::format("{} GB", std::llround(gb));
 }
 
-std::string context_label(int64_t tokens) { return format_tokens(tokens) + " context"; }
+std::string context_label(int64_t tokens) { return trf("{} context", format_tokens(tokens)); }
 
 std::string format_ratio(double ratio) {
   if (!std::isfinite(ratio)) return std::string(kDash);
@@ -136,8 +137,11 @@ std::string format_percent(std::optional<double> percent) {
 
 std::string throttle_label(std::string_view verdict) {
   if (verdict.empty()) return std::string(kDash);
-  if (verdict == "ok") return "OK";
-  if (verdict == "hw_slowdown") return "Hardware slowdown";
+  if (verdict == "ok") return tr("OK");
+  if (verdict == "hw_slowdown") return tr("Hardware slowdown");
+  if (verdict == "thermal") return tr("Thermal");
+  if (verdict == "power_capped") return tr("Power capped");
+  if (verdict == "clocks_below_max") return tr("Clocks below max");
   return sentence_case(verdict);
 }
 

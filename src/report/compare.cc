@@ -11,6 +11,7 @@
 #include "report/markdown_text.h"
 #include "report/report.h"
 #include "report/term_text.h"
+#include "report/translate.h"
 
 namespace sm::report {
 
@@ -36,8 +37,8 @@ struct CompareColumn {
 enum class Layout { Wide, Narrow };
 
 std::vector<CompareColumn> key_columns(const CompareSection& s, Layout layout) {
-  CompareColumn context{"", "Context", false, {}};
-  CompareColumn requests{"", layout == Layout::Narrow ? "Reqs" : "Requests", false, {}};
+  CompareColumn context{"", tr("Context"), false, {}};
+  CompareColumn requests{"", layout == Layout::Narrow ? tr("Reqs") : tr("Requests"), false, {}};
   for (const auto& row : s.rows) {
     context.cells.push_back({format_tokens(row.context)});
     requests.cells.push_back({fmt::format("{}", row.concurrency)});
@@ -67,16 +68,18 @@ std::vector<CompareColumn> metric_columns(const CompareSection& s, size_t metric
 }
 
 std::string summary_text(const CompareSummary& s, const CompareModel& m) {
-  std::string out = s.letter + " vs " + m.runs[0].letter + ": ";
+  std::string out = trf("{} vs {}: ", s.letter, m.runs[0].letter);
   if (!s.geo_mean) {
-    out += "no decode cell with total tok/s in both";
+    out += tr("no decode cell with total tok/s in both");
+  } else if (s.cells == 1) {
+    out += trf("total tok/s {} (geometric mean over {} cell both ran) · {} faster · {} slower · {} within noise",
+               format_ratio(*s.geo_mean), s.cells, s.better, s.worse, s.same);
   } else {
-    out += fmt::format("total tok/s {} (geometric mean over {} cell{} both ran) · {} faster · {} slower · {} within "
-                       "noise",
-                       format_ratio(*s.geo_mean), s.cells, s.cells == 1 ? "" : "s", s.better, s.worse, s.same);
+    out += trf("total tok/s {} (geometric mean over {} cells both ran) · {} faster · {} slower · {} within noise",
+               format_ratio(*s.geo_mean), s.cells, s.better, s.worse, s.same);
   }
-  if (s.only_first) out += fmt::format(" · {} ran only in {}", s.only_first, m.runs[0].letter);
-  if (s.only_this) out += fmt::format(" · {} ran only in {}", s.only_this, s.letter);
+  if (s.only_first) out += trf(" · {} ran only in {}", s.only_first, m.runs[0].letter);
+  if (s.only_this) out += trf(" · {} ran only in {}", s.only_this, s.letter);
   return out;
 }
 
@@ -298,7 +301,7 @@ std::string html_ratio_matrix(const CompareModel& m, size_t run) {
   contexts.erase(std::unique(contexts.begin(), contexts.end()), contexts.end());
   std::sort(conc.begin(), conc.end());
   conc.erase(std::unique(conc.begin(), conc.end()), conc.end());
-  std::string t = "<table class=\"heatmap ratios\">\n<thead><tr><th scope=\"col\">Context</th>";
+  std::string t = "<table class=\"heatmap ratios\">\n<thead><tr><th scope=\"col\">" + html_escape(tr("Context")) + "</th>";
   for (int64_t n : conc) t += fmt::format("<th scope=\"col\">{}</th>", n);
   t += "</tr></thead>\n<tbody>\n";
   for (int64_t context : contexts) {
@@ -317,7 +320,7 @@ std::string html_ratio_matrix(const CompareModel& m, size_t run) {
         std::string shown = b.text, detail;
         if (a.value && !b.value) detail = m.runs[0].letter + ": " + a.text;
         if (!a.value && b.value) {
-          shown = "only " + m.runs[run].letter;
+          shown = trf("only {}", m.runs[run].letter);
           detail = b.text;
         }
         if (!a.value && !b.value && !b.present) shown = a.text;
@@ -346,15 +349,17 @@ constexpr std::string_view kCompareStyle =
     "td.wrap { white-space: normal; }\n";
 
 std::string render_html(const CompareModel& m) {
-  std::string title = m.runs.size() == 2 ? m.runs[0].label + " vs " + m.runs[1].label
-                                         : fmt::format("{} runs", m.runs.size());
-  std::string body = "<header class=\"top\">\n<p class=\"eyebrow\">Speed test matrix · compare</p>\n<h1 id=\"title\">" +
-          html_escape(title) + "</h1>\n<p class=\"subtitle\">Every cell side by side; ratios to run A; ≈ marks a difference "
-                       "within the cells' noise.</p>\n</header>\n";
-  body += "<section id=\"runs\">\n<h2>Runs</h2>\n";
-  std::string runs = "<table class=\"data\">\n<thead><tr><th class=\"l\" scope=\"col\">Run</th><th class=\"l\" "
-                     "scope=\"col\">Name</th><th class=\"l\" scope=\"col\">What</th><th class=\"l\" "
-                     "scope=\"col\">Run id</th></tr></thead>\n<tbody>\n";
+  std::string title = m.runs.size() == 2 ? trf("{} vs {}", m.runs[0].label, m.runs[1].label) : trf("{} runs", m.runs.size());
+  // The subtitle's text is put in as written (the catalogs are trusted, like their ".html" keys).
+  std::string body = "<header class=\"top\">\n<p class=\"eyebrow\">" + html_escape(tr("Speed test matrix · compare")) +
+                     "</p>\n<h1 id=\"title\">" + html_escape(title) + "</h1>\n<p class=\"subtitle\">" +
+                     tr("Every cell side by side; ratios to run A; ≈ marks a difference within the cells' noise.") +
+                     "</p>\n</header>\n";
+  body += "<section id=\"runs\">\n<h2>" + html_escape(tr("Runs")) + "</h2>\n";
+  std::string runs = "<table class=\"data\">\n<thead><tr><th class=\"l\" scope=\"col\">" + html_escape(tr("Run")) +
+                     "</th><th class=\"l\" scope=\"col\">" + html_escape(tr("Name")) + "</th><th class=\"l\" scope=\"col\">" +
+                     html_escape(tr("What")) + "</th><th class=\"l\" scope=\"col\">" + html_escape(tr("Run id")) +
+                     "</th></tr></thead>\n<tbody>\n";
   for (const auto& r : m.runs)
     runs += "<tr><td class=\"l\"><strong>" + html_escape(r.letter) + "</strong></td><td class=\"l\">" + html_escape(r.label) +
             "</td><td class=\"l wrap\">" + html_escape(run_line(r)) + "</td><td class=\"l\">" + html_escape(r.run_id) + "</td></tr>\n";
@@ -365,27 +370,31 @@ std::string render_html(const CompareModel& m) {
     body += "</ul>\n";
   }
   if (!m.setting_differences.empty()) {
-    body += "<h3>Settings that differ</h3>\n<ul class=\"findings\">\n";
+    body += "<h3>" + html_escape(tr("Settings that differ")) + "</h3>\n<ul class=\"findings\">\n";
     for (const auto& d : m.setting_differences) body += "<li class=\"warning\">" + html_escape(d) + "</li>\n";
     body += "</ul>\n";
   }
   body += "</section>\n";
   if (!m.decode.rows.empty()) {
     for (size_t run = 1; run < m.runs.size(); ++run) {
-      body += fmt::format("<section id=\"ratios-{}\">\n<h2>{} ÷ {}: total tok/s</h2>\n<p class=\"caption\">rows are "
-                          "context length, columns are simultaneous requests; each cell: ratio, then {} → {}</p>\n",
-                          html_escape(m.runs[run].letter), html_escape(m.runs[run].letter), html_escape(m.runs[0].letter),
-                          html_escape(m.runs[0].letter), html_escape(m.runs[run].letter));
+      body += fmt::format("<section id=\"ratios-{}\">\n<h2>{}</h2>\n<p class=\"caption\">{}</p>\n", html_escape(m.runs[run].letter),
+                          html_escape(trf("{} ÷ {}: total tok/s", m.runs[run].letter, m.runs[0].letter)),
+                          html_escape(trf("rows are context length, columns are simultaneous requests; each cell: ratio, then {} → {}",
+                                          m.runs[0].letter, m.runs[run].letter)));
       body += html_ratio_matrix(m, run) + "</section>\n";
     }
   }
   if (!m.prefill.rows.empty())
-    body += "<section id=\"prefill\">\n<h2>Prefill</h2>\n" + html_section_table(m.prefill, m) + "</section>\n";
+    body += "<section id=\"prefill\">\n<h2>" + html_escape(tr("Prefill")) + "</h2>\n" + html_section_table(m.prefill, m) +
+            "</section>\n";
   if (!m.decode.rows.empty())
-    body += "<section id=\"decode\">\n<h2>Sustained decode</h2>\n" + html_section_table(m.decode, m) + "</section>\n";
-  body += "<section id=\"noise\">\n<h2>Noise</h2>\n<p class=\"note\">" + html_escape(m.noise_rule) + "</p>\n</section>\n";
-  body += "<footer>speedmatrix compare · a self-contained page: no scripts, nothing loaded from the network.</footer>\n";
-  return html_document("Speed test matrix — compare " + title, body, kCompareStyle);
+    body += "<section id=\"decode\">\n<h2>" + html_escape(tr("Sustained decode")) + "</h2>\n" +
+            html_section_table(m.decode, m) + "</section>\n";
+  body += "<section id=\"noise\">\n<h2>" + html_escape(tr("Noise")) + "</h2>\n<p class=\"note\">" + html_escape(m.noise_rule) +
+          "</p>\n</section>\n";
+  body += "<footer>" + html_escape(tr("speedmatrix compare · a self-contained page: no scripts, nothing loaded from the network.")) +
+          "</footer>\n";
+  return html_document(trf("Speed test matrix — compare {}", title), body, kCompareStyle);
 }
 
 }  // namespace
@@ -395,6 +404,7 @@ std::string render_html(const CompareModel& m) {
 namespace sm {
 
 std::string render_compare(const std::vector<RunResult>& runs, ReportFormat format, const CompareOptions& options) {
+  report::TranslationScope language(options.render.translate);
   report::CompareModel model = report::build_compare_model(runs, options.labels);
   switch (format) {
     case ReportFormat::Term: return report::render_term(model, options.render);

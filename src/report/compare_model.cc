@@ -8,6 +8,7 @@
 #include "core/units.h"
 #include "report/cell_format.h"
 #include "report/report_model.h"
+#include "report/translate.h"
 
 namespace sm::report {
 
@@ -88,7 +89,7 @@ void add_difference(std::vector<std::string>& out, const std::string& name, cons
   if (std::all_of(values.begin(), values.end(), [&](const std::string& v) { return v == values.front(); })) return;
   std::string line = name + " —";
   for (size_t i = 0; i < values.size(); ++i)
-    line += fmt::format("{} {}: {}", i ? ";" : "", runs[i].letter, values[i].empty() ? "(none)" : values[i]);
+    line += fmt::format("{} {}: {}", i ? ";" : "", runs[i].letter, values[i].empty() ? tr("(none)") : values[i]);
   out.push_back(line);
 }
 
@@ -102,11 +103,11 @@ std::string list_text(const std::vector<int64_t>& v, bool tokens) {
 
 std::string metric_title(CompareMetric metric) {
   switch (metric) {
-    case CompareMetric::PromptTokS: return "prompt tok/s";
-    case CompareMetric::PrefillTtft: return "TTFT";
-    case CompareMetric::TotalTokS: return "total tok/s";
-    case CompareMetric::PerRequestTokS: return "per request tok/s";
-    case CompareMetric::DecodeTtft: return "TTFT";
+    case CompareMetric::PromptTokS: return tr("prompt tok/s");
+    case CompareMetric::PrefillTtft: return tr("TTFT");
+    case CompareMetric::TotalTokS: return tr("total tok/s");
+    case CompareMetric::PerRequestTokS: return tr("per request tok/s");
+    case CompareMetric::DecodeTtft: return tr("TTFT");
   }
   return "";
 }
@@ -178,34 +179,34 @@ CompareModel build_compare_model(const std::vector<RunResult>& runs, const std::
     for (const auto& r : runs) v.push_back(get(r));
     return v;
   };
-  add_difference(m.setting_differences, "Max output",
+  add_difference(m.setting_differences, tr("Max output"),
                  collect([](const RunResult& r) { return format_thousands(r.settings.max_output_tokens); }), m.runs);
-  add_difference(m.setting_differences, "Time per measurement",
+  add_difference(m.setting_differences, tr("Time per measurement"),
                  collect([](const RunResult& r) { return format_duration_s(r.settings.duration_s); }), m.runs);
-  add_difference(m.setting_differences, "API", collect([](const RunResult& r) { return r.settings.api; }), m.runs);
-  add_difference(m.setting_differences, "Contexts",
+  add_difference(m.setting_differences, tr("API"), collect([](const RunResult& r) { return r.settings.api; }), m.runs);
+  add_difference(m.setting_differences, tr("Contexts"),
                  collect([](const RunResult& r) { return list_text(r.settings.contexts, true); }), m.runs);
-  add_difference(m.setting_differences, "Concurrency",
+  add_difference(m.setting_differences, tr("Concurrency"),
                  collect([](const RunResult& r) { return list_text(r.settings.concurrency, false); }), m.runs);
-  add_difference(m.setting_differences, "Model", collect([](const RunResult& r) { return r.engine.model_path.empty() ? r.engine.model : r.engine.model_path; }), m.runs);
-  add_difference(m.setting_differences, "Engine",
+  add_difference(m.setting_differences, tr("Model"), collect([](const RunResult& r) { return r.engine.model_path.empty() ? r.engine.model : r.engine.model_path; }), m.runs);
+  add_difference(m.setting_differences, tr("Engine"),
                  collect([](const RunResult& r) { return r.engine.kind + " " + r.engine.version; }), m.runs);
-  add_difference(m.setting_differences, "Quantization",
+  add_difference(m.setting_differences, tr("Quantization"),
                  collect([](const RunResult& r) { return r.engine.quantization; }), m.runs);
-  add_difference(m.setting_differences, "KV cache", collect([](const RunResult& r) {
+  add_difference(m.setting_differences, tr("KV cache"), collect([](const RunResult& r) {
                    auto kv = r.settings.kv_capacity_override ? r.settings.kv_capacity_override
                                                              : r.engine.kv_capacity_tokens;
-                   return kv ? format_thousands(*kv) + " tokens" : std::string();
+                   return kv ? trf("{} tokens", format_thousands(*kv)) : std::string();
                  }),
                  m.runs);
-  add_difference(m.setting_differences, "Hardware", collect([](const RunResult& r) {
+  add_difference(m.setting_differences, tr("Hardware"), collect([](const RunResult& r) {
                    return build_report_model(r).hardware_name;
                  }),
                  m.runs);
-  add_difference(m.setting_differences, "Kind", collect([](const RunResult& r) { return r.kind; }), m.runs);
+  add_difference(m.setting_differences, tr("Kind"), collect([](const RunResult& r) { return r.kind; }), m.runs);
 
   // Prefill rows.
-  m.prefill.title = "Prefill";
+  m.prefill.title = tr("Prefill");
   m.prefill.prefill = true;
   m.prefill.metrics = {CompareMetric::PromptTokS, CompareMetric::PrefillTtft};
   std::map<int64_t, std::vector<const PrefillRow*>> prefill_rows;
@@ -229,7 +230,7 @@ CompareModel build_compare_model(const std::vector<RunResult>& runs, const std::
   }
 
   // Decode cells.
-  m.decode.title = "Sustained decode";
+  m.decode.title = tr("Sustained decode");
   m.decode.metrics = {CompareMetric::TotalTokS, CompareMetric::PerRequestTokS, CompareMetric::DecodeTtft};
   std::map<std::pair<int64_t, int64_t>, std::vector<const DecodeCell*>> cells;
   for (size_t i = 0; i < runs.size(); ++i)
@@ -273,7 +274,7 @@ CompareModel build_compare_model(const std::vector<RunResult>& runs, const std::
     m.summaries.push_back(s);
   }
 
-  m.noise_rule = fmt::format(
+  m.noise_rule = trf(
       "Ratios are each run's value ÷ run A's. \"≈\" marks a difference within the cells' noise: |ratio − 1| ≤ "
       "max(floor, 2·√(noise_A² + noise_B²)), where a cell's noise is the standard error of what it measured: for "
       "tok/s, its 95% interval ÷ 1.96 ÷ its value where the cell has one (batch means over its window), else from "

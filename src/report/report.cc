@@ -7,6 +7,7 @@
 #include "report/report_model.h"
 #include "report/result_input.h"
 #include "report/sweep_report.h"
+#include "report/translate.h"
 #include "result/result_json.h"
 
 namespace sm {
@@ -31,6 +32,7 @@ std::optional<ReportFormat> format_from_file_name(std::string_view path) {
 
 std::string render_report(const RunResult& result, ReportFormat format, const RenderOptions& options,
                           const TelemetrySeries* series) {
+  report::TranslationScope language(options.translate);
   if (result.sweep) return report::render_sweep(result, format, options);
   if (format == ReportFormat::Csv) return report::render_csv(result);
   report::ReportModel model = report::build_report_model(result);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "report/translate.h"
 #include "result/result.h"
 #include "telemetry/telemetry_series.h"
 
@@ -29,13 +30,17 @@ Result<ReportFormat> parse_report_format(std::string_view text);
 /// The format a file name suggests: ".html"/".htm", ".md", ".csv", else nothing.
 std::optional<ReportFormat> format_from_file_name(std::string_view path);
 
-/// How a report is laid out. Only the terminal printer reads these.
+/// How a report is laid out. Only the terminal printer reads the layout; every printer reads
+/// `translate`.
 struct RenderOptions {
   bool color = false;      ///< ANSI colours (the CLI turns them off for pipes and NO_COLOR)
   int width_columns = 100; ///< terminal width the text must fit; tables split their columns to fit
   /// Where the terminal report's last line sends the reader for every measurement and the charts
   /// (`run`: the run folder's report.html; `calc`: its own --format).
   std::string details_hint = "report --format html (or md, csv)";
+  /// The report's own words in another language: English text (msgid) in, translation out
+  /// (report/translate.h). Empty: English, byte-for-byte. The results site passes its catalogs'.
+  report::Translator translate;
 };
 
 /// Renders one run in one format. `series`, the run's raw telemetry (telemetry.jsonl, see

@@ -15,6 +15,7 @@
 #include "report/cell_format.h"
 #include "report/connection_model.h"
 #include "report/telemetry_model.h"
+#include "report/translate.h"
 
 namespace sm::report {
 
@@ -104,7 +105,7 @@ std::string model_display_name(const EngineInfo& engine) {
     if (!base.empty()) return base;
   }
   if (!engine.model.empty()) return engine.model;
-  return "Unknown model";
+  return tr("Unknown model");
 }
 
 void add(std::vector<Fact>& facts, std::string label, std::string value) {
@@ -112,8 +113,8 @@ void add(std::vector<Fact>& facts, std::string label, std::string value) {
 }
 
 FactGroup hardware_facts(const HardwareInfo& hw) {
-  FactGroup g{"hardware", "Hardware", {}};
-  add(g.facts, "Type", hw.type);
+  FactGroup g{"hardware", tr("Hardware"), {}};
+  add(g.facts, tr("Type"), hw.type);
   if (!hw.gpus.empty()) {
     const GpuInfo& first = hw.gpus.front();
     bool same = std::all_of(hw.gpus.begin(), hw.gpus.end(), [&](const GpuInfo& x) { return x.name == first.name; });
@@ -124,33 +125,34 @@ FactGroup hardware_facts(const HardwareInfo& hw) {
     } else {
       for (const auto& gpu : hw.gpus) names.push_back(short_gpu_name(gpu.name));
     }
-    add(g.facts, hw.gpus.size() > 1 ? "GPUs" : "GPU", join(names, ", "));
+    add(g.facts, hw.gpus.size() > 1 ? tr("GPUs") : tr("GPU"), join(names, ", "));
     int64_t total = 0;
     bool known = true;
     for (const auto& gpu : hw.gpus) {
       if (gpu.vram_bytes) total += *gpu.vram_bytes;
       else known = false;
     }
-    if (known && hw.gpus.size() == 1) add(g.facts, "VRAM", format_gb(total));
-    else if (known) add(g.facts, "VRAM", fmt::format("{} in all ({} GPUs)", format_gb(total), hw.gpus.size()));
+    if (known && hw.gpus.size() == 1) add(g.facts, tr("VRAM"), format_gb(total));
+    else if (known) add(g.facts, tr("VRAM"), trf("{} in all ({} GPUs)", format_gb(total), hw.gpus.size()));
   }
   if (!hw.cpu_model.empty()) {
     std::string cpu = short_cpu_name(hw.cpu_model);
     if (hw.cpu_cores) cpu += fmt::format(" ({}C)", *hw.cpu_cores);
-    add(g.facts, "CPU", cpu);
+    add(g.facts, tr("CPU"), cpu);
   }
-  if (hw.ram_bytes) add(g.facts, "RAM", format_gb(*hw.ram_bytes));
-  add(g.facts, "OS", hw.os);
+  if (hw.ram_bytes) add(g.facts, tr("RAM"), format_gb(*hw.ram_bytes));
+  add(g.facts, tr("OS"), hw.os);
   if (!hw.gpus.empty()) {
     const GpuInfo& gpu = hw.gpus.front();
-    add(g.facts, "Driver", gpu.driver);
-    if (gpu.power_limit_w) add(g.facts, "Power limit", fmt::format("{} W", std::llround(*gpu.power_limit_w)));
-    add(g.facts, "PCIe", gpu.pcie);
+    add(g.facts, tr("Driver"), gpu.driver);
+    if (gpu.power_limit_w) add(g.facts, tr("Power limit"), fmt::format("{} W", std::llround(*gpu.power_limit_w)));
+    add(g.facts, tr("PCIe"), gpu.pcie);
   }
-  add(g.facts, "Kernel", hw.kernel);
-  if (hw.source == HardwareSource::Declared) add(g.facts, "Source", "declared, not probed: " + hw.source_detail);
+  add(g.facts, tr("Kernel"), hw.kernel);
+  if (hw.source == HardwareSource::Declared) add(g.facts, tr("Source"), trf("declared, not probed: {}", hw.source_detail));
   if (hw.source == HardwareSource::Unknown)
-    add(g.facts, "Source", "unknown: " + (hw.source_detail.empty() ? "the server ran on another machine" : hw.source_detail));
+    add(g.facts, tr("Source"),
+        trf("unknown: {}", hw.source_detail.empty() ? tr("the server ran on another machine") : hw.source_detail));
   return g;
 }
 
@@ -158,27 +160,27 @@ FactGroup hardware_facts(const HardwareInfo& hw) {
 FactGroup client_facts(const HardwareInfo& hw) {
   FactGroup g = hardware_facts(hw);
   g.id = "client";
-  g.title = "Client";
+  g.title = tr("Client");
   return g;
 }
 
 FactGroup engine_facts(const EngineInfo& e) {
-  FactGroup g{"engine", "Engine", {}};
-  add(g.facts, "Engine", e.kind);
-  if (e.version != "predicted") add(g.facts, "Version", e.version);  // calc's placeholder, not a version
-  add(g.facts, "Quantization", e.quantization);
-  add(g.facts, "Backend", e.backend);
-  add(g.facts, "Build", e.build);
-  add(g.facts, "Weights", e.model_path);
-  if (e.max_model_len) add(g.facts, "Max model length", format_thousands(*e.max_model_len) + " tokens");
+  FactGroup g{"engine", tr("Engine"), {}};
+  add(g.facts, tr("Engine"), e.kind);
+  if (e.version != "predicted") add(g.facts, tr("Version"), e.version);  // calc's placeholder, not a version
+  add(g.facts, tr("Quantization"), e.quantization);
+  add(g.facts, tr("Backend"), e.backend);
+  add(g.facts, tr("Build"), e.build);
+  add(g.facts, tr("Weights"), e.model_path);
+  if (e.max_model_len) add(g.facts, tr("Max model length"), trf("{} tokens", format_thousands(*e.max_model_len)));
   if (e.kv_capacity_tokens) {
-    std::string kv = format_thousands(*e.kv_capacity_tokens) + " tokens";
-    if (!e.kv_capacity_source.empty()) kv += " (from " + e.kv_capacity_source + ")";
-    add(g.facts, "KV cache", kv);
+    std::string kv = trf("{} tokens", format_thousands(*e.kv_capacity_tokens));
+    if (!e.kv_capacity_source.empty()) kv += trf(" (from {})", e.kv_capacity_source);
+    add(g.facts, tr("KV cache"), kv);
   }
-  if (e.slots) add(g.facts, "Max running requests", format_thousands(*e.slots));
-  if (e.prefix_caching) add(g.facts, "Prefix caching", *e.prefix_caching ? "On" : "Off");
-  if (!e.forces_output_length) add(g.facts, "Output length", "Not forced (end of sequence cannot be ignored)");
+  if (e.slots) add(g.facts, tr("Max running requests"), format_thousands(*e.slots));
+  if (e.prefix_caching) add(g.facts, tr("Prefix caching"), *e.prefix_caching ? tr("On") : tr("Off"));
+  if (!e.forces_output_length) add(g.facts, tr("Output length"), tr("Not forced (end of sequence cannot be ignored)"));
   return g;
 }
 
@@ -186,51 +188,62 @@ FactGroup engine_facts(const EngineInfo& e) {
 // "Where the time went"): a slow matrix says why.
 std::string run_time_text(const RunTiming& t) {
   std::string around;
-  const std::pair<const char*, double> parts[] = {{"ramps", t.ramp_s},          {"prefill", t.prefill_s},
-                                                  {"warm-ups", t.warmup_s},     {"idle waits", t.idle_wait_s},
-                                                  {"wind-downs", t.wind_down_s}, {"prompts", t.prompts_s},
-                                                  {"setup", t.setup_s}};
+  const std::pair<std::string, double> parts[] = {{tr("ramps"), t.ramp_s},          {tr("prefill"), t.prefill_s},
+                                                  {tr("warm-ups"), t.warmup_s},     {tr("idle waits"), t.idle_wait_s},
+                                                  {tr("wind-downs"), t.wind_down_s}, {tr("prompts"), t.prompts_s},
+                                                  {tr("setup"), t.setup_s}};
   for (const auto& [what, seconds] : parts)
     if (seconds >= 0.05) around += fmt::format("{}{} {}", around.empty() ? "" : ", ", what, format_elapsed_s(seconds));
-  std::string text = fmt::format("{}: {} in decode windows", format_elapsed_s(t.total_s), format_elapsed_s(t.windows_s));
-  if (!around.empty()) text += "; around them " + around;
+  std::string text = trf("{}: {} in decode windows", format_elapsed_s(t.total_s), format_elapsed_s(t.windows_s));
+  if (!around.empty()) text += trf("; around them {}", around);
   return text;
+}
+
+// A recorded setting ("fixed_duration") as the report writes it ("Fixed duration"), translated
+// where it is one the tools write.
+std::string setting_text(const std::string& value) {
+  if (value == "fixed_duration") return tr("Fixed duration");
+  if (value == "adaptive_duration") return tr("Adaptive duration");
+  if (value == "cold request; measured during decode warm-up where contexts coincide")
+    return tr("Cold request; measured during decode warm-up where contexts coincide");
+  if (value == "predicted: cold prompt alone on the server") return tr("Predicted: cold prompt alone on the server");
+  return sentence_case(value);
 }
 
 FactGroup run_facts(const RunResult& r) {
   const RunSettings& s = r.settings;
-  FactGroup g{"run", "Run", {}};
-  add(g.facts, "Served model", r.engine.model);
+  FactGroup g{"run", tr("Run"), {}};
+  add(g.facts, tr("Served model"), r.engine.model);
   if (s.requests_per_cell > 0) {
-    add(g.facts, "Decode test",
-        fmt::format("Burst: {} requests per cell through its simultaneous slots, timed first send to last end",
-                    format_thousands(s.requests_per_cell)));
-    add(g.facts, "Warm-up requests", s.warmup_requests >= 0 ? format_thousands(s.warmup_requests)
-                                                            : "One per simultaneous request, at most 8");
+    add(g.facts, tr("Decode test"),
+        trf("Burst: {} requests per cell through its simultaneous slots, timed first send to last end",
+            format_thousands(s.requests_per_cell)));
+    add(g.facts, tr("Warm-up requests"), s.warmup_requests >= 0 ? format_thousands(s.warmup_requests)
+                                                                : tr("One per simultaneous request, at most 8"));
   } else {
-    add(g.facts, "Decode test", sentence_case(s.decode_test));
+    add(g.facts, tr("Decode test"), setting_text(s.decode_test));
   }
-  add(g.facts, "Prefill mode", sentence_case(s.prefill_mode));
-  if (s.requests_per_cell == 0) add(g.facts, "Time per measurement", format_duration_s(s.duration_s));
-  add(g.facts, "Max output", format_thousands(s.max_output_tokens) + " tokens");
-  add(g.facts, "API", s.api == "chat" ? "Chat completions" : sentence_case(s.api));
-  add(g.facts, "Temperature", fmt::format("{:g}", s.temperature));
-  if (s.seed != 0) add(g.facts, "Prompt seed", fmt::format("{}", s.seed));
+  add(g.facts, tr("Prefill mode"), setting_text(s.prefill_mode));
+  if (s.requests_per_cell == 0) add(g.facts, tr("Time per measurement"), format_duration_s(s.duration_s));
+  add(g.facts, tr("Max output"), trf("{} tokens", format_thousands(s.max_output_tokens)));
+  add(g.facts, tr("API"), s.api == "chat" ? tr("Chat completions") : s.api == "completions" ? tr("Completions") : sentence_case(s.api));
+  add(g.facts, tr("Temperature"), fmt::format("{:g}", s.temperature));
+  if (s.seed != 0) add(g.facts, tr("Prompt seed"), fmt::format("{}", s.seed));
   if (s.kv_capacity_override)
-    add(g.facts, "KV capacity (given)", format_thousands(*s.kv_capacity_override) + " tokens");
+    add(g.facts, tr("KV capacity (given)"), trf("{} tokens", format_thousands(*s.kv_capacity_override)));
   if (s.max_model_len_override)
-    add(g.facts, "Max model length (given)", format_thousands(*s.max_model_len_override) + " tokens");
+    add(g.facts, tr("Max model length (given)"), trf("{} tokens", format_thousands(*s.max_model_len_override)));
   if (r.client_ceiling)
-    add(g.facts, "Client ceiling",
-        fmt::format("{} tok/s over {} streams", format_rate(r.client_ceiling->tokens_per_s),
-                    format_thousands(r.client_ceiling->streams)));
-  add(g.facts, "Target", r.target_url);
+    add(g.facts, tr("Client ceiling"),
+        trf("{} tok/s over {} streams", format_rate(r.client_ceiling->tokens_per_s),
+            format_thousands(r.client_ceiling->streams)));
+  add(g.facts, tr("Target"), r.target_url);
   if (r.kind != "predicted") {  // a prediction has no start or finish
-    add(g.facts, "Started", r.started_at);
-    add(g.facts, "Finished", r.finished_at);
+    add(g.facts, tr("Started"), r.started_at);
+    add(g.facts, tr("Finished"), r.finished_at);
   }
-  if (r.timing && r.timing->total_s > 0) add(g.facts, "Run time", run_time_text(*r.timing));
-  add(g.facts, "Run id", r.run_id);
+  if (r.timing && r.timing->total_s > 0) add(g.facts, tr("Run time"), run_time_text(*r.timing));
+  add(g.facts, tr("Run id"), r.run_id);
   return g;
 }
 

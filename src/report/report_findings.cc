@@ -14,6 +14,7 @@
 #include "report/cell_format.h"
 #include "report/connection_model.h"
 #include "report/telemetry_model.h"
+#include "report/translate.h"
 
 namespace sm::report::section {
 
@@ -48,46 +49,45 @@ std::vector<Finding> findings(const RunResult& r) {
   auto info = [&](std::string text) { out.push_back({Severity::Info, std::move(text)}); };
 
   if (r.kind == "simulated")
-    info("Simulated: these numbers come from speedmatrix's reference engine, not from a real server.");
+    info(tr("Simulated: these numbers come from speedmatrix's reference engine, not from a real server."));
   if (r.kind == "predicted")
-    info("Predicted: these numbers come from the decode calculator's model, not from a measurement.");
+    info(tr("Predicted: these numbers come from the decode calculator's model, not from a measurement."));
   if (r.tool_build_type == "Debug")
-    warn("speedmatrix was a Debug build: its own client may have held the numbers down.");
+    warn(tr("speedmatrix was a Debug build: its own client may have held the numbers down."));
   if (r.hardware.source == HardwareSource::Unknown)
-    warn("Hardware unknown: the server ran on another machine (" +
-         (r.hardware.source_detail.empty() ? std::string("recorded without its hardware") : r.hardware.source_detail) +
-         "), so these numbers are credited to no hardware. Declare it next time: run `speedmatrix hardware --out "
-         "server-hardware.json` on the server and pass `--server-hardware server-hardware.json` to `speedmatrix run`, "
-         "or give `--gpu \"NAME\" --gpu-count N`.");
+    warn(trf("Hardware unknown: the server ran on another machine ({}), so these numbers are credited to no hardware. "
+             "Declare it next time: run `speedmatrix hardware --out server-hardware.json` on the server and pass "
+             "`--server-hardware server-hardware.json` to `speedmatrix run`, or give `--gpu \"NAME\" --gpu-count N`.",
+             r.hardware.source_detail.empty() ? tr("recorded without its hardware") : r.hardware.source_detail));
   if (r.hardware.source == HardwareSource::Declared)
-    info("The hardware was declared by whoever ran the benchmark (" + r.hardware.source_detail +
-         "), not probed by speedmatrix on the server.");
+    info(trf("The hardware was declared by whoever ran the benchmark ({}), not probed by speedmatrix on the server.",
+             r.hardware.source_detail));
   for (auto& note : telemetry_notes(r)) out.push_back(std::move(note));
   for (auto& note : connection_findings(r)) out.push_back(std::move(note));
   if (!r.engine.forces_output_length)
-    warn("Output length not forced: this engine cannot ignore end of sequence, so requests may end before "
-         "max output and cells measure a mix of prefill and decode.");
+    warn(tr("Output length not forced: this engine cannot ignore end of sequence, so requests may end before "
+            "max output and cells measure a mix of prefill and decode."));
   for (const auto& w : r.warnings) warn(w);
 
   for (const auto& p : r.prefill) {
-    std::string name = "Prefill " + format_tokens(p.context);
-    if (p.status == CellStatus::Error) error(name + ": error: " + (p.error.empty() ? "no reason recorded" : p.error));
-    if (p.status == CellStatus::Interrupted) warn(name + ": interrupted; its numbers are partial.");
+    std::string name = trf("Prefill {}", format_tokens(p.context));
+    if (p.status == CellStatus::Error) error(trf("{}: error: {}", name, p.error.empty() ? tr("no reason recorded") : p.error));
+    if (p.status == CellStatus::Interrupted) warn(trf("{}: interrupted; its numbers are partial.", name));
     if (has_numbers(p.status) && !p.prompt_length_ok)
-      warn(fmt::format("{}: prompt length missed: the server counted {} prompt tokens, {} were asked for.", name,
-                       p.prompt_tokens ? format_thousands(*p.prompt_tokens) : "an unknown number of",
-                       format_thousands(p.context)));
+      warn(trf("{}: prompt length missed: the server counted {} prompt tokens, {} were asked for.", name,
+               p.prompt_tokens ? format_thousands(*p.prompt_tokens) : tr("an unknown number of"),
+               format_thousands(p.context)));
     // A few leading tokens (BOS, a chat template's header) match whatever ran before; only more
     // than that means the nonce did not keep the prompt cold.
     if (has_numbers(p.status) && p.cached_tokens && *p.cached_tokens > kColdPrefillCachedTokens)
-      warn(fmt::format("{}: the server reused {} cached prompt tokens, so this prefill was not fully cold.", name,
-                       format_thousands(*p.cached_tokens)));
+      warn(trf("{}: the server reused {} cached prompt tokens, so this prefill was not fully cold.", name,
+               format_thousands(*p.cached_tokens)));
   }
 
   for (const auto& c : r.decode) {
-    std::string name = "Decode " + cell_name(c.context, c.concurrency);
-    if (c.status == CellStatus::Error) error(name + ": error: " + (c.error.empty() ? "no reason recorded" : c.error));
-    if (c.status == CellStatus::Interrupted) warn(name + ": interrupted; its numbers are partial.");
+    std::string name = trf("Decode {}", cell_name(c.context, c.concurrency));
+    if (c.status == CellStatus::Error) error(trf("{}: error: {}", name, c.error.empty() ? tr("no reason recorded") : c.error));
+    if (c.status == CellStatus::Interrupted) warn(trf("{}: interrupted; its numbers are partial.", name));
     if (!has_numbers(c.status)) continue;
     if (!c.prompt_length_ok) {
       std::string seen = c.prompt_tokens_min && c.prompt_tokens_max
@@ -95,38 +95,39 @@ std::vector<Finding> findings(const RunResult& r) {
                                     ? format_thousands(*c.prompt_tokens_min)
                                     : format_thousands(*c.prompt_tokens_min) + "–" +
                                           format_thousands(*c.prompt_tokens_max))
-                             : "other numbers of";
-      warn(fmt::format("{}: prompt length missed: the server counted {} prompt tokens, {} were asked for.", name,
-                       seen, format_thousands(c.context)));
+                             : tr("other numbers of");
+      warn(trf("{}: prompt length missed: the server counted {} prompt tokens, {} were asked for.", name, seen,
+               format_thousands(c.context)));
     }
     if (c.ended_early && *c.ended_early > 0)
-      warn(fmt::format("{}: output length not forced: {} request{} ended before max output.", name,
-                       format_thousands(*c.ended_early), *c.ended_early == 1 ? "" : "s"));
+      warn(*c.ended_early == 1
+               ? trf("{}: output length not forced: {} request ended before max output.", name, format_thousands(*c.ended_early))
+               : trf("{}: output length not forced: {} requests ended before max output.", name,
+                     format_thousands(*c.ended_early)));
     if (effective_concurrency_below_requested(c))
-      warn(fmt::format("{}: effective concurrency below requested: {:.1f} of {} requests were generating on "
-                       "average.",
-                       name, *c.effective_concurrency, c.concurrency));
+      warn(trf("{}: effective concurrency below requested: {:.1f} of {} requests were generating on average.", name,
+               *c.effective_concurrency, c.concurrency));
     if (server_concurrency_below_requested(c))
-      warn(fmt::format("{}: the server ran fewer requests than were sent, by its own count: ({:.1f}/{})*, {:.1f} of "
-                       "{} running on average{}.",
-                       name, *c.server_running_mean, c.concurrency, *c.server_running_mean, c.concurrency,
-                       c.server_waiting_mean ? fmt::format(" and {:.1f} waiting", *c.server_waiting_mean) : ""));
+      warn(trf("{}: the server ran fewer requests than were sent, by its own count: ({:.1f}/{})*, {:.1f} of {} running "
+               "on average{}.",
+               name, *c.server_running_mean, c.concurrency, *c.server_running_mean, c.concurrency,
+               c.server_waiting_mean ? trf(" and {:.1f} waiting", *c.server_waiting_mean) : std::string()));
     if (server_concurrency_above_requested(c))
-      warn(fmt::format("{}: the server ran more requests than this cell sent, by its own count: {:.1f} of {} on "
-                       "average (another client, or earlier requests still running), so its numbers are for a "
-                       "higher real concurrency.",
-                       name, *c.server_running_mean, c.concurrency));
+      warn(trf("{}: the server ran more requests than this cell sent, by its own count: {:.1f} of {} on average "
+               "(another client, or earlier requests still running), so its numbers are for a higher real concurrency.",
+               name, *c.server_running_mean, c.concurrency));
     if (c.requests_failed && *c.requests_failed > 0)
-      error(fmt::format("{}: {} of {} requests failed.", name, format_thousands(*c.requests_failed),
-                        c.requests_started ? format_thousands(*c.requests_started) : "?"));
+      error(trf("{}: {} of {} requests failed.", name, format_thousands(*c.requests_failed),
+                c.requests_started ? format_thousands(*c.requests_started) : std::string("?")));
     if (c.token_count_source == "chunks")
-      warn(name + ": the server reported no token counts; one chunk was counted as one token, which undercounts "
-                  "when chunks carry several tokens.");
+      warn(trf("{}: the server reported no token counts; one chunk was counted as one token, which undercounts when "
+               "chunks carry several tokens.",
+               name));
     // Scaled by 1.0 changes nothing; several tokens per chunk makes the cut streams an estimate.
     if (c.token_count_source == "chunks_scaled" && c.tokens_per_chunk && *c.tokens_per_chunk > 1.01)
-      warn(fmt::format("{}: streams cut before the server counted their tokens were estimated at the {:.2f} tokens "
-                       "per chunk of the cell's finished requests.",
-                       name, *c.tokens_per_chunk));
+      warn(trf("{}: streams cut before the server counted their tokens were estimated at the {:.2f} tokens per chunk "
+               "of the cell's finished requests.",
+               name, *c.tokens_per_chunk));
     for (const auto& w : c.warnings) warn(name + ": " + w);
   }
   if (auto throttled = throttle_finding(r)) out.push_back(std::move(*throttled));
@@ -138,10 +139,10 @@ std::vector<Finding> findings(const RunResult& r) {
         near.push_back(fmt::format("{}: {} tok/s, {}", cell_name(c.context, c.concurrency), format_rate(*c.total_tok_s),
                                    percent(*c.total_tok_s / ceiling)));
     if (!near.empty())
-      warn(fmt::format("Client near its ceiling: {} measured more than {} of the {} tok/s this client ingests on its "
-                       "own ({}); a faster server could read as the same number.",
-                       near.size() == 1 ? std::string("1 cell") : fmt::format("{} cells", near.size()),
-                       percent(kClientCeilingShare), format_rate(ceiling), fmt::join(near, "; ")));
+      warn(trf("Client near its ceiling: {} measured more than {} of the {} tok/s this client ingests on its own ({}); "
+               "a faster server could read as the same number.",
+               near.size() == 1 ? tr("1 cell") : trf("{} cells", near.size()), percent(kClientCeilingShare),
+               format_rate(ceiling), join(near, "; ")));
   }
   return out;
 }
@@ -150,12 +151,10 @@ std::vector<std::string> checks_passed(const RunResult& r) {
   std::vector<std::string> out;
   bool any_cell = !r.prefill.empty() || !r.decode.empty();
   if (!any_cell) return out;
-  out.push_back("Every prompt was within max(16 tokens, 0.5%) of the length asked for, where the server counted it.");
-  if (r.engine.forces_output_length) out.push_back("Output length was forced (end of sequence ignored).");
-  out.push_back("No cell failed and none ran fewer requests than asked, where that was measured.");
-  if (r.client_ceiling)
-    out.push_back(fmt::format("Every cell stayed below {} of the client's own ceiling.",
-                              percent(kClientCeilingShare)));
+  out.push_back(tr("Every prompt was within max(16 tokens, 0.5%) of the length asked for, where the server counted it."));
+  if (r.engine.forces_output_length) out.push_back(tr("Output length was forced (end of sequence ignored)."));
+  out.push_back(tr("No cell failed and none ran fewer requests than asked, where that was measured."));
+  if (r.client_ceiling) out.push_back(trf("Every cell stayed below {} of the client's own ceiling.", percent(kClientCeilingShare)));
   if (auto check = throttle_check(r)) out.push_back(std::move(*check));
   return out;
 }

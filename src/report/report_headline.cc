@@ -4,6 +4,7 @@
 
 #include "core/units.h"
 #include "report/cell_format.h"
+#include "report/translate.h"
 
 namespace sm::report {
 
@@ -17,23 +18,22 @@ std::vector<HeadlineFigure> headline_figures(const RunResult& r) {
     if (c.concurrency == 1 && c.per_request_tok_s && (!single || c.context < single->context)) single = &c;
   }
   if (best)
-    out.push_back({"Best total decode", format_tok_s(best->total_tok_s) + " tok/s",
-                   fmt::format("{} context × {} requests", format_tokens(best->context), best->concurrency)});
+    out.push_back({tr("Best total decode"), format_tok_s(best->total_tok_s) + " tok/s",
+                   trf("{} context × {} requests", format_tokens(best->context), best->concurrency)});
   if (single)
-    out.push_back({"Single stream", format_tok_s(single->per_request_tok_s) + " tok/s",
-                   fmt::format("one request, {} context", format_tokens(single->context))});
+    out.push_back({tr("Single stream"), format_tok_s(single->per_request_tok_s) + " tok/s",
+                   trf("one request, {} context", format_tokens(single->context))});
   const PrefillRow* prefill = nullptr;
   for (const auto& p : r.prefill)
     if (p.status == CellStatus::Valid && p.prompt_tok_s && (!prefill || p.context < prefill->context)) prefill = &p;
   if (prefill)
-    out.push_back({"Prefill", format_prompt_rate(prefill->prompt_tok_s) + " tok/s",
-                   fmt::format("{} prompt, TTFT {}", format_tokens(prefill->context),
-                               format_latency_ms(prefill->ttft_ms))});
+    out.push_back({tr("Prefill"), format_prompt_rate(prefill->prompt_tok_s) + " tok/s",
+                   trf("{} prompt, TTFT {}", format_tokens(prefill->context), format_latency_ms(prefill->ttft_ms))});
   const std::optional<int64_t> kv =
       r.settings.kv_capacity_override ? r.settings.kv_capacity_override : r.engine.kv_capacity_tokens;
   if (kv)
-    out.push_back({"KV cache", format_thousands(*kv) + " tokens",
-                   r.settings.kv_capacity_override ? "as given (--kv-capacity)" : "as the server reports it"});
+    out.push_back({tr("KV cache"), trf("{} tokens", format_thousands(*kv)),
+                   r.settings.kv_capacity_override ? tr("as given (--kv-capacity)") : tr("as the server reports it")});
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "report/printers.h"
 #include "report/svg_chart.h"
 #include "report/telemetry_chart.h"
+#include "report/translate.h"
 
 namespace sm::report {
 
@@ -33,14 +34,14 @@ std::string status_class(CellStatus s) {
 std::string findings_title(const ReportModel& m) {
   bool notes = false, warnings = false;
   for (const auto& f : m.findings) (f.severity == Severity::Info ? notes : warnings) = true;
-  if (notes && warnings) return "Notes and warnings";
-  return notes ? "Notes" : "Warnings";
+  if (notes && warnings) return tr("Notes and warnings");
+  return notes ? tr("Notes") : tr("Warnings");
 }
 
 // The headline figures in a strip above the fold, before the metadata cards.
 std::string headline_html(const ReportModel& m) {
   if (m.headline.empty()) return "";
-  std::string out = "<section class=\"headline\" id=\"headline\" aria-label=\"Headline figures\">\n";
+  std::string out = "<section class=\"headline\" id=\"headline\" aria-label=\"" + html_escape(tr("Headline figures")) + "\">\n";
   for (const auto& h : m.headline)
     out += fmt::format("<div><span class=\"label\">{}</span><strong>{}</strong><span class=\"detail\">{}</span></div>\n",
                        html_escape(h.label), html_escape(h.value), html_escape(h.detail));
@@ -48,9 +49,9 @@ std::string headline_html(const ReportModel& m) {
 }
 
 std::string header_html(const ReportModel& m, const RunResult& r, bool timeline) {
-  std::string out = "<header class=\"top\">\n<p class=\"eyebrow\">Speed test matrix</p>\n";
-  out += "<h1 id=\"title\">" + html_escape(m.model_name) + " <span class=\"on\">on</span> " + html_escape(m.hardware_name) +
-         "</h1>\n";
+  std::string out = "<header class=\"top\">\n<p class=\"eyebrow\">" + html_escape(tr("Speed test matrix")) + "</p>\n";
+  out += "<h1 id=\"title\">" +
+         trf("{0} <span class=\"on\">on</span> {1}", html_escape(m.model_name), html_escape(m.hardware_name)) + "</h1>\n";
   if (!m.engine_line.empty()) out += "<p class=\"subtitle\"><strong>" + html_escape(m.engine_line) + "</strong></p>\n";
   if (!m.matrix_line.empty()) out += "<p class=\"subtitle\">" + html_escape(m.matrix_line) + "</p>\n";
   std::string provenance = m.by_line.empty() ? "" : html_escape(m.by_line) + " · ";
@@ -58,28 +59,28 @@ std::string header_html(const ReportModel& m, const RunResult& r, bool timeline)
   out += "<p class=\"subtitle\">" + provenance + html_escape(m.tool_line) + " <span class=\"badge " + html_escape(kind) + "\">" +
          html_escape(m.kind_label) + "</span></p>\n";
   if (!m.notes.empty()) out += "<p class=\"note\">" + html_escape(m.notes) + "</p>\n";
-  out += "<nav class=\"toc\" aria-label=\"Sections\">";
+  out += "<nav class=\"toc\" aria-label=\"" + html_escape(tr("Sections")) + "\">";
   std::vector<std::pair<std::string, std::string>> links;
   if (!m.findings.empty()) links.push_back({"warnings", findings_title(m)});
-  links.push_back({"hardware", "Hardware"});
-  if (!m.prefill.empty()) links.push_back({"prefill", "Prefill"});
-  if (!m.decode_total.cells.empty()) links.push_back({"decode", "Sustained decode"});
-  if (!m.decode_efficiency.cells.empty()) links.push_back({"efficiency", "Tokens per joule"});
-  if (timeline) links.push_back({"telemetry", "Over time"});
-  links.push_back({"measurements", "All measurements"});
-  links.push_back({"definitions", "Definitions"});
-  for (const auto& [id, text] : links) out += "<a href=\"#" + id + "\">" + text + "</a>";
+  links.push_back({"hardware", tr("Hardware")});
+  if (!m.prefill.empty()) links.push_back({"prefill", tr("Prefill")});
+  if (!m.decode_total.cells.empty()) links.push_back({"decode", tr("Sustained decode")});
+  if (!m.decode_efficiency.cells.empty()) links.push_back({"efficiency", tr("Tokens per joule")});
+  if (timeline) links.push_back({"telemetry", tr("Over time")});
+  links.push_back({"measurements", tr("All measurements")});
+  links.push_back({"definitions", tr("Definitions")});
+  for (const auto& [id, text] : links) out += "<a href=\"#" + id + "\">" + html_escape(text) + "</a>";
   out += "</nav>\n</header>\n";
   return out;
 }
 
 std::string findings_html(const ReportModel& m) {
   if (!m.findings.empty()) {
-    std::string out = "<section id=\"warnings\">\n<h2>" + findings_title(m) + "</h2>\n<ul class=\"findings\">\n";
+    std::string out = "<section id=\"warnings\">\n<h2>" + html_escape(findings_title(m)) + "</h2>\n<ul class=\"findings\">\n";
     for (const auto& f : m.findings) {
       std::string_view cls = f.severity == Severity::Error ? "error" : f.severity == Severity::Warning ? "warning" : "info";
-      std::string_view tag = f.severity == Severity::Error ? "Error" : f.severity == Severity::Warning ? "Warning" : "Note";
-      out += fmt::format("<li class=\"{}\"><span class=\"tag\">{}</span>{}</li>\n", cls, tag, html_escape(f.text));
+      std::string tag = f.severity == Severity::Error ? tr("Error") : f.severity == Severity::Warning ? tr("Warning") : tr("Note");
+      out += fmt::format("<li class=\"{}\"><span class=\"tag\">{}</span>{}</li>\n", cls, html_escape(tag), html_escape(f.text));
     }
     return out + "</ul>\n</section>\n";
   }
@@ -88,8 +89,9 @@ std::string findings_html(const ReportModel& m) {
 
 std::string checks_html(const ReportModel& m) {
   if (m.checks_passed.empty()) return "";
-  std::string out = "<section id=\"checks\">\n<h2>Checks</h2>\n<ul class=\"findings\">\n";
-  for (const auto& c : m.checks_passed) out += "<li class=\"ok\"><span class=\"tag\">Passed</span>" + html_escape(c) + "</li>\n";
+  std::string out = "<section id=\"checks\">\n<h2>" + html_escape(tr("Checks")) + "</h2>\n<ul class=\"findings\">\n";
+  const std::string passed = html_escape(tr("Passed"));
+  for (const auto& c : m.checks_passed) out += "<li class=\"ok\"><span class=\"tag\">" + passed + "</span>" + html_escape(c) + "</li>\n";
   return out + "</ul>\n</section>\n";
 }
 
@@ -97,7 +99,7 @@ std::string facts_html(const ReportModel& m) {
   std::string out = "<div class=\"facts\">\n";
   for (const auto& g : m.facts) {
     out += "<section id=\"" + g.id + "\">\n<h2>" + html_escape(g.title) + "</h2>\n<dl class=\"kv\">\n";
-    if (g.facts.empty()) out += "<dt>—</dt><dd>not recorded</dd>\n";
+    if (g.facts.empty()) out += "<dt>—</dt><dd>" + html_escape(tr("not recorded")) + "</dd>\n";
     for (const auto& f : g.facts) out += "<dt>" + html_escape(f.label) + "</dt><dd>" + html_escape(f.value) + "</dd>\n";
     out += "</dl>\n</section>\n";
   }
@@ -106,7 +108,8 @@ std::string facts_html(const ReportModel& m) {
 
 std::string launch_html(const ReportModel& m) {
   if (m.launch_command.empty()) return "";
-  return "<section id=\"launch-command\">\n<h2>Launch command</h2>\n<pre><code>" + html_escape(m.launch_command) +
+  return "<section id=\"launch-command\">\n<h2>" + html_escape(tr("Launch command")) + "</h2>\n<pre><code>" +
+         html_escape(m.launch_command) +
          "</code></pre>\n</section>\n";
 }
 
@@ -117,9 +120,11 @@ std::string figure(const LineChart& chart, std::string_view id) {
 
 std::string prefill_html(const ReportModel& m) {
   if (m.prefill.empty()) return "";
-  std::string out = "<section id=\"prefill\">\n<h2>Prefill</h2>\n<p class=\"caption\">prompt tok/s by context length</p>\n";
-  std::string table = "<table class=\"prefill\" id=\"prefill-table\">\n<thead><tr><th class=\"l\" scope=\"col\">Context</th>"
-                      "<th scope=\"col\">Prompt tok/s</th><th scope=\"col\">TTFT</th></tr></thead>\n<tbody>\n";
+  std::string out = "<section id=\"prefill\">\n<h2>" + html_escape(tr("Prefill")) + "</h2>\n<p class=\"caption\">" +
+                    html_escape(tr("prompt tok/s by context length")) + "</p>\n";
+  std::string table = "<table class=\"prefill\" id=\"prefill-table\">\n<thead><tr><th class=\"l\" scope=\"col\">" +
+                      html_escape(tr("Context")) + "</th><th scope=\"col\">" + html_escape(tr("Prompt tok/s")) +
+                      "</th><th scope=\"col\">" + html_escape(tr("TTFT")) + "</th></tr></thead>\n<tbody>\n";
   for (const auto& p : m.prefill) {
     std::string title = p.note.empty() ? "" : " title=\"" + html_escape(p.note) + "\"";
     table += fmt::format("<tr class=\"{}\"{}><td class=\"l\">{}</td><td class=\"rate\">{}</td><td>{}</td></tr>\n",
@@ -129,18 +134,18 @@ std::string prefill_html(const ReportModel& m) {
   out += "<div class=\"prefill-grid\">\n" + html_scroll(table);
 
   LineChart chart;
-  chart.title = "Prompt speed and time to first token by context length";
-  chart.x_label = "prompt tokens";
-  chart.y_label = "prompt tok/s";
-  chart.y2_label = "TTFT (ms)";
+  chart.title = tr("Prompt speed and time to first token by context length");
+  chart.x_label = tr("prompt tokens");
+  chart.y_label = tr("prompt tok/s");
+  chart.y2_label = tr("TTFT (ms)");
   chart.x_format = [](double v) { return format_tokens(static_cast<int64_t>(v)); };
-  ChartSeries rate{"prompt tok/s (left axis)", {}, 0, false, false};
-  ChartSeries ttft{"TTFT, ms (right axis)", {}, 1, true, true};
+  ChartSeries rate{tr("prompt tok/s (left axis)"), {}, 0, false, false};
+  ChartSeries ttft{tr("TTFT, ms (right axis)"), {}, 1, true, true};
   for (const auto& p : m.prefill) {
     chart.x_ticks.push_back(static_cast<double>(p.context));
     if (!p.rate_tok_s) continue;
     rate.points.push_back({static_cast<double>(p.context), *p.rate_tok_s,
-                           fmt::format("{}: {} prompt tok/s", p.context_text, p.rate)});
+                           trf("{}: {} prompt tok/s", p.context_text, p.rate)});
     if (p.ttft_ms)
       ttft.points.push_back({static_cast<double>(p.context), *p.ttft_ms, fmt::format("{}: {}", p.context_text, p.ttft)});
   }
@@ -150,7 +155,8 @@ std::string prefill_html(const ReportModel& m) {
 }
 
 std::string heatmap_html(const Matrix& m, std::string_view id) {
-  std::string t = fmt::format("<table class=\"heatmap\" id=\"{}\">\n<thead><tr><th scope=\"col\">Context</th>", id);
+  std::string t = fmt::format("<table class=\"heatmap\" id=\"{}\">\n<thead><tr><th scope=\"col\">{}</th>", id,
+                              html_escape(tr("Context")));
   for (int64_t n : m.concurrency) t += fmt::format("<th scope=\"col\">{}</th>", n);
   t += "</tr></thead>\n<tbody>\n";
   for (size_t i = 0; i < m.contexts.size(); ++i) {
@@ -172,7 +178,7 @@ std::string heatmap_html(const Matrix& m, std::string_view id) {
       if (cell.value_num) {
         t += "<span class=\"v\">" + html_escape(cell.value) + "</span>";
         if (!cell.detail.empty()) t += "<span class=\"d\">" + html_escape(detail_text(m, cell)) + "</span>";
-        if (cell.status == CellStatus::Interrupted) t += "<span class=\"d\">partial</span>";
+        if (cell.status == CellStatus::Interrupted) t += "<span class=\"d\">" + html_escape(tr("partial")) + "</span>";
       } else {
         t += html_escape(cell.value);
       }
@@ -185,9 +191,9 @@ std::string heatmap_html(const Matrix& m, std::string_view id) {
 
 LineChart concurrency_chart(const RunResult& r, const Matrix& m, bool total) {
   LineChart chart;
-  chart.title = total ? "Total tok/s by simultaneous requests" : "Tok/s each request sees by simultaneous requests";
-  chart.x_label = "simultaneous requests";
-  chart.y_label = total ? "total tok/s" : "tok/s per request";
+  chart.title = total ? tr("Total tok/s by simultaneous requests") : tr("Tok/s each request sees by simultaneous requests");
+  chart.x_label = tr("simultaneous requests");
+  chart.y_label = total ? tr("total tok/s") : tr("tok/s per request");
   for (int64_t n : m.concurrency) chart.x_ticks.push_back(static_cast<double>(n));
   chart.x_format = [](double v) { return fmt::format("{}", static_cast<int64_t>(v)); };
   std::map<int64_t, std::vector<const DecodeCell*>> by_context;
@@ -201,8 +207,10 @@ LineChart concurrency_chart(const RunResult& r, const Matrix& m, bool total) {
       std::optional<double> v = total ? c->total_tok_s : c->per_request_tok_s;
       if (!has_numbers(c->status) || !v) continue;
       s.points.push_back({static_cast<double>(c->concurrency), *v,
-                          fmt::format("{} context × {} request{}: {} tok/s", format_tokens(context), c->concurrency,
-                                      c->concurrency == 1 ? "" : "s", format_tok_s(v))});
+                          c->concurrency == 1
+                              ? trf("{} context × {} request: {} tok/s", format_tokens(context), c->concurrency, format_tok_s(v))
+                              : trf("{} context × {} requests: {} tok/s", format_tokens(context), c->concurrency,
+                                    format_tok_s(v))});
     }
     if (!s.points.empty()) chart.series.push_back(std::move(s));
   }
@@ -211,22 +219,24 @@ LineChart concurrency_chart(const RunResult& r, const Matrix& m, bool total) {
 
 std::string decode_html(const ReportModel& m, const RunResult& r) {
   if (m.decode_total.cells.empty()) return "";
-  std::string out = "<section id=\"decode\">\n<h2>Sustained decode</h2>\n<p class=\"caption\">" +
+  std::string out = "<section id=\"decode\">\n<h2>" + html_escape(tr("Sustained decode")) + "</h2>\n<p class=\"caption\">" +
                     html_escape(m.decode_total.caption) + "</p>\n";
-  out += "<div class=\"legend-bar\" aria-hidden=\"true\"><span>slower</span><span class=\"ramp\"></span>"
-         "<span>faster</span><span class=\"hatch\"></span><span>not run</span></div>\n";
+  out += "<div class=\"legend-bar\" aria-hidden=\"true\"><span>" + html_escape(tr("slower")) +
+         "</span><span class=\"ramp\"></span><span>" +
+         html_escape(tr("faster")) + "</span><span class=\"hatch\"></span><span>" + html_escape(tr("not run")) + "</span></div>\n";
   out += heatmap_html(m.decode_total, "decode-matrix");
   for (const auto& note : m.decode_notes) out += "<p class=\"note\">" + html_escape(note) + "</p>\n";
   LineChart total = concurrency_chart(r, m.decode_total, true);
   LineChart per = concurrency_chart(r, m.decode_total, false);
   if (!total.series.empty())
     out += "<div class=\"charts\">\n" + figure(total, "total-chart") + figure(per, "per-request-chart") + "</div>\n";
-  out += "<h3 id=\"per-request\">Per request</h3>\n<p class=\"caption\">" + html_escape(m.decode_per_request.caption) +
+  out += "<h3 id=\"per-request\">" + html_escape(tr("Per request")) + "</h3>\n<p class=\"caption\">" +
+         html_escape(m.decode_per_request.caption) +
          "</p>\n";
   out += heatmap_html(m.decode_per_request, "per-request-matrix");
   if (!m.decode_efficiency.cells.empty()) {
-    out += "<h3 id=\"efficiency\">Tokens per joule</h3>\n<p class=\"caption\">" +
-           html_escape(m.decode_efficiency.caption + ", " + m.decode_efficiency.detail_name + " under each value") + "</p>\n";
+    out += "<h3 id=\"efficiency\">" + html_escape(tr("Tokens per joule")) + "</h3>\n<p class=\"caption\">" +
+           html_escape(trf("{}, {} under each value", m.decode_efficiency.caption, m.decode_efficiency.detail_name)) + "</p>\n";
     out += heatmap_html(m.decode_efficiency, "efficiency-matrix");
   }
   return out + "</section>\n";
@@ -235,7 +245,7 @@ std::string decode_html(const ReportModel& m, const RunResult& r) {
 // The time chart of the run's telemetry series; "" without a series or with nothing to draw.
 std::string telemetry_html(const std::string& chart) {
   if (chart.empty()) return "";
-  return "<section id=\"telemetry\">\n<h2>Over time</h2>\n" + chart + "</section>\n";
+  return "<section id=\"telemetry\">\n<h2>" + html_escape(tr("Over time")) + "</h2>\n" + chart + "</section>\n";
 }
 
 std::string measurements_html(const ReportModel& m) {
@@ -253,14 +263,14 @@ std::string measurements_html(const ReportModel& m) {
     table += "</tr>\n";
   }
   table += "</tbody>\n</table>\n";
-  std::string out = "<section id=\"measurements\">\n<h2>All measurements</h2>\n<p class=\"caption\">" +
+  std::string out = "<section id=\"measurements\">\n<h2>" + html_escape(tr("All measurements")) + "</h2>\n<p class=\"caption\">" +
                     html_escape(m.measurements_caption) + "</p>\n" + html_scroll(table);
   for (const auto& note : m.measurement_notes) out += "<p class=\"note\">" + html_escape(note) + "</p>\n";
   return out + "</section>\n";
 }
 
 std::string definitions_html(const ReportModel& m) {
-  std::string out = "<section id=\"definitions\">\n<h2>What the numbers mean</h2>\n<dl class=\"defs\">\n";
+  std::string out = "<section id=\"definitions\">\n<h2>" + html_escape(tr("What the numbers mean")) + "</h2>\n<dl class=\"defs\">\n";
   for (const auto& d : m.definitions) out += "<dt>" + html_escape(d.term) + "</dt><dd>" + html_escape(d.meaning) + "</dd>\n";
   out += "</dl>\n";
   if (!m.token_counts.empty()) out += "<p id=\"token-counts\">" + html_escape(m.token_counts) + "</p>\n";
@@ -283,8 +293,9 @@ std::string render_html(const RunResult& r, const ReportModel& m, const Telemetr
   body += measurements_html(m);
   body += checks_html(m);
   body += definitions_html(m);
-  body += "<footer>" + html_escape(m.footer) + " · a self-contained page: no scripts, nothing loaded from the network.</footer>\n";
-  return html_document("Speed test matrix — " + m.title, body, chart.empty() ? "" : timeline_style());
+  body += "<footer>" + html_escape(trf("{} · a self-contained page: no scripts, nothing loaded from the network.", m.footer)) +
+          "</footer>\n";
+  return html_document(trf("Speed test matrix — {}", m.title), body, chart.empty() ? "" : timeline_style());
 }
 
 }  // namespace sm::report

@@ -15,6 +15,7 @@
 #include "report/cell_format.h"
 #include "report/connection_model.h"
 #include "report/telemetry_model.h"
+#include "report/translate.h"
 
 namespace sm::report::section {
 
@@ -56,25 +57,25 @@ void set_efficiency(MatrixCell& cell, const DecodeCell& c) {
   cell.value = format_tokens_per_joule(t.tokens_per_joule);
   if (t.gpu_power_w) cell.detail = format_power_w(t.gpu_power_w);
   if (!t.throttle.empty() && t.throttle != "ok")
-    cell.note = join({cell.note, "GPU throttled: " + throttle_label(t.throttle)}, "; ");
+    cell.note = join({cell.note, trf("GPU throttled: {}", throttle_label(t.throttle))}, "; ");
 }
 
 Matrix build_matrix(const RunResult& r, MatrixKind kind) {
   Matrix m;
   if (kind == MatrixKind::Total) {
-    m.title = "Sustained decode";
-    m.caption = "total tok/s · rows are context length, columns are simultaneous requests";
-    m.detail_label = "TTFT";
-    m.detail_name = "TTFT";
+    m.title = tr("Sustained decode");
+    m.caption = tr("total tok/s · rows are context length, columns are simultaneous requests");
+    m.detail_label = tr("TTFT");
+    m.detail_name = tr("TTFT");
   } else if (kind == MatrixKind::PerRequest) {
-    m.title = "Per request";
-    m.caption = "tok/s each request sees · rows are context length, columns are simultaneous requests";
-    m.detail_label = "/token";
-    m.detail_name = "time between tokens";
+    m.title = tr("Per request");
+    m.caption = tr("tok/s each request sees · rows are context length, columns are simultaneous requests");
+    m.detail_label = tr("/token");
+    m.detail_name = tr("time between tokens");
   } else {
-    m.title = "Tokens per joule";
-    m.caption = "output tokens per joule of GPU energy · rows are context length, columns are simultaneous requests";
-    m.detail_name = "GPU power";
+    m.title = tr("Tokens per joule");
+    m.caption = tr("output tokens per joule of GPU energy · rows are context length, columns are simultaneous requests");
+    m.detail_name = tr("GPU power");
   }
   m.contexts = matrix_contexts(r);
   m.concurrency = matrix_concurrency(r);
@@ -123,7 +124,7 @@ std::vector<PrefillLine> prefill_lines(const RunResult& r) {
       line.rate = format_prompt_rate(p.prompt_tok_s);
       line.rate_tok_s = p.prompt_tok_s;
       line.ttft_ms = p.ttft_ms;
-      line.ttft = format_latency_ms(p.ttft_ms) + " TTFT";
+      line.ttft = trf("{} TTFT", format_latency_ms(p.ttft_ms));
     } else {
       line.rate = status_label(p.status);
     }
@@ -137,16 +138,25 @@ std::string dash() { return std::string(kDash); }
 
 Table measurements_table(const RunResult& r) {
   Table t;
-  t.header = {"Phase",  "Context", "Requests at once", "Status", "Total tok/s", "Per request tok/s", "TTFT",
-              "Time between tokens", "Average active requests", "Completed requests", "Output tokens",
-              "Measured for"};
+  t.header = {tr("Phase"),
+              tr("Context"),
+              tr("Requests at once"),
+              tr("Status"),
+              tr("Total tok/s"),
+              tr("Per request tok/s"),
+              tr("TTFT"),
+              tr("Time between tokens"),
+              tr("Average active requests"),
+              tr("Completed requests"),
+              tr("Output tokens"),
+              tr("Measured for")};
   t.align = {Align::Left,  Align::Right, Align::Right, Align::Left,  Align::Right, Align::Right,
              Align::Right, Align::Right, Align::Right, Align::Right, Align::Right, Align::Right};
   // Burst cells (--requests) also have latency distributions over their requests.
   const bool burst = r.settings.requests_per_cell > 0;
   if (burst) {
-    t.header.push_back("End to end (p50 · p90 · p99)");
-    t.header.push_back("Time per output token (p50 · p90 · p99)");
+    t.header.push_back(tr("End to end (p50 · p90 · p99)"));
+    t.header.push_back(tr("Time per output token (p50 · p90 · p99)"));
     t.align.push_back(Align::Right);
     t.align.push_back(Align::Right);
   }
@@ -161,7 +171,7 @@ Table measurements_table(const RunResult& r) {
   for (const PrefillRow* p : prefill) {
     bool numbers = has_numbers(p->status);
     sources.push_back({&p->telemetry, nullptr, numbers});
-    t.rows.push_back({{"Prefill", format_tokens(p->context), "1", status_label(p->status),
+    t.rows.push_back({{tr("Prefill"), format_tokens(p->context), "1", status_label(p->status),
                        numbers ? format_tok_s(p->prompt_tok_s) : dash(), dash(),
                        numbers ? format_latency_ms(p->ttft_ms) : dash(), dash(), dash(),
                        p->status == CellStatus::Valid ? "1" : dash(), dash(), dash()},
@@ -176,19 +186,19 @@ Table measurements_table(const RunResult& r) {
   for (const DecodeCell* c : decode) {
     sources.push_back({&c->telemetry, c, has_numbers(c->status)});
     if (!has_numbers(c->status)) {
-      TableRow row{{burst ? "Burst decode" : "Sustained decode", format_tokens(c->context), fmt::format("{}", c->concurrency),
+      TableRow row{{burst ? tr("Burst decode") : tr("Sustained decode"), format_tokens(c->context), fmt::format("{}", c->concurrency),
                     status_label(c->status)},
                    c->status};
       row.cells.resize(t.header.size(), dash());
       t.rows.push_back(std::move(row));
       continue;
     }
-    t.rows.push_back({{burst ? "Burst decode" : "Sustained decode", format_tokens(c->context), fmt::format("{}", c->concurrency),
+    t.rows.push_back({{burst ? tr("Burst decode") : tr("Sustained decode"), format_tokens(c->context), fmt::format("{}", c->concurrency),
                        status_label(c->status), format_tok_s_ci(c->total_tok_s, c->total_tok_s_ci),
                        format_tok_s_ci(c->per_request_tok_s, c->per_request_tok_s_ci),
                        format_latency_ms(c->ttft_ms), format_gap_ms(c->tbt_ms), format_active(c->avg_active),
                        format_count(c->completed), format_count(c->output_tokens),
-                       format_window_s(c->measured_s) + (!c->settled ? "" : *c->settled ? " (settled)" : " (cap)")},
+                       format_window_s(c->measured_s) + (!c->settled ? "" : *c->settled ? tr(" (settled)") : tr(" (cap)"))},
                       c->status});
     if (burst) {
       t.rows.back().cells.push_back(three(c->e2e_ms, c->e2e_p90_ms, c->e2e_p99_ms, format_latency_ms));

@@ -14,13 +14,16 @@
 #include "report/connection_model.h"
 #include "report/report_sections.h"
 #include "report/telemetry_model.h"
+#include "report/translate.h"
 
 namespace sm::report {
 
 namespace section {
 
 std::string kind_display(const std::string& kind) {
-  if (kind.empty()) return "Measured";
+  if (kind.empty() || kind == "measured") return tr("Measured");
+  if (kind == "predicted") return tr("Predicted");
+  if (kind == "simulated") return tr("Simulated");
   return sentence_case(kind);
 }
 
@@ -71,14 +74,16 @@ std::string matrix_line(const RunResult& r) {
   auto prefill = prefill_contexts(r);
   std::vector<std::string> parts;
   if (!contexts.empty() || !conc.empty()) {
-    parts.push_back(fmt::format("{} context{} ({}) × {} concurrency level{} ({})", contexts.size(),
-                                contexts.size() == 1 ? "" : "s", range_text(contexts, true), conc.size(),
-                                conc.size() == 1 ? "" : "s", range_text(conc, false)));
+    const std::string context_part = contexts.size() == 1 ? trf("{} context ({})", contexts.size(), range_text(contexts, true))
+                                                          : trf("{} contexts ({})", contexts.size(), range_text(contexts, true));
+    const std::string conc_part = conc.size() == 1 ? trf("{} concurrency level ({})", conc.size(), range_text(conc, false))
+                                                   : trf("{} concurrency levels ({})", conc.size(), range_text(conc, false));
+    parts.push_back(context_part + " × " + conc_part);
   }
   if (!prefill.empty()) {
     std::vector<std::string> labels;
     for (int64_t p : prefill) labels.push_back(format_tokens(p));
-    parts.push_back("prefill at " + join(labels, ", "));
+    parts.push_back(trf("prefill at {}", join(labels, ", ")));
   }
   return join(parts, " · ");
 }
@@ -100,12 +105,12 @@ std::string cell_name(int64_t context, int64_t concurrency) {
 std::string status_note(CellStatus status) {
   switch (status) {
     case CellStatus::OverCapacity:
-      return "Over capacity: not run because this many requests at this context would exceed the server's KV cache.";
+      return tr("Over capacity: not run because this many requests at this context would exceed the server's KV cache.");
     case CellStatus::TooLong:
-      return "Too long: not run because context + max output would exceed the model's context length.";
-    case CellStatus::Error: return "Error: the cell ran and failed; the reasons are listed under Warnings.";
-    case CellStatus::Interrupted: return "Interrupted: stopped while running; its numbers are partial.";
-    case CellStatus::Pending: return "Pending: planned but not measured yet.";
+      return tr("Too long: not run because context + max output would exceed the model's context length.");
+    case CellStatus::Error: return tr("Error: the cell ran and failed; the reasons are listed under Warnings.");
+    case CellStatus::Interrupted: return tr("Interrupted: stopped while running; its numbers are partial.");
+    case CellStatus::Pending: return tr("Pending: planned but not measured yet.");
     case CellStatus::Valid: break;
   }
   return "";
@@ -115,12 +120,12 @@ ReportModel build_report_model(const RunResult& r) {
   ReportModel m;
   m.model_name = model_display_name(r.engine);
   m.hardware_name = hardware_display_name(r.hardware);
-  m.title = m.model_name + " on " + m.hardware_name;
+  m.title = trf("{} on {}", m.model_name, m.hardware_name);
   m.engine_line = join({r.engine.kind, r.engine.version == "predicted" ? std::string() : r.engine.version,
                         r.engine.quantization},
                        " · ");
   m.matrix_line = matrix_line(r);
-  if (!r.submitted_by.empty()) m.by_line = "by " + r.submitted_by;
+  if (!r.submitted_by.empty()) m.by_line = trf("by {}", r.submitted_by);
   m.tool_line = r.tool_version.empty() ? "speedmatrix" : "speedmatrix v" + r.tool_version;
   m.kind_label = kind_display(r.kind);
   m.headline = headline_figures(r);
@@ -143,16 +148,16 @@ ReportModel build_report_model(const RunResult& r) {
     std::optional<int64_t> kv = r.settings.kv_capacity_override ? r.settings.kv_capacity_override
                                                                 : r.engine.kv_capacity_tokens;
     if (kv)
-      m.decode_notes.push_back(fmt::format(
+      m.decode_notes.push_back(trf(
           "A cell needs requests × (context + {} max output) tokens of KV cache; this server holds {} tokens.",
           format_thousands(r.settings.max_output_tokens), format_thousands(*kv)));
   }
   if (ran_any(r))
     m.decode_notes.push_back(
-        "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill.");
+        tr("TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill."));
 
   m.measurements = measurements_table(r);
-  m.measurements_caption = "Latencies are medians. Total tok/s is output across all simultaneous requests.";
+  m.measurements_caption = tr("Latencies are medians. Total tok/s is output across all simultaneous requests.");
   std::set<CellStatus> all = present;
   for (const auto& p : r.prefill) all.insert(p.status);
   for (CellStatus s : {CellStatus::OverCapacity, CellStatus::TooLong, CellStatus::Error, CellStatus::Interrupted,

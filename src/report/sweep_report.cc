@@ -9,6 +9,7 @@
 #include "report/markdown_text.h"
 #include "report/report_model.h"
 #include "report/term_text.h"
+#include "report/translate.h"
 
 namespace sm::report {
 
@@ -47,17 +48,17 @@ std::string tick_text(double v) { return fmt::format("{:.3g}", v); }
 
 std::string point_note(const SweepPoint& p) {
   std::string note;
-  if (p.status == CellStatus::Error) note = "error: " + p.error;
-  else if (p.status == CellStatus::Interrupted) note = "interrupted (partial)";
-  if (p.saturated) note += std::string(note.empty() ? "" : "; ") + "saturated";
-  if (p.search) note += std::string(note.empty() ? "" : "; ") + "search";
+  if (p.status == CellStatus::Error) note = trf("error: {}", p.error);
+  else if (p.status == CellStatus::Interrupted) note = tr("interrupted (partial)");
+  if (p.saturated) note += std::string(note.empty() ? "" : "; ") + tr("saturated");
+  if (p.search) note += std::string(note.empty() ? "" : "; ") + tr("search");
   return note;
 }
 
 Table sweep_table(const SweepInfo& s) {
   Table t;
-  t.header = {"Rate/s", "Offered/s", "Achieved/s", "Out tok/s", "TTFT ms p50/p90/p99", "TPOT ms p50/p90/p99",
-              "E2E ms p50/p90/p99", "Within SLO", "Goodput/s", "Note"};
+  t.header = {tr("Rate/s"),     tr("Offered/s"), tr("Achieved/s"), tr("Out tok/s"), tr("TTFT ms p50/p90/p99"),
+              tr("TPOT ms p50/p90/p99"), tr("E2E ms p50/p90/p99"), tr("Within SLO"), tr("Goodput/s"), tr("Note")};
   t.align = {Align::Right, Align::Right, Align::Right, Align::Right, Align::Right, Align::Right, Align::Right,
              Align::Right, Align::Right, Align::Left};
   for (const SweepPoint* p : by_rate(s)) {
@@ -72,39 +73,38 @@ Table sweep_table(const SweepInfo& s) {
 }
 
 std::string title(const RunResult& r) {
-  return fmt::format("Request-rate sweep: {} ({}{})", r.engine.model.empty() ? "?" : r.engine.model,
-                     r.engine.kind.empty() ? "server" : r.engine.kind, r.kind == "simulated" ? ", simulated" : "");
+  return trf("Request-rate sweep: {} ({}{})", r.engine.model.empty() ? std::string("?") : r.engine.model,
+             r.engine.kind.empty() ? tr("server") : r.engine.kind, r.kind == "simulated" ? tr(", simulated") : std::string());
 }
 
 std::string length_text(double mean, double sd) {
-  return sd > 0 ? fmt::format("{:.0f} ± {:.0f} tokens (normal, at least 1)", mean, sd) : fmt::format("{:.0f} tokens", mean);
+  return sd > 0 ? trf("{:.0f} ± {:.0f} tokens (normal, at least 1)", mean, sd) : trf("{:.0f} tokens", mean);
 }
 
 std::vector<std::string> setting_lines(const RunResult& r) {
   const SweepInfo& s = *r.sweep;
   std::vector<std::string> lines;
-  lines.push_back(fmt::format("Arrivals: {}, rates {}; each rate {}", s.arrivals, s.rates,
-                              s.requests_per_rate ? fmt::format("{} requests", *s.requests_per_rate)
-                                                  : fmt::format("{:g} s of arrivals", s.window_s)));
-  lines.push_back(fmt::format("Prompt {}; output {}", length_text(s.input_len_mean, s.input_len_sd),
-                              length_text(s.output_len_mean, s.output_len_sd)));
+  lines.push_back(trf("Arrivals: {}, rates {}; each rate {}", s.arrivals, s.rates,
+                      s.requests_per_rate ? trf("{} requests", *s.requests_per_rate) : trf("{:g} s of arrivals", s.window_s)));
+  lines.push_back(trf("Prompt {}; output {}", length_text(s.input_len_mean, s.input_len_sd),
+                      length_text(s.output_len_mean, s.output_len_sd)));
   std::string slo = "SLO: ";
   if (s.slo_ttft_ms) slo += fmt::format("TTFT ≤ {:g} ms", *s.slo_ttft_ms);
   if (s.slo_tpot_ms) slo += fmt::format("{}TPOT ≤ {:g} ms", s.slo_ttft_ms ? ", " : "", *s.slo_tpot_ms);
-  if (!s.slo_ttft_ms && !s.slo_tpot_ms) slo += "none (every completed request counts)";
-  slo += fmt::format(", met by {:.0f}% of requests", 100 * s.slo_fraction);
+  if (!s.slo_ttft_ms && !s.slo_tpot_ms) slo += tr("none (every completed request counts)");
+  slo += trf(", met by {:.0f}% of requests", 100 * s.slo_fraction);
   lines.push_back(slo);
   return lines;
 }
 
 std::vector<std::string> finding_lines(const SweepInfo& s) {
   std::vector<std::string> lines;
-  if (s.saturation_rps) lines.push_back(fmt::format("Saturation rate: {:.3g} requests/s (--rates auto)", *s.saturation_rps));
+  if (s.saturation_rps) lines.push_back(trf("Saturation rate: {:.3g} requests/s (--rates auto)", *s.saturation_rps));
   if (s.max_rate_within_slo_rps)
-    lines.push_back(fmt::format("Highest rate with {:.0f}% of requests within the SLO: {:.3g} requests/s",
-                                100 * s.slo_fraction, *s.max_rate_within_slo_rps));
+    lines.push_back(trf("Highest rate with {:.0f}% of requests within the SLO: {:.3g} requests/s", 100 * s.slo_fraction,
+                        *s.max_rate_within_slo_rps));
   else if (!s.points.empty())
-    lines.push_back(fmt::format("No measured rate had {:.0f}% of requests within the SLO", 100 * s.slo_fraction));
+    lines.push_back(trf("No measured rate had {:.0f}% of requests within the SLO", 100 * s.slo_fraction));
   return lines;
 }
 
@@ -183,13 +183,13 @@ std::string render_csv_sweep(const RunResult& r) {
 
 LineChart rate_chart(const SweepInfo& s) {
   LineChart c;
-  c.title = "Achieved rate and goodput against offered rate";
-  c.x_label = "offered requests/s";
+  c.title = tr("Achieved rate and goodput against offered rate");
+  c.x_label = tr("offered requests/s");
   c.x_log2 = false;
   c.x_format = tick_text;
-  c.y_label = "requests/s";
-  ChartSeries achieved{"achieved", {}, 0, false, false}, goodput{"goodput (within SLO)", {}, 1, false, false},
-      ideal{"offered", {}, 7, true, false};
+  c.y_label = tr("requests/s");
+  ChartSeries achieved{tr("achieved"), {}, 0, false, false}, goodput{tr("goodput (within SLO)"), {}, 1, false, false},
+      ideal{tr("offered"), {}, 7, true, false};
   std::vector<const SweepPoint*> points = by_rate(s);
   std::stable_sort(points.begin(), points.end(), [](auto* a, auto* b) { return a->offered_rps < b->offered_rps; });
   double x_max = 0;
@@ -198,10 +198,10 @@ LineChart rate_chart(const SweepInfo& s) {
     x_max = std::max(x_max, p->offered_rps);
     ideal.points.push_back({p->offered_rps, p->offered_rps, ""});
     if (p->achieved_rps)
-      achieved.points.push_back({p->offered_rps, *p->achieved_rps, fmt::format("{:.3g}/s offered: {:.3g}/s achieved",
+      achieved.points.push_back({p->offered_rps, *p->achieved_rps, trf("{:.3g}/s offered: {:.3g}/s achieved",
                                                                                 p->offered_rps, *p->achieved_rps)});
     if (p->goodput_rps)
-      goodput.points.push_back({p->offered_rps, *p->goodput_rps, fmt::format("{:.3g}/s offered: goodput {:.3g}/s",
+      goodput.points.push_back({p->offered_rps, *p->goodput_rps, trf("{:.3g}/s offered: goodput {:.3g}/s",
                                                                               p->offered_rps, *p->goodput_rps)});
   }
   c.x_ticks = rate_ticks(x_max);
@@ -212,18 +212,19 @@ LineChart rate_chart(const SweepInfo& s) {
 std::string render_html_sweep(const RunResult& r) {
   const SweepInfo& s = *r.sweep;
   auto esc = [](std::string_view t) { return html_escape(t); };
-  std::string body = "<header class=\"top\">\n<p class=\"eyebrow\">Request-rate sweep</p>\n<h1 id=\"title\">" +
+  std::string body = "<header class=\"top\">\n<p class=\"eyebrow\">" + esc(tr("Request-rate sweep")) + "</p>\n<h1 id=\"title\">" +
                      esc(title(r)) + "</h1>\n";
   for (const auto& l : setting_lines(r)) body += "<p class=\"subtitle\">" + esc(l) + "</p>\n";
   if (!r.notes.empty()) body += "<p class=\"note\">" + esc(r.notes) + "</p>\n";
   body += "</header>\n<section id=\"findings\">\n<ul class=\"findings\">\n";
   for (const auto& l : finding_lines(s)) body += "<li class=\"ok\">" + esc(l) + "</li>\n";
-  for (const auto& w : r.warnings) body += "<li class=\"warn\"><span class=\"tag\">Warning</span>" + esc(w) + "</li>\n";
+  for (const auto& w : r.warnings)
+    body += "<li class=\"warn\"><span class=\"tag\">" + esc(tr("Warning")) + "</span>" + esc(w) + "</li>\n";
   body += "</ul>\n</section>\n";
   const LineChart latency = sweep_latency_chart(s);
   const LineChart rates = rate_chart(s);
-  body += "<section id=\"charts\">\n<h2>Latency against rate</h2>\n<figure>" + render_svg(latency) +
-          render_legend(latency) + "</figure>\n<h2>Throughput against rate</h2>\n<figure>" + render_svg(rates) +
+  body += "<section id=\"charts\">\n<h2>" + esc(tr("Latency against rate")) + "</h2>\n<figure>" + render_svg(latency) +
+          render_legend(latency) + "</figure>\n<h2>" + esc(tr("Throughput against rate")) + "</h2>\n<figure>" + render_svg(rates) +
           render_legend(rates) + "</figure>\n</section>\n";
   const Table t = sweep_table(s);
   std::string table = "<table class=\"sweep\" id=\"sweep-table\">\n<thead><tr>";
@@ -237,9 +238,11 @@ std::string render_html_sweep(const RunResult& r) {
     table += "</tr>\n";
   }
   table += "</tbody>\n</table>\n";
-  body += "<section id=\"rates\">\n<h2>Every rate</h2>\n" + html_scroll(table) +
-          "<p class=\"caption\">Latencies are timed from each request's intended start, so time spent queued "
-          "— in the client or the server — counts (docs/METRICS.md, \"Request-rate sweeps\").</p>\n</section>\n";
+  // The caption's text is put in as written (the catalogs are trusted, like their ".html" keys).
+  body += "<section id=\"rates\">\n<h2>" + esc(tr("Every rate")) + "</h2>\n" + html_scroll(table) + "<p class=\"caption\">" +
+          tr("Latencies are timed from each request's intended start, so time spent queued — in the client or the "
+             "server — counts (docs/METRICS.md, \"Request-rate sweeps\").") +
+          "</p>\n</section>\n";
   return html_document(title(r), body);
 }
 
@@ -247,8 +250,8 @@ std::string render_html_sweep(const RunResult& r) {
 
 LineChart sweep_latency_chart(const SweepInfo& s) {
   LineChart c;
-  c.title = "Latency against request rate";
-  c.x_label = "requests/s";
+  c.title = tr("Latency against request rate");
+  c.x_label = tr("requests/s");
   c.x_log2 = false;
   c.x_format = tick_text;
   c.y_label = "TTFT, E2E ms";
@@ -261,12 +264,13 @@ LineChart sweep_latency_chart(const SweepInfo& s) {
     bool dashed;
     bool right;
   };
+  const std::string p50_right = tr("TPOT p50 (right axis)"), p99_right = tr("TPOT p99 (right axis)");
   const Figure figures[] = {{"TTFT p50", &SweepPoint::ttft_ms, &Percentiles::p50, 0, false, false},
                             {"TTFT p99", &SweepPoint::ttft_ms, &Percentiles::p99, 0, true, false},
                             {"E2E p50", &SweepPoint::e2e_ms, &Percentiles::p50, 2, false, false},
                             {"E2E p99", &SweepPoint::e2e_ms, &Percentiles::p99, 2, true, false},
-                            {"TPOT p50 (right axis)", &SweepPoint::tpot_ms, &Percentiles::p50, 1, false, true},
-                            {"TPOT p99 (right axis)", &SweepPoint::tpot_ms, &Percentiles::p99, 1, true, true}};
+                            {p50_right.c_str(), &SweepPoint::tpot_ms, &Percentiles::p50, 1, false, true},
+                            {p99_right.c_str(), &SweepPoint::tpot_ms, &Percentiles::p99, 1, true, true}};
   double y_max = 0, x_max = 0;
   for (const auto& f : figures) {
     ChartSeries series{f.name, {}, f.color, f.dashed, f.right};
@@ -283,7 +287,7 @@ LineChart sweep_latency_chart(const SweepInfo& s) {
   c.x_ticks = rate_ticks(x_max);
   if (s.max_rate_within_slo_rps && y_max > 0) {
     const double x = *s.max_rate_within_slo_rps;
-    const std::string label = fmt::format("highest rate with {:.0f}% within SLO: {:.3g}/s", 100 * s.slo_fraction, x);
+    const std::string label = trf("highest rate with {:.0f}% within SLO: {:.3g}/s", 100 * s.slo_fraction, x);
     c.series.push_back(ChartSeries{label, {{x, 0, label}, {x, y_max, label}}, 5, true, false});
   }
   return c;

@@ -8,6 +8,7 @@
 
 #include "core/units.h"
 #include "report/cell_format.h"
+#include "report/translate.h"
 #include "report/html_escape.h"
 #include "report/report_model.h"
 #include "report/svg_chart.h"
@@ -90,10 +91,10 @@ const PrefillRow* find_row(const RunResult& r, int64_t context) {
 }
 
 std::string window_tooltip(const TimelineWindow& w, const WindowMark& mark, const CellTelemetry* t) {
-  std::string out = mark.phase == "prefill" ? "Prefill " + format_tokens(mark.context)
-                                            : "Decode " + cell_name(mark.context, mark.concurrency);
+  std::string out = mark.phase == "prefill" ? trf("Prefill {}", format_tokens(mark.context))
+                                            : trf("Decode {}", cell_name(mark.context, mark.concurrency));
   out += fmt::format(" · {:.1f} s", w.end_s - w.begin_s);
-  if (w.tok_s) out += " · " + format_tok_s(w.tok_s) + (mark.phase == "prefill" ? " prompt tok/s" : " tok/s");
+  if (w.tok_s) out += " · " + format_tok_s(w.tok_s) + (mark.phase == "prefill" ? tr(" prompt tok/s") : std::string(" tok/s"));
   if (t) {
     if (t->gpu_power_w) out += " · " + format_power_w(t->gpu_power_w);
     if (t->gpu_sm_clock_mhz) out += " · " + format_clock_mhz(t->gpu_sm_clock_mhz);
@@ -166,8 +167,8 @@ Timeline build_timeline(const TelemetrySeries& series, const RunResult& result, 
   const auto last_bucket = static_cast<int64_t>(max_points) - 1;
   if (result.telemetry && result.telemetry->client_side_only) {
     if (!samples.empty())
-      tl.notes.push_back("The GPU readings are of the client's machine (the server ran elsewhere), so they are left "
-                         "out.");
+      tl.notes.push_back(tr("The GPU readings are of the client's machine (the server ran elsewhere), so they are left "
+                            "out."));
   } else {
     tl.power_w = line(samples, &Reduced::power_w, tl.bucket_s, last_bucket);
     tl.sm_clock_mhz = line(samples, &Reduced::sm_clock_mhz, tl.bucket_s, last_bucket);
@@ -175,7 +176,7 @@ Timeline build_timeline(const TelemetrySeries& series, const RunResult& result, 
     tl.sm_clock_max_mhz = sm_clock_max(result);
   }
   if (result.resumes > 0)
-    tl.notes.push_back(fmt::format(
+    tl.notes.push_back(trf(
         "The run was resumed: this is the series of one session ({}); each resumed session wrote its own "
         "telemetry-resume<N>.jsonl.",
         result.telemetry && !result.telemetry->series_file.empty() ? result.telemetry->series_file
@@ -294,10 +295,10 @@ std::string line_path(const std::vector<TimelinePoint>& points, const Panel& p, 
 
 std::string caption_text(const Timeline& t) {
   std::string out =
-      "Shaded: each measured window, labelled by its cell (context × simultaneous requests) or prefill request; "
-      "hover a window for its numbers. Output tok/s is each decode window's output tokens ÷ its length.";
+      tr("Shaded: each measured window, labelled by its cell (context × simultaneous requests) or prefill request; "
+         "hover a window for its numbers. Output tok/s is each decode window's output tokens ÷ its length.");
   if (t.gpu_count > 1 && !t.power_w.empty())
-    out += fmt::format(" GPU power is the sum over {} GPUs, SM clock their mean.", t.gpu_count);
+    out += trf(" GPU power is the sum over {} GPUs, SM clock their mean.", t.gpu_count);
   if (t.bucket_s > 0) out += fmt::format(" Each point is the mean of {:.1f} s of samples.", t.bucket_s);
   for (const auto& note : t.notes) out += " " + note;
   return out;
@@ -317,17 +318,18 @@ std::string render_timeline_html(const Timeline& t) {
   // A panel for each line there is: no GPU readings, no GPU panels.
   int panels = 0;
   std::optional<Panel> power, clock, rate;
-  if (!t.power_w.empty()) power = make_panel("GPU power (W)", panels++, max_of(t.power_w, t.power_limit_w));
+  if (!t.power_w.empty()) power = make_panel(tr("GPU power (W)"), panels++, max_of(t.power_w, t.power_limit_w));
   if (!t.sm_clock_mhz.empty())
-    clock = make_panel("SM clock (MHz)", panels++, max_of(t.sm_clock_mhz, t.sm_clock_max_mhz));
-  if (!t.windows.empty()) rate = make_panel("Output tok/s (decode windows)", panels++, rate_max);
+    clock = make_panel(tr("SM clock (MHz)"), panels++, max_of(t.sm_clock_mhz, t.sm_clock_max_mhz));
+  if (!t.windows.empty()) rate = make_panel(tr("Output tok/s (decode windows)"), panels++, rate_max);
   const double bottom = plot_bottom(panels);
-  const std::string what = power || clock ? "GPU power, SM clock and output tok/s" : "Output tok/s";
+  const bool gpu = power || clock;
 
   std::string svg = fmt::format(
-      "<svg class=\"timeline\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{} over the run, with the measured "
-      "windows marked\" xmlns=\"http://www.w3.org/2000/svg\">\n",
-      svg_number(kTimelineWidth), svg_number(height(panels)), what);
+      "<svg class=\"timeline\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\" xmlns=\"http://www.w3.org/2000/svg\">\n",
+      svg_number(kTimelineWidth), svg_number(height(panels)),
+      html_escape(gpu ? tr("GPU power, SM clock and output tok/s over the run, with the measured windows marked")
+                      : tr("Output tok/s over the run, with the measured windows marked")));
 
   // Windows: a band across every panel, its two boundaries, and its label above.
   svg += "<g class=\"windows\">\n";
@@ -356,13 +358,13 @@ std::string render_timeline_html(const Timeline& t) {
   if (power) {
     svg += panel_frame(*power);
     if (t.power_limit_w)
-      svg += reference_line(*power, *t.power_limit_w, "power limit " + format_power_w(t.power_limit_w), right);
+      svg += reference_line(*power, *t.power_limit_w, trf("power limit {}", format_power_w(t.power_limit_w)), right);
     svg += fmt::format("<g class=\"series c1\"><path d=\"{}\"/></g>\n", line_path(t.power_w, *power, t.gap_s, x_of));
   }
   if (clock) {
     svg += panel_frame(*clock);
     if (t.sm_clock_max_mhz)
-      svg += reference_line(*clock, *t.sm_clock_max_mhz, "max " + format_clock_mhz(t.sm_clock_max_mhz), right);
+      svg += reference_line(*clock, *t.sm_clock_max_mhz, trf("max {}", format_clock_mhz(t.sm_clock_max_mhz)), right);
     svg += fmt::format("<g class=\"series c0\"><path d=\"{}\"/></g>\n",
                        line_path(t.sm_clock_mhz, *clock, t.gap_s, x_of));
   }
@@ -388,21 +390,22 @@ std::string render_timeline_html(const Timeline& t) {
   }
   svg += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                      svg_number((kTimelineLeft + right) / 2), svg_number(height(panels) - 6),
-                     clock_format ? "time since the run started (min:s)" : "time since the run started");
+                     html_escape(clock_format ? tr("time since the run started (min:s)") : tr("time since the run started")));
   svg += "</svg>\n";
 
   std::string legend = "<ul class=\"legend\">";
-  if (power) legend += "<li><span class=\"swatch c1\"></span>GPU power</li>";
-  if (clock) legend += "<li><span class=\"swatch c0\"></span>SM clock</li>";
+  if (power) legend += "<li><span class=\"swatch c1\"></span>" + html_escape(tr("GPU power")) + "</li>";
+  if (clock) legend += "<li><span class=\"swatch c0\"></span>" + html_escape(tr("SM clock")) + "</li>";
   if (rate)
-    legend += "<li><span class=\"swatch c2\"></span>output tok/s of each decode window</li>"
-              "<li><span class=\"swatch window-swatch decode\"></span>decode window</li>"
-              "<li><span class=\"swatch window-swatch prefill\"></span>prefill request</li>";
+    legend += "<li><span class=\"swatch c2\"></span>" + html_escape(tr("output tok/s of each decode window")) +
+              "</li><li><span class=\"swatch window-swatch decode\"></span>" + html_escape(tr("decode window")) +
+              "</li><li><span class=\"swatch window-swatch prefill\"></span>" + html_escape(tr("prefill request")) + "</li>";
   if ((power && t.power_limit_w) || (clock && t.sm_clock_max_mhz))
-    legend += "<li><span class=\"swatch ref-swatch\"></span>limit</li>";
+    legend += "<li><span class=\"swatch ref-swatch\"></span>" + html_escape(tr("limit")) + "</li>";
   legend += "</ul>\n";
 
-  return "<figure id=\"telemetry-chart\" class=\"timeline\">\n<figcaption>" + what + " over the run" +
+  return "<figure id=\"telemetry-chart\" class=\"timeline\">\n<figcaption>" +
+         html_escape(gpu ? tr("GPU power, SM clock and output tok/s over the run") : tr("Output tok/s over the run")) +
          "</figcaption>\n<p class=\"caption\">" +
          html_escape(caption_text(t)) + "</p>\n<div class=\"scroll\">\n" + svg + "</div>\n" + legend + "</figure>\n";
 }

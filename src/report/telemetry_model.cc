@@ -9,6 +9,7 @@
 #include "core/units.h"
 #include "report/cell_format.h"
 #include "report/report_sections.h"
+#include "report/translate.h"
 
 namespace sm::report {
 
@@ -39,26 +40,26 @@ std::string share_text(std::optional<double> v) {
 }
 
 constexpr std::array<TelemetryColumn, 10> kColumns = {{
-    {"GPU power", [](const MeasurementSource& s) { return shown(s.telemetry->gpu_power_w, format_power_w); }},
-    {"SM clock", [](const MeasurementSource& s) { return shown(s.telemetry->gpu_sm_clock_mhz, format_clock_mhz); }},
-    {"GPU temperature", [](const MeasurementSource& s) { return shown(s.telemetry->gpu_temp_max_c, format_temp_c); }},
-    {"Throttle",
+    {tr_noop("GPU power"), [](const MeasurementSource& s) { return shown(s.telemetry->gpu_power_w, format_power_w); }},
+    {tr_noop("SM clock"), [](const MeasurementSource& s) { return shown(s.telemetry->gpu_sm_clock_mhz, format_clock_mhz); }},
+    {tr_noop("GPU temperature"), [](const MeasurementSource& s) { return shown(s.telemetry->gpu_temp_max_c, format_temp_c); }},
+    {tr_noop("Throttle"),
      [](const MeasurementSource& s) -> std::optional<std::string> {
        if (s.telemetry->throttle.empty()) return std::nullopt;
        return throttle_label(s.telemetry->throttle);
      }},
-    {"Tokens per joule",
+    {tr_noop("Tokens per joule"),
      [](const MeasurementSource& s) { return shown(s.telemetry->tokens_per_joule, format_tokens_per_joule); }},
-    {"Host CPU", [](const MeasurementSource& s) { return shown(s.telemetry->host_cpu_util_pct, format_percent); }},
-    {"Server running",
+    {tr_noop("Host CPU"), [](const MeasurementSource& s) { return shown(s.telemetry->host_cpu_util_pct, format_percent); }},
+    {tr_noop("Server running"),
      [](const MeasurementSource& s) -> std::optional<std::string> {
        if (!s.cell) return std::nullopt;
        return shown(s.cell->server_running_mean, one_decimal);
      }},
-    {"Server waiting (max)",
+    {tr_noop("Server waiting (max)"),
      [](const MeasurementSource& s) { return shown(s.telemetry->server_waiting_max, count_text); }},
-    {"KV cache (max)", [](const MeasurementSource& s) { return shown(s.telemetry->server_kv_usage_max, share_text); }},
-    {"Preemptions", [](const MeasurementSource& s) { return shown(s.telemetry->server_preemptions, count_text); }},
+    {tr_noop("KV cache (max)"), [](const MeasurementSource& s) { return shown(s.telemetry->server_kv_usage_max, share_text); }},
+    {tr_noop("Preemptions"), [](const MeasurementSource& s) { return shown(s.telemetry->server_preemptions, count_text); }},
 }};
 
 // Verdicts in the order findings name them, most serious first as docs/METRICS.md ranks them;
@@ -67,8 +68,11 @@ constexpr std::array<std::string_view, 4> kThrottleOrder = {"thermal", "hw_slowd
                                                             "clocks_below_max"};
 
 std::string verdict_words(std::string_view verdict) {
+  if (verdict == "hw_slowdown") return tr("hardware slowdown");
+  if (verdict == "thermal") return tr("thermal");
+  if (verdict == "power_capped") return tr("power capped");
+  if (verdict == "clocks_below_max") return tr("clocks below max");
   std::string label = throttle_label(verdict);
-  if (verdict == "hw_slowdown") return "hardware slowdown";
   if (!label.empty()) label[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(label[0])));
   return label;
 }
@@ -80,7 +84,7 @@ std::vector<std::pair<std::string, std::string>> verdicts(const RunResult& r) {
   for (const auto& p : r.prefill) prefill.push_back(&p);
   std::stable_sort(prefill.begin(), prefill.end(), [](auto* a, auto* b) { return a->context < b->context; });
   for (const PrefillRow* p : prefill)
-    if (!p->telemetry.throttle.empty()) out.push_back({"Prefill " + format_tokens(p->context), p->telemetry.throttle});
+    if (!p->telemetry.throttle.empty()) out.push_back({trf("Prefill {}", format_tokens(p->context)), p->telemetry.throttle});
   std::vector<const DecodeCell*> decode;
   for (const auto& c : r.decode) decode.push_back(&c);
   std::stable_sort(decode.begin(), decode.end(), [](auto* a, auto* b) {
@@ -88,7 +92,7 @@ std::vector<std::pair<std::string, std::string>> verdicts(const RunResult& r) {
   });
   for (const DecodeCell* c : decode)
     if (!c->telemetry.throttle.empty())
-      out.push_back({"Decode " + cell_name(c->context, c->concurrency), c->telemetry.throttle});
+      out.push_back({trf("Decode {}", cell_name(c->context, c->concurrency)), c->telemetry.throttle});
   return out;
 }
 
@@ -98,17 +102,17 @@ std::string per_gpu(const std::vector<TelemetryGpu>& gpus, const auto& text_of) 
   for (const auto& g : gpus) values.push_back(text_of(g));
   if (std::all_of(values.begin(), values.end(), [](const std::string& v) { return v.empty(); })) return "";
   if (std::all_of(values.begin(), values.end(), [&](const std::string& v) { return v == values.front(); }))
-    return gpus.size() > 1 ? values.front() + " each" : values.front();
+    return gpus.size() > 1 ? trf("{} each", values.front()) : values.front();
   std::vector<std::string> labelled;
   for (size_t i = 0; i < gpus.size(); ++i)
-    labelled.push_back(fmt::format("GPU {}: {}", gpus[i].index, values[i].empty() ? std::string(kDash) : values[i]));
+    labelled.push_back(trf("GPU {}: {}", gpus[i].index, values[i].empty() ? std::string(kDash) : values[i]));
   return section::join(labelled, ", ");
 }
 
 // Sets `label` to `value` in `group`: in place when the fact is there, else before the first of
 // `before` that is, else at the end.
 void set_fact(FactGroup& group, const std::string& label, const std::string& value,
-              std::initializer_list<std::string_view> before) {
+              const std::vector<std::string>& before) {
   if (value.empty()) return;
   for (auto& f : group.facts)
     if (f.label == label) {
@@ -131,12 +135,13 @@ FactGroup& group_named(std::vector<FactGroup>& groups, std::string_view id, std:
 std::string sampled_text(const TelemetryInfo& t) {
   std::vector<std::string> periodic;
   if (!t.gpu_source.empty()) periodic.push_back(t.gpu_source == "nvml" ? "GPU (NVML)" : "GPU (" + t.gpu_source + ")");
-  if (t.host) periodic.push_back("host CPU");
+  if (t.host) periodic.push_back(tr("host CPU"));
   std::vector<std::string> parts;
-  if (!periodic.empty()) parts.push_back(section::join(periodic, " and ") + " every " + format_duration_s(t.interval_s));
-  if (t.server) parts.push_back("server metrics");
-  if (parts.empty()) parts.push_back("nothing");
-  if (!t.series_file.empty()) parts.push_back("series in " + t.series_file);
+  if (!periodic.empty())
+    parts.push_back(trf("{} every {}", section::join(periodic, tr(" and ")), format_duration_s(t.interval_s)));
+  if (t.server) parts.push_back(tr("server metrics"));
+  if (parts.empty()) parts.push_back(tr("nothing"));
+  if (!t.series_file.empty()) parts.push_back(trf("series in {}", t.series_file));
   return section::join(parts, "; ");
 }
 
@@ -159,7 +164,7 @@ void append_telemetry_columns(Table& table, const std::vector<MeasurementSource>
       any = any || values.back().has_value();
     }
     if (!any) continue;
-    table.header.emplace_back(column.title);
+    table.header.push_back(tr(column.title));
     table.align.push_back(column.title == "Throttle" ? Align::Left : Align::Right);
     for (size_t i = 0; i < table.rows.size() && i < values.size(); ++i)
       table.rows[i].cells.push_back(values[i].value_or(std::string(kDash)));
@@ -171,12 +176,12 @@ std::vector<Finding> telemetry_notes(const RunResult& r) {
   if (!r.telemetry) return out;
   const TelemetryInfo& t = *r.telemetry;
   if (t.gpu_source.empty()) {
-    std::string why = t.gpu_unavailable.empty() ? std::string("no reason was recorded") : t.gpu_unavailable;
+    std::string why = t.gpu_unavailable.empty() ? tr("no reason was recorded") : t.gpu_unavailable;
     while (!why.empty() && (why.back() == '.' || why.back() == ' ')) why.pop_back();
-    out.push_back({Severity::Info, "No GPU telemetry (power, clocks, tokens per joule): " + why + "."});
+    out.push_back({Severity::Info, trf("No GPU telemetry (power, clocks, tokens per joule): {}.", why)});
   }
   if (t.client_side_only)
-    out.push_back({Severity::Info, "GPU and host telemetry is of the client's machine; the server ran elsewhere."});
+    out.push_back({Severity::Info, tr("GPU and host telemetry is of the client's machine; the server ran elsewhere.")});
   return out;
 }
 
@@ -197,56 +202,60 @@ std::optional<Finding> throttle_finding(const RunResult& r) {
     if (auto it = by_verdict.find(verdict); it != by_verdict.end())
       groups.push_back(fmt::format("{} ({})", verdict_words(verdict), section::join(it->second, ", ")));
   return Finding{Severity::Warning,
-                 fmt::format("GPU throttled in {} measurement{}, which ran below the GPU's full speed: {}.", count,
-                             count == 1 ? "" : "s", section::join(groups, "; "))};
+                 count == 1 ? trf("GPU throttled in {} measurement, which ran below the GPU's full speed: {}.", count,
+                                  section::join(groups, "; "))
+                            : trf("GPU throttled in {} measurements, which ran below the GPU's full speed: {}.", count,
+                                  section::join(groups, "; "))};
 }
 
 std::optional<std::string> throttle_check(const RunResult& r) {
   auto all = verdicts(r);
   if (all.empty()) return std::nullopt;
   if (!std::all_of(all.begin(), all.end(), [](const auto& v) { return v.second == "ok"; })) return std::nullopt;
-  return "The GPU was not throttled in any measurement (power cap, temperature, hardware slowdown or clocks below "
-         "their maximum).";
+  return tr("The GPU was not throttled in any measurement (power cap, temperature, hardware slowdown or clocks below "
+            "their maximum).");
 }
 
 void add_telemetry_facts(std::vector<FactGroup>& groups, const RunResult& r) {
   if (!r.telemetry) return;
   const TelemetryInfo& t = *r.telemetry;
-  set_fact(group_named(groups, "run", "Run"), "Telemetry", sampled_text(t), {"Target", "Started", "Finished", "Run id"});
+  set_fact(group_named(groups, "run", tr("Run")), tr("Telemetry"), sampled_text(t),
+           {tr("Target"), tr("Started"), tr("Finished"), tr("Run id")});
   if (t.gpus.empty()) return;
-  FactGroup& g = t.client_side_only ? group_named(groups, "client", "Client") : group_named(groups, "hardware", "Hardware");
-  const std::initializer_list<std::string_view> tail = {"Kernel", "Source"};
-  set_fact(g, "Power limit", per_gpu(t.gpus, [](const TelemetryGpu& x) {
+  FactGroup& g =
+      t.client_side_only ? group_named(groups, "client", tr("Client")) : group_named(groups, "hardware", tr("Hardware"));
+  const std::vector<std::string> tail = {tr("Kernel"), tr("Source")};
+  set_fact(g, tr("Power limit"), per_gpu(t.gpus, [](const TelemetryGpu& x) {
              return x.power_limit_w ? format_power_w(x.power_limit_w) : std::string();
            }), tail);
-  set_fact(g, "Max SM clock", per_gpu(t.gpus, [](const TelemetryGpu& x) {
+  set_fact(g, tr("Max SM clock"), per_gpu(t.gpus, [](const TelemetryGpu& x) {
              return x.sm_clock_max_mhz ? format_clock_mhz(x.sm_clock_max_mhz) : std::string();
            }), tail);
-  set_fact(g, "Max memory clock", per_gpu(t.gpus, [](const TelemetryGpu& x) {
+  set_fact(g, tr("Max memory clock"), per_gpu(t.gpus, [](const TelemetryGpu& x) {
              return x.mem_clock_max_mhz ? format_clock_mhz(x.mem_clock_max_mhz) : std::string();
            }), tail);
-  set_fact(g, "PCIe", per_gpu(t.gpus, [](const TelemetryGpu& x) { return x.pcie; }), tail);
+  set_fact(g, tr("PCIe"), per_gpu(t.gpus, [](const TelemetryGpu& x) { return x.pcie; }), tail);
 }
 
 std::vector<Definition> telemetry_definitions(const RunResult& r) {
   if (!r.telemetry && !has_cell_telemetry(r)) return {};
   return {
-      {"GPU power", "Mean board power over the window (a prefill row: over its request), summed over the GPUs."},
-      {"SM clock", "Mean streaming-multiprocessor clock over the window and the GPUs."},
-      {"GPU temperature", "The hottest GPU reading in the window."},
-      {"Throttle",
-       "Why the GPU held its clocks down during the window, from the share of samples with each NVML clocks-event "
+      {tr("GPU power"), tr("Mean board power over the window (a prefill row: over its request), summed over the GPUs.")},
+      {tr("SM clock"), tr("Mean streaming-multiprocessor clock over the window and the GPUs.")},
+      {tr("GPU temperature"), tr("The hottest GPU reading in the window.")},
+      {tr("Throttle"),
+       tr("Why the GPU held its clocks down during the window, from the share of samples with each NVML clocks-event "
        "reason, most serious first: thermal (too hot), hardware slowdown (the board protecting itself: power brake, "
        "power supply, temperature sensor), power capped (running at its power limit: common under full load), "
        "clocks below max (busy, yet well below their maximum clock for none of those reasons), else OK. "
-       "Thresholds: docs/METRICS.md, Telemetry."},
-      {"Tokens per joule", "Output tokens in the window ÷ GPU energy in the window (the GPUs' energy counter; "
-                           "power × time where it is missing); a prefill row: prompt tokens ÷ the energy of its "
-                           "request. Higher is more efficient."},
-      {"Host CPU", "Mean CPU use of the machine speedmatrix ran on, over the window."},
-      {"Server running, waiting, KV cache, preemptions",
-       "The server's own metrics over the window: mean requests running, most requests queued at once, highest "
-       "KV-cache use, requests preempted."},
+       "Thresholds: docs/METRICS.md, Telemetry.")},
+      {tr("Tokens per joule"), tr("Output tokens in the window ÷ GPU energy in the window (the GPUs' energy counter; "
+                                  "power × time where it is missing); a prefill row: prompt tokens ÷ the energy of its "
+                                  "request. Higher is more efficient.")},
+      {tr("Host CPU"), tr("Mean CPU use of the machine speedmatrix ran on, over the window.")},
+      {tr("Server running, waiting, KV cache, preemptions"),
+       tr("The server's own metrics over the window: mean requests running, most requests queued at once, highest "
+          "KV-cache use, requests preempted.")},
   };
 }
 

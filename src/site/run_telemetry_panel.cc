@@ -98,6 +98,8 @@ std::string gpus_line(const RunResult& r) {
 std::string row_html(const std::string& name, CellStatus status, const CellTelemetry& t, bool show_tpj, bool best) {
   std::string out = best ? "<tr class=\"best\">" : "<tr>";
   out += "<td class=\"l\">" + esc(name) + "</td>";
+  const report::Translator translate = ui_report_translator();  // the report's status words, in the page's language
+  const report::TranslationScope in_language(translate);
   out += "<td class=\"l\">" + esc(report::status_label(status)) + "</td>";
   if (show_tpj) out += "<td>" + esc(ui_localize_number(format_tokens_per_joule(t.tokens_per_joule))) + "</td>";
   out += "<td>" + esc(ui_localize_number(format_watts(t.gpu_power_w))) + "</td>";

@@ -393,8 +393,10 @@ SiteResponse Site::page_run(const std::string& run_id, const SiteRequest& reques
   const int64_t page = cells_page(QueryParams(request.query), page_count);
   const std::string pager = cell_pager(run_page_path(run_id) + "?", pages, page, page_count);
   top += pager;
-  std::string doc = page_count > 1 ? render_report(cell_page_of(*result, pages, page), ReportFormat::Html, {})
-                                   : render_report(*result, ReportFormat::Html, {});
+  RenderOptions in_language;  // the report speaks the page's language
+  in_language.translate = ui_report_translator();
+  std::string doc = page_count > 1 ? render_report(cell_page_of(*result, pages, page), ReportFormat::Html, in_language)
+                                   : render_report(*result, ReportFormat::Html, in_language);
   if (!pager.empty())
     if (size_t end = doc.rfind("</body>"); end != std::string::npos) doc.insert(end, "<div class=\"page\">" + pager + "</div>");
   return html_response(200, frame_report(std::move(doc), NavItem::Runs, top));
@@ -473,6 +475,7 @@ SiteResponse Site::page_compare(const SiteRequest& request) {
     std::vector<RunResult> runs;
     std::vector<store::RunSummary> summaries;
     CompareOptions options;
+    options.render.translate = ui_report_translator();  // the comparison speaks the page's language
     for (const auto& id : ids) {
       auto text = store_.get_run_json(id);
       if (!text) return page_error(503, text.error().message);
@@ -592,7 +595,9 @@ SiteResponse Site::page_calc(const SiteRequest& request) {
   auto evidence = find_evidence(store_, corpus_, catalog_, *input);
   if (!evidence) return page_error(503, evidence.error().message);
   // The prediction and, under it, what was measured of the same setup.
-  std::string doc = render_report(*result, ReportFormat::Html, {});
+  RenderOptions in_language;  // the prediction's report speaks the page's language
+  in_language.translate = ui_report_translator();
+  std::string doc = render_report(*result, ReportFormat::Html, in_language);
   const std::string section = "<div class=\"page\">" + evidence_html(*evidence, *result, corpus_sources_) + "</div>\n";
   if (size_t end = doc.rfind("</body>"); end != std::string::npos) doc.insert(end, section);
   else doc += section;

@@ -56,34 +56,46 @@ std::string trim(std::string_view s) {
 }  // namespace
 
 Result<MessageCatalogs> MessageCatalogs::load_embedded() {
-  std::vector<std::pair<std::string, std::string>> files;
+  std::vector<std::pair<std::string, std::string>> files, reports;
   for (const SiteDataFile& f : site_data_files()) {
-    if (!f.name.starts_with("messages-") || !f.name.ends_with(".json")) continue;
-    std::string_view lang = f.name.substr(9, f.name.size() - 9 - 5);
-    files.emplace_back(std::string(lang), std::string(f.content));
+    if (!f.name.ends_with(".json")) continue;
+    if (f.name.starts_with("messages-"))
+      files.emplace_back(std::string(f.name.substr(9, f.name.size() - 9 - 5)), std::string(f.content));
+    else if (f.name.starts_with("report-"))
+      reports.emplace_back(std::string(f.name.substr(7, f.name.size() - 7 - 5)), std::string(f.content));
   }
-  return from_json(files);
+  auto out = from_json(files);
+  if (!out) return out;
+  if (auto ok = out->add_report_catalogs(reports); !ok) return std::unexpected(ok.error());
+  return out;
 }
 
 Result<MessageCatalogs> MessageCatalogs::load_embedded_and_dir(const std::string& dir) {
-  std::map<std::string, std::string> files;
+  std::map<std::string, std::string> files, reports;
   for (const SiteDataFile& f : site_data_files()) {
-    if (!f.name.starts_with("messages-") || !f.name.ends_with(".json")) continue;
-    files[std::string(f.name.substr(9, f.name.size() - 9 - 5))] = std::string(f.content);
+    if (!f.name.ends_with(".json")) continue;
+    if (f.name.starts_with("messages-")) files[std::string(f.name.substr(9, f.name.size() - 9 - 5))] = std::string(f.content);
+    else if (f.name.starts_with("report-")) reports[std::string(f.name.substr(7, f.name.size() - 7 - 5))] = std::string(f.content);
   }
   std::error_code ec;
   std::filesystem::directory_iterator it(dir, ec);
   if (ec) return fail(ErrorCode::InvalidArgument, fmt::format("cannot read the message folder {}: {}", dir, ec.message()));
   for (const auto& entry : it) {
     const std::string name = entry.path().filename().string();
-    if (!name.starts_with("messages-") || !name.ends_with(".json") || name.size() <= 14) continue;
+    const bool messages = name.starts_with("messages-") && name.size() > 14;
+    const bool report = name.starts_with("report-") && name.size() > 12;
+    if (!name.ends_with(".json") || (!messages && !report)) continue;
     std::ifstream in(entry.path(), std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
     if (!in && !in.eof()) return fail(ErrorCode::InvalidArgument, fmt::format("cannot read {}", entry.path().string()));
-    files[name.substr(9, name.size() - 9 - 5)] = text.str();
+    if (messages) files[name.substr(9, name.size() - 9 - 5)] = text.str();
+    else reports[name.substr(7, name.size() - 7 - 5)] = text.str();
   }
-  return from_json({files.begin(), files.end()});
+  auto out = from_json({files.begin(), files.end()});
+  if (!out) return out;
+  if (auto ok = out->add_report_catalogs({reports.begin(), reports.end()}); !ok) return std::unexpected(ok.error());
+  return out;
 }
 
 Result<MessageCatalogs> MessageCatalogs::from_json(const std::vector<std::pair<std::string, std::string>>& files) {
@@ -116,6 +128,44 @@ Result<MessageCatalogs> MessageCatalogs::from_json(const std::vector<std::pair<s
   }
   std::stable_partition(out.languages_.begin(), out.languages_.end(), [](const std::string& l) { return l == "en"; });
   return out;
+}
+
+Result<void> MessageCatalogs::add_report_catalogs(const std::vector<std::pair<std::string, std::string>>& files) {
+  decltype(reports_) reports;
+  for (const auto& [lang, text] : files) {
+    auto doc = nlohmann::json::parse(text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object())
+      return fail(ErrorCode::InvalidArgument, fmt::format("report-{}.json: not a JSON object", lang));
+    auto& catalog = reports[lang];
+    for (const auto& [msgid, value] : doc.items()) {
+      if (!value.is_string())
+        return fail(ErrorCode::InvalidArgument, fmt::format("report-{}.json: \"{}\" is not a string", lang, msgid));
+      catalog[msgid] = value.get<std::string>();
+    }
+  }
+  std::vector<std::string> english;
+  for (const auto& [k, v] : reports["en"]) english.push_back(k);
+  for (const auto& [lang, catalog] : reports) {
+    if (!has(lang))
+      return fail(ErrorCode::InvalidArgument, fmt::format("report-{}.json: no messages-{}.json beside it", lang, lang));
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : catalog) keys.push_back(k);
+    const auto missing = missing_keys(english, keys);
+    if (!missing.empty()) {
+      std::string list;
+      for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+      return fail(ErrorCode::InvalidArgument,
+                  fmt::format("report-{}.json: messages missing (or, +msgid, not in English): {}", lang, list));
+    }
+  }
+  reports_ = std::move(reports);
+  return {};
+}
+
+std::string MessageCatalogs::report_text(std::string_view lang, std::string_view msgid) const {
+  if (auto c = reports_.find(lang); c != reports_.end())
+    if (auto it = c->second.find(msgid); it != c->second.end()) return it->second;
+  return std::string(msgid);
 }
 
 bool MessageCatalogs::has(std::string_view lang) const { return catalogs_.find(lang) != catalogs_.end(); }
@@ -190,6 +240,15 @@ std::string ui_text(std::string_view key) {
 }
 
 std::string ui_language() { return current.lang; }
+
+std::string ui_report_text(std::string_view msgid) {
+  const MessageCatalogs& c = current.catalogs ? *current.catalogs : builtin();
+  return c.report_text(current.lang, msgid);
+}
+
+report::Translator ui_report_translator() {
+  return [](std::string_view msgid) { return ui_report_text(msgid); };
+}
 
 std::string ui_localize_number(std::string_view english) {
   const std::string group = ui_text("locale.group");

@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "report/translate.h"
 
 namespace sm::site {
 
@@ -33,9 +34,19 @@ class MessageCatalogs {
   static Result<MessageCatalogs> load_embedded();
   /// The same from (language, JSON text) pairs; "en" must be one of them.
   static Result<MessageCatalogs> from_json(const std::vector<std::pair<std::string, std::string>>& files);
-  /// The embedded catalogs plus every messages-LANG.json in `dir` (a file there replaces the
-  /// embedded one of its language). Checked like load_embedded.
+  /// The embedded catalogs plus every messages-LANG.json and report-LANG.json in `dir` (a file
+  /// there replaces the embedded one of its language). Checked like load_embedded.
   static Result<MessageCatalogs> load_embedded_and_dir(const std::string& dir);
+
+  /// Adds the report catalogs (language, JSON text of report-LANG.json): the English text of each
+  /// message the report inside a page composes (its msgid, report/translate.h) and its translation.
+  /// Fails when one is not a flat object of strings, is of a language without a message catalog,
+  /// or lacks a msgid English has or has one English lacks. A language without one shows the
+  /// report in English. load_embedded and load_embedded_and_dir add the embedded (and the
+  /// folder's) ones.
+  Result<void> add_report_catalogs(const std::vector<std::pair<std::string, std::string>>& files);
+  /// The translation of the report's `msgid` in `lang`; `msgid` itself where there is none.
+  std::string report_text(std::string_view lang, std::string_view msgid) const;
 
   /// Language codes, English first, then by code.
   const std::vector<std::string>& languages() const { return languages_; }
@@ -49,6 +60,7 @@ class MessageCatalogs {
  private:
   std::vector<std::string> languages_;
   std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>> catalogs_;
+  std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>> reports_;
 };
 
 /// Keys English has that `lang_keys` lacks, and keys it has that English lacks ("+key").
@@ -70,6 +82,11 @@ class UiLanguageScope {
 std::string ui_text(std::string_view key);
 /// The current language code ("en" outside a scope).
 std::string ui_language();
+/// The report's `msgid` in the current thread's language (report-LANG.json).
+std::string ui_report_text(std::string_view msgid);
+/// A translator for RenderOptions::translate that reads the current thread's language when the
+/// report is rendered: the report inside a page speaks the page's language.
+report::Translator ui_report_translator();
 std::string ui_number(int64_t n);
 /// ui_text(key) with its fmt fields filled ("{}" in order; arguments are used as given, so
 /// escape them first when the result goes into a page).

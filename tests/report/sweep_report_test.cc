@@ -90,5 +90,25 @@ TEST(SweepReport, EveryFormatCarriesEveryRate) {
   EXPECT_NE(csv.find("\n1,false,valid,"), std::string::npos) << csv;  // sorted by rate
 }
 
+// A translator (the results site's) reaches the sweep's report too; without one it is English.
+TEST(SweepReport, HtmlSpeaksTheTranslatorsLanguage) {
+  const RunResult r = sample_sweep();
+  RenderOptions options;
+  options.translate = [](std::string_view msgid) -> std::string {
+    if (msgid == "Every rate") return "Alle Raten";
+    if (msgid == "Within SLO") return "Innerhalb des SLO";
+    if (msgid == "Request-rate sweep: {} ({}{})") return "Raten-Sweep: {0} ({1}{2})";
+    return std::string(msgid);
+  };
+  const std::string html = render_report(r, ReportFormat::Html, options);
+  EXPECT_NE(html.find("<h2>Alle Raten</h2>"), std::string::npos);
+  EXPECT_NE(html.find(">Innerhalb des SLO</th>"), std::string::npos);
+  EXPECT_NE(html.find("<h1 id=\"title\">Raten-Sweep: "), std::string::npos);
+  EXPECT_EQ(html.find("<h2>Every rate</h2>"), std::string::npos);
+  const std::string english = render_report(r, ReportFormat::Html, {});
+  EXPECT_NE(english.find("<h2>Every rate</h2>"), std::string::npos);
+  EXPECT_NE(english.find("<h1 id=\"title\">Request-rate sweep: "), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sm
