@@ -521,14 +521,10 @@ Result<void> MatrixRun::calibrate_counter() {
 
 Result<BuiltPrompt> MatrixRun::build_prompt(int64_t context, const std::string& head) {
   const int64_t t0 = clock_.now_ns();
-  struct Charge {
-    const MatrixRun& run;
-    int64_t t0;
-    double& bucket;
-    ~Charge() { bucket += run.seconds_since(t0); }
-  } charge{*this, t0, timing_.prompts_s};
   if (!builder_) builder_ = std::make_unique<PromptBuilder>(*counter_, result_.settings.seed);
-  return builder_->build(context, head);
+  auto built = builder_->build(context, head);
+  timing_.prompts_s += seconds_since(t0);
+  return built;
 }
 
 ServerWatch& MatrixRun::watch() {

@@ -74,12 +74,6 @@ TEST(CellFormat, TelemetryFigures) {
     EXPECT_EQ(missing, "—");
 }
 
-}  // namespace
-}  // namespace sm::report
-
-namespace sm::report {
-namespace {
-
 TEST(CellFormat, ElapsedTimeReadsAsAClockWouldSayIt) {
   EXPECT_EQ(format_elapsed_s(0.44), "0.4 s");
   EXPECT_EQ(format_elapsed_s(9.3), "9.3 s");
