@@ -615,10 +615,10 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
   if (matrix_.precision > 0) {
     // Adaptive window: close it once its figure is within --precision of what the whole
     // --duration window would measure (docs/METRICS.md, "Adaptive windows").
-    spec.window_settled = [this](const std::vector<RequestRecord>& records, DecodeWindow so_far) {
+    spec.window_settled = [this, &cell](const std::vector<RequestRecord>& records, DecodeWindow so_far) {
       if (static_cast<double>(so_far.end_ns - so_far.begin_ns) < matrix_.min_window_s * 1e9) return false;
       const std::vector<double> bins = tokens_per_second(records, so_far);
-      return check_window_precision(bins, matrix_.duration_s, matrix_.precision).precise_enough;
+      return check_window_precision(bins, matrix_.duration_s, matrix_.precision, cell.concurrency).precise_enough;
     };
   }
   watch().window_opening(matrix_.duration_s);
@@ -639,7 +639,7 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
     compute_decode_metrics(out.records, out.window, target, cell);
     if (cell.settled == true)  // report the full window's projection, not the early window's mean
       report_projection(check_window_precision(tokens_per_second(out.records, out.window), matrix_.duration_s,
-                                               matrix_.precision),
+                                               matrix_.precision, cell.concurrency),
                         cell);
     cell.telemetry = window_telemetry(WindowMark{out.window.begin_ns, out.window.end_ns, "decode", cell.context,
                                                  cell.concurrency, cell.output_tokens});

@@ -26,10 +26,14 @@ struct PrecisionCheck {
 /// the fit's (by the delta method), with the residual variance × (1 + ρ)/(1 − ρ) for the residuals'
 /// lag-1 autocorrelation ρ (bias-corrected: + (2 + 4ρ̂⁺)/n, clipped to [0, 0.9]), and a t
 /// quantile with n − 2 degrees of freedom.
+/// The residual variance is at least that of rounding each bin to `count_step_tokens` (the tokens
+/// one engine step emits: the streams in the batch), ÷ count⁴ in seconds per token: bins that
+/// look identical only say the slope is below one step per bin, not that it is zero.
 /// Precise enough when that 95% half-width is within `precision` (a fraction) of the projection
 /// and the observed rate's own batch-means interval (batch_means_interval) is within it too.
 /// Never with fewer than 4 bins, an empty bin, or a trend that reaches zero within the window.
-PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, double full_s, double precision);
+PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, double full_s, double precision,
+                                      double count_step_tokens = 1);
 
 /// An adaptive window that closed early reports what the full window would have measured:
 /// total_tok_s becomes `check.projected_tok_s` with `check.half_width_tok_s` as its interval,

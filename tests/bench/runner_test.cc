@@ -132,6 +132,43 @@ TEST(Runner, BurstCellsSendTheirRequestsAndRecordLatencies) {
   EXPECT_NE(report.find("End to end (p50 · p90 · p99)"), std::string::npos);
 }
 
+TEST(Runner, AdaptiveWindowsCloseOnceTheProjectionIsPreciseAndSaySo) {
+  // `run --precision`: a steady scripted server (2 streams, a token every 5 ms each) settles long
+  // before the 60 s cap; the cell reports the full window's projection beside its own window.
+  ScriptedServer server;
+  test::TempDir dir;
+  RunConfig c = small_config(server, dir.file("run"));
+  c.matrix.contexts = {0};
+  c.matrix.concurrency = {2};
+  c.matrix.prefill_contexts = {};
+  c.matrix.max_output_tokens = 20000;
+  c.matrix.duration_s = 60;
+  c.matrix.precision = 0.10;
+  c.matrix.min_window_s = 4;
+  ASSERT_EQ(run_matrix(c), 0);
+  auto result = read_result_file(dir.file("run/result.json"));
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  EXPECT_EQ(result->settings.decode_test, "adaptive_duration");
+  EXPECT_EQ(result->settings.precision, 0.10);
+  EXPECT_EQ(result->settings.min_window_s, 4);
+  ASSERT_EQ(result->decode.size(), 1u);
+  const DecodeCell& cell = result->decode[0];
+  ASSERT_EQ(cell.status, CellStatus::Valid) << cell.error;
+  ASSERT_TRUE(cell.settled.has_value());
+  EXPECT_TRUE(*cell.settled);
+  EXPECT_GE(*cell.measured_s, 4.0);
+  EXPECT_LT(*cell.measured_s, 60.0);
+  ASSERT_TRUE(cell.window_tok_s && cell.total_tok_s && cell.total_tok_s_ci);
+  EXPECT_NEAR(*cell.window_tok_s, static_cast<double>(*cell.output_tokens) / *cell.measured_s, 1e-6 * *cell.window_tok_s);
+  EXPECT_LE(*cell.total_tok_s_ci, 0.10 * *cell.total_tok_s);
+  EXPECT_NEAR(*cell.total_tok_s / *cell.window_tok_s, 1.0, 0.10);  // a steady rate projects itself
+  EXPECT_TRUE(cell.warnings.empty());
+  auto schema = site::JsonSchema::parse(*site::site_data_file("result-schema.json"));
+  ASSERT_TRUE(schema.has_value());
+  std::ifstream written(dir.file("run/result.json"));
+  EXPECT_TRUE(schema->validate(nlohmann::json::parse(written)).has_value());
+}
+
 TEST(Runner, FlagsPromptsThatMissTheirLength) {
   ScriptedServerOptions opts;
   opts.script = [](const test::RequestInfo& info) {

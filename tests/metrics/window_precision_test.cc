@@ -72,6 +72,25 @@ TEST(WindowPrecision, NeverPreciseOnFewerThanFourSecondsOrAnEmptyBin) {
   EXPECT_EQ(check_window_precision(stalled, 30, 0.5).projected_tok_s, 0);
 }
 
+TEST(WindowPrecision, IdenticalBinsOfABatchedEngineDoNotProveAFlatRate) {
+  // The embedded engine at 16K context x 16 streams (its bins, measured): 16 streams emit
+  // together, so a count moves in steps of 16 tokens and the first five seconds read 1,152 each
+  // while the time per token already grows; the 30 s window measures 1,108.8. Five identical
+  // bins leave no residual, and without the rounding floor the projection claimed 1,152 ± 0.
+  const std::vector<double> first5{1153, 1152, 1152, 1152, 1152};
+  EXPECT_TRUE(check_window_precision(first5, 30, 0.02, 1).precise_enough);  // as before the floor
+  const PrecisionCheck c5 = check_window_precision(first5, 30, 0.02, 16);
+  EXPECT_FALSE(c5.precise_enough);
+  EXPECT_GT(c5.half_width_tok_s, 0.02 * c5.projected_tok_s);
+  // With the bins that follow, the trend shows through the steps and the window may close within
+  // 2% of the full window's 1,108.8.
+  const std::vector<double> all{1153, 1152, 1152, 1152, 1152, 1136, 1136, 1136, 1120, 1136, 1120, 1120};
+  const PrecisionCheck c12 = check_window_precision(all, 30, 0.02, 16);
+  EXPECT_TRUE(c12.precise_enough);
+  EXPECT_NEAR(c12.projected_tok_s / 1108.8, 1.0, 0.02);
+  EXPECT_LT(c12.drift_per_s, 0);
+}
+
 TEST(WindowPrecision, NoiseFarFromTheEndWidensTheProjection) {
   // ±5% noise over 6 s: extrapolating the trend to a 30 s window is too uncertain for 2%.
   std::vector<double> bins{1050, 950, 1050, 950, 1050, 950};
