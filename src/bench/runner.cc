@@ -156,7 +156,7 @@ class MatrixRun {
   std::mutex telemetry_notes_mu_;        ///< the sampler thread's notes wait here for the measuring thread
   std::vector<std::string> telemetry_notes_;
   int64_t session_start_ns_ = 0;  ///< when execute() began
-  RunTiming timing_;              ///< this session's phases (total_s set by save())
+  RunTiming timing_;              ///< this session's phases (save() measures its total_s)
   RunTiming earlier_timing_;      ///< what the sessions before a --resume spent
   TelemetrySetup telemetry_;             ///< the sampler thread and what it covers (recorder null: off);
                                          ///< after what its notes use, so it stops before they go
@@ -787,16 +787,10 @@ CellTelemetry MatrixRun::window_telemetry(const WindowMark& mark) {
 
 void MatrixRun::save() {
   if (session_start_ns_ != 0) {
+    RunTiming session = timing_;
+    session.total_s = seconds_since(session_start_ns_);
     RunTiming t = earlier_timing_;
-    t.total_s += seconds_since(session_start_ns_);
-    t.setup_s += timing_.setup_s;
-    t.prompts_s += timing_.prompts_s;
-    t.idle_wait_s += timing_.idle_wait_s;
-    t.prefill_s += timing_.prefill_s;
-    t.warmup_s += timing_.warmup_s;
-    t.ramp_s += timing_.ramp_s;
-    t.windows_s += timing_.windows_s;
-    t.wind_down_s += timing_.wind_down_s;
+    t += session;
     result_.timing = t;
   }
   {

@@ -286,6 +286,19 @@ struct RunTiming {
   double accounted_s() const {
     return setup_s + prompts_s + idle_wait_s + prefill_s + warmup_s + ramp_s + windows_s + wind_down_s;
   }
+  /// Adds another session's phases (a resumed run sums its sessions).
+  RunTiming& operator+=(const RunTiming& o) {
+    total_s += o.total_s;
+    setup_s += o.setup_s;
+    prompts_s += o.prompts_s;
+    idle_wait_s += o.idle_wait_s;
+    prefill_s += o.prefill_s;
+    warmup_s += o.warmup_s;
+    ramp_s += o.ramp_s;
+    windows_s += o.windows_s;
+    wind_down_s += o.wind_down_s;
+    return *this;
+  }
 };
 
 /// The whole run.
