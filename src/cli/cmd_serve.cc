@@ -17,6 +17,7 @@
 #include "core/units.h"
 #include "site/site.h"
 #include "site/site_server.h"
+#include "site/trusted_proxies.h"
 #include "site/upload_token.h"
 #include "store/cached_store.h"
 #include "store/result_store.h"
@@ -39,6 +40,7 @@ struct ServeFlags {
   std::string messages_dir;
   std::string sqlite_sync = "normal";
   int64_t listing_cache = 256;
+  std::vector<std::string> trusted_proxies;
 };
 
 struct TokenFlags {
@@ -81,6 +83,8 @@ int serve(const ServeFlags& f) {
   if (f.threads < 1 || f.threads > 256) return usage_error("serve", "--threads must be between 1 and 256");
   if (f.heavy_threads < 0 || f.heavy_threads > 256)
     return usage_error("serve", "--heavy-threads must be between 0 and 256");
+  auto proxies = site::TrustedProxies::parse(f.trusted_proxies);
+  if (!proxies) return usage_error("serve", "--trusted-proxy: " + proxies.error().message);
 
   // Block the stop signals before any thread starts, then wait for one here.
   sigset_t stop_signals;
@@ -113,7 +117,9 @@ int serve(const ServeFlags& f) {
     std::fprintf(stderr, "speedmatrix serve: %s\n", site.error().message.c_str());
     return kExitFailure;
   }
-  auto server = site::SiteServer::start(**site, {.host = listen->host, .port = listen->port, .threads = f.threads, .heavy_threads = f.heavy_threads});
+  site::SiteServerConfig server_config{.host = listen->host, .port = listen->port, .threads = f.threads, .heavy_threads = f.heavy_threads};
+  server_config.trusted_proxies = std::move(*proxies);
+  auto server = site::SiteServer::start(**site, server_config);
   if (!server) {
     std::fprintf(stderr, "speedmatrix serve: %s\n", server.error().message.c_str());
     return kExitFailure;
@@ -299,6 +305,11 @@ void add_serve_command(CLI::App& app, Action& action) {
   cmd->add_option("--listen", flags->listen, "HOST:PORT to listen on (port 0 = any free port)")->capture_default_str();
   cmd->add_option("--threads", flags->threads, "I/O threads: answer the cheap requests (health, leaderboard, listings)")
       ->capture_default_str();
+  cmd->add_option("--trusted-proxy", flags->trusted_proxies,
+                  "A load balancer or reverse proxy in front of the site, as an address or CIDR block (repeatable, "
+                  "e.g. 10.0.0.0/8): a request from it is counted as from the client its X-Forwarded-For names, for "
+                  "the calculator's per-client rate limit. Without it the connection's address is the client, and "
+                  "X-Forwarded-For is ignored (anyone could write it)");
   cmd->add_option("--heavy-threads", flags->heavy_threads,
                   "Workers for the heavy requests (run pages, compare, calculator), queued apart from the cheap ones "
                   "(0: on the I/O threads); store connections = --threads + --heavy-threads")

@@ -6,6 +6,7 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/range/iterator_range.hpp>
 
 #include <fmt/format.h>
 #include <pthread.h>
@@ -49,8 +50,13 @@ HttpMethod to_method(http::verb v) {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, Site& site, WorkerPool* heavy_pool, int64_t busy_retry_after_s)
-      : stream_(std::move(socket)), site_(site), heavy_pool_(heavy_pool), busy_retry_after_s_(busy_retry_after_s) {
+  Session(tcp::socket socket, Site& site, WorkerPool* heavy_pool, int64_t busy_retry_after_s,
+          const TrustedProxies& proxies)
+      : stream_(std::move(socket)),
+        site_(site),
+        heavy_pool_(heavy_pool),
+        busy_retry_after_s_(busy_retry_after_s),
+        proxies_(proxies) {
     boost::system::error_code ec;
     auto endpoint = stream_.socket().remote_endpoint(ec);
     if (!ec) client_ = endpoint.address().to_string();
@@ -94,6 +100,12 @@ class Session : public std::enable_shared_from_this<Session> {
     request_.cookie = std::string(req[http::field::cookie]);
     request_.accept_language = std::string(req[http::field::accept_language]);
     request_.client = client_;
+    if (!proxies_.empty() && proxies_.trusts(client_)) {
+      std::string forwarded;  // several X-Forwarded-For headers read as one list, in order
+      for (const auto& f : boost::make_iterator_range(req.equal_range("X-Forwarded-For")))
+        forwarded += (forwarded.empty() ? "" : ",") + std::string(f.value());
+      request_.client = proxies_.client_of(client_, forwarded);
+    }
     keep_alive_ = req.keep_alive();
     head_ = request_.method == HttpMethod::Head;
 
@@ -226,6 +238,7 @@ class Session : public std::enable_shared_from_this<Session> {
   Site& site_;
   WorkerPool* heavy_pool_;  ///< null: heavy requests are answered here like the others
   int64_t busy_retry_after_s_;
+  const TrustedProxies& proxies_;  ///< whose X-Forwarded-For names the client
   std::string client_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -242,12 +255,13 @@ class Session : public std::enable_shared_from_this<Session> {
 
 struct SiteServer::Impl {
   Impl(Site& site, const SiteServerConfig& config, int threads)
-      : site_(site), busy_retry_after_s_(config.busy_retry_after_s), io_(threads) {
+      : site_(site), busy_retry_after_s_(config.busy_retry_after_s), proxies_(config.trusted_proxies), io_(threads) {
     if (config.heavy_threads > 0) heavy_pool_ = std::make_unique<WorkerPool>(config.heavy_threads, config.heavy_queue);
   }
 
   Site& site_;
   int64_t busy_retry_after_s_;
+  TrustedProxies proxies_;
   asio::io_context io_;
   // After io_: destroyed first, so the sessions its dropped tasks hold close their sockets
   // while the context still exists.
@@ -262,7 +276,7 @@ struct SiteServer::Impl {
   void accept() {
     acceptor_.async_accept(asio::make_strand(io_), [this](beast::error_code ec, tcp::socket socket) {
       if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
-      if (!ec) std::make_shared<Session>(std::move(socket), site_, heavy_pool_.get(), busy_retry_after_s_)->start();
+      if (!ec) std::make_shared<Session>(std::move(socket), site_, heavy_pool_.get(), busy_retry_after_s_, proxies_)->start();
       accept();  // also after transient errors such as EMFILE
     });
   }

@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "site/site.h"
+#include "site/trusted_proxies.h"
 
 namespace sm::site {
 
@@ -30,6 +31,10 @@ struct SiteServerConfig {
   int heavy_threads = 2;
   size_t heavy_queue = 64;         ///< heavy requests waiting for a worker at most; more → 503
   int64_t busy_retry_after_s = 1;  ///< the Retry-After of that 503
+  /// Load balancers or reverse proxies in front of the site (`serve --trusted-proxy`): a request
+  /// from one of them is from the client its X-Forwarded-For names (SiteRequest::client, the
+  /// key of the calculator's per-client rate limit). Empty: the peer address is the client.
+  TrustedProxies trusted_proxies;
 };
 
 /// What the server's heavy-request pool is doing (tests, monitoring).
