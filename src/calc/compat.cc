@@ -58,10 +58,11 @@ Compatibility check_compatibility(const Setup& s, std::span<const EngineParams> 
     std::vector<std::string> instead;
     for (const auto& other : engines)
       if (other.id != e.id && runs_on(other, backend) && loads(other, s.quant.format)) instead.push_back(other.id);
-    c.refusal = fmt::format("{} does not run on {}: it has no {} backend (it runs on {}). {}", e.name, s.gpu.name,
-                            backend, join(e.backends),
-                            instead.empty() ? std::string("No catalog engine runs this quantisation there.")
-                                            : fmt::format("Use --engine {} instead.", join(instead)));
+    c.refusal_phrases.push_back({"calc.refusal.no_backend",
+                                 {{"engine", e.name}, {"gpu", s.gpu.name}, {"backend", backend}, {"backends", join(e.backends)}}});
+    if (instead.empty()) c.refusal_phrases.push_back({"calc.refusal.no_engine_there", {}});
+    else c.refusal_phrases.push_back({"calc.refusal.use_engine", {{"engines", join(instead)}}});
+    c.refusal = english(c.refusal_phrases);
     return c;
   }
   // 2. The engine must load the quantisation's weight format.
@@ -84,13 +85,27 @@ Compatibility check_compatibility(const Setup& s, std::span<const EngineParams> 
       const double best = closest ? std::abs(closest->bits_per_weight() - s.quant.bits_per_weight()) : 1e9;
       if (!closest || d < best - 1e-9 || (std::abs(d - best) <= 1e-9 && rank(q) < rank(*closest))) closest = &q;
     }
-    std::string instead;
-    if (closest) instead = fmt::format(" Use --quant {} ({:.2f} bits per weight) with {}", closest->id,
-                                       closest->bits_per_weight(), e.name);
-    if (!engines_that_load.empty())
-      instead += fmt::format("{}or --engine {} for {}", closest ? ", " : " Use ", join(engines_that_load), s.quant.name);
-    c.refusal = fmt::format("{} does not load {} weights (format {}; it loads {}).{}", e.name, s.quant.name, format,
-                            join(e.quant_formats), instead.empty() ? "" : instead + ".");
+    c.refusal_phrases.push_back({"calc.refusal.no_format", {{"engine", e.name},
+                                                            {"quant", s.quant.name},
+                                                            {"format", format},
+                                                            {"formats", join(e.quant_formats)}}});
+    const std::vector<std::pair<std::string, std::string>> use_quant =
+        closest ? std::vector<std::pair<std::string, std::string>>{{"quant_id", closest->id},
+                                                                   {"bits", fmt::format("{:.2f}", closest->bits_per_weight())},
+                                                                   {"engine", e.name}}
+                : std::vector<std::pair<std::string, std::string>>{};
+    const std::vector<std::pair<std::string, std::string>> use_engine = {{"engines", join(engines_that_load)},
+                                                                          {"quant", s.quant.name}};
+    if (closest && !engines_that_load.empty()) {
+      auto fields = use_quant;
+      fields.insert(fields.end(), use_engine.begin(), use_engine.end());
+      c.refusal_phrases.push_back({"calc.refusal.use_quant_or_engine", fields});
+    } else if (closest) {
+      c.refusal_phrases.push_back({"calc.refusal.use_quant", use_quant});
+    } else if (!engines_that_load.empty()) {
+      c.refusal_phrases.push_back({"calc.refusal.use_engine_for", use_engine});
+    }
+    c.refusal = english(c.refusal_phrases);
     return c;
   }
   if (auto it = e.experimental_quant_formats.find(format); it != e.experimental_quant_formats.end())

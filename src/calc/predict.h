@@ -11,6 +11,7 @@
 
 #include "result/plan.h"
 #include "calc/perf_model.h"
+#include "calc/phrase.h"
 #include "calc/setup.h"
 #include "core/error.h"
 #include "result/result.h"
@@ -60,6 +61,13 @@ struct CellPrediction {
 /// At most `max_steps` steps (0: default_max_steps); reaching it sets `truncated`.
 CellPrediction predict_decode_cell(const PerfModel& model, int64_t context, int64_t concurrency,
                                    int64_t max_output_tokens, double duration_s, int64_t max_steps = 0);
+
+/// Why `setup` cannot be predicted, with what to use instead, as sentences a page can translate
+/// (calc/phrase.h): the engine, weight format and GPU rules of check_compatibility (the built-in
+/// catalog's engines and quantisations supply the alternatives), else the model not fitting in the
+/// engine's share of memory (with the GPU counts and quantisations that would hold it). Empty when
+/// it can be predicted; predict() fails with these sentences' English.
+std::vector<Phrase> setup_refusal(const Setup& setup);
 
 /// The full prediction: prefill rows (cold prompt TTFT and prompt tok/s), decode cells, the KV
 /// capacity and therefore which cells are over capacity or too long. Fails when the weights do
