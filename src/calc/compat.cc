@@ -109,23 +109,24 @@ Compatibility check_compatibility(const Setup& s, std::span<const EngineParams> 
     return c;
   }
   if (auto it = e.experimental_quant_formats.find(format); it != e.experimental_quant_formats.end())
-    c.warnings.push_back(fmt::format("{} loads {} weights only experimentally: {}. Predicted with {}'s usual "
-                                     "efficiencies, so expect it to be slower.",
-                                     e.name, upper(format), it->second, e.name));
+    c.warning_phrases.push_back(
+        {"calc.warning.experimental", {{"engine", e.name}, {"format", upper(format)}, {"why", it->second}}});
   // 3. The quantisation's tensor math must exist on the GPU, else the engine runs it weight-only.
   const MatmulMath math = matmul_math(s.gpu, s.quant);
   if (!math.native) {
     const bool four = s.quant.tensor_math == "nvfp4" || s.quant.tensor_math == "mxfp4";
-    const std::string has = four ? (s.gpu.tensor_4bit_formats.empty() ? "no FP4 tensor math (FP4 arrived with Blackwell)"
-                                                                      : "FP4 tensor math only for " + join(s.gpu.tensor_4bit_formats))
-                                 : (!s.gpu.tensor_8bit_flops ? std::string("no 8-bit tensor math")
-                                                             : "8-bit tensor math only for " + join(s.gpu.tensor_8bit_formats));
-    c.warnings.push_back(fmt::format(
-        "{} on {}: the GPU has {}, so there is no {} tensor math; engines run these weights weight-only "
-        "(dequantised to 16-bit inside the matmul, as vLLM's Marlin kernels do). Predicted with {:.3g}-bit weights "
-        "at the 16-bit tensor rate.",
-        s.quant.name, s.gpu.name, has, upper(s.quant.tensor_math), s.quant.bits_per_weight()));
+    const char* id = four ? (s.gpu.tensor_4bit_formats.empty() ? "calc.warning.weight_only.no_fp4"
+                                                               : "calc.warning.weight_only.fp4_only_for")
+                          : (!s.gpu.tensor_8bit_flops ? "calc.warning.weight_only.no_8bit"
+                                                      : "calc.warning.weight_only.8bit_only_for");
+    c.warning_phrases.push_back({id,
+                                 {{"quant", s.quant.name},
+                                  {"gpu", s.gpu.name},
+                                  {"formats", join(four ? s.gpu.tensor_4bit_formats : s.gpu.tensor_8bit_formats)},
+                                  {"math", upper(s.quant.tensor_math)},
+                                  {"bits", fmt::format("{:.3g}", s.quant.bits_per_weight())}}});
   }
+  for (const Phrase& w : c.warning_phrases) c.warnings.push_back(english(w));
   return c;
 }
 

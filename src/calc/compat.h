@@ -36,6 +36,7 @@ struct Compatibility {
   std::string refusal;                ///< why the combination cannot run, and what to use instead; empty: it can
   std::vector<Phrase> refusal_phrases;  ///< the same sentences in structured form (english(refusal_phrases) == refusal)
   std::vector<std::string> warnings;  ///< unusual but predicted: what the prediction assumes
+  std::vector<Phrase> warning_phrases;  ///< the same, one sentence each (english(warning_phrases[i]) == warnings[i])
   bool refused() const { return !refusal.empty(); }
 };
 

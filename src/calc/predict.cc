@@ -263,7 +263,7 @@ std::vector<Phrase> setup_refusal(const Setup& setup) {
   return out;
 }
 
-Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
+Result<RunResult> predict(const Setup& setup, const PredictOptions& options, PredictionWording* wording) {
   if (auto ok = validate(options.matrix); !ok) return std::unexpected(ok.error());
   if (setup.gpus < 1 || setup.gpus > 64) return fail(ErrorCode::InvalidArgument, "--gpus must be between 1 and 64");
   if (!(setup.mem_util() > 0 && setup.mem_util() <= 1))
@@ -288,11 +288,15 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
   r.tool_commit = build::kGitCommit;
   r.tool_build_type = build::kBuildType;
   r.run_id = fmt::format("calc-{}x{}-{}-{}-{}", setup.gpus, setup.gpu.id, setup.model.id, setup.quant.id, setup.engine.id);
-  r.notes = fmt::format(
-      "Predicted by speedmatrix calc (performance model v1, engine parameters '{}'), not measured. "
-      "Memory: weights {:.2f} GiB, reserve {:.2f} GiB, activations {:.2f} GiB, KV pool {:.2f} GiB at {} utilisation.",
-      setup.engine.id, mem.weight_bytes / kGiB, mem.reserve_bytes / kGiB, mem.activation_bytes / kGiB,
-      mem.kv_pool_bytes / kGiB, setup.mem_util());
+  PredictionWording words;
+  auto gib = [](double bytes) { return fmt::format("{:.2f}", bytes / kGiB); };
+  words.notes.push_back({"calc.note.predicted",
+                         {{"engine", setup.engine.id},
+                          {"weights_gib", gib(mem.weight_bytes)},
+                          {"reserve_gib", gib(mem.reserve_bytes)},
+                          {"activations_gib", gib(mem.activation_bytes)},
+                          {"kv_gib", gib(mem.kv_pool_bytes)},
+                          {"mem_util", fmt::format("{}", setup.mem_util())}}});
 
   r.engine.kind = setup.engine.id;
   r.engine.version = "predicted";
@@ -393,30 +397,32 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
   // The error interval of this engine on this GPU class (docs/calculator.md, "Honest error").
   {
     const std::string cls = gpu_class(setup.gpu);
-    auto interval = [&](const char* family) -> std::string {
+    auto interval = [&](const std::string& family) -> Phrase {
       const auto& e = setup.engine.error_80;
-      if (auto it = e.find(std::string(family) + "/" + cls); it != e.end())
-        return fmt::format("{} ±{:.0f}%", family, 100 * it->second);
-      if (auto it = e.find(std::string(family) + "/all"); it != e.end())
-        return fmt::format("{} ±{:.0f}% (all GPU classes: none measured on {})", family, 100 * it->second, cls);
-      return fmt::format("{}: no estimate", family);
+      const std::string id = "calc.warning." + family + "_error";
+      if (auto it = e.find(family + "/" + cls); it != e.end())
+        return {id, {{"percent", fmt::format("{:.0f}", 100 * it->second)}}};
+      if (auto it = e.find(family + "/all"); it != e.end())
+        return {id + ".all_classes", {{"percent", fmt::format("{:.0f}", 100 * it->second)}, {"class", cls}}};
+      return {id + ".none", {}};
     };
     if (setup.engine.error_80.empty())
-      r.warnings.push_back(fmt::format("expected error: no estimate for engine '{}' (no calibration-corpus rows)",
-                                       setup.engine.id));
+      words.warnings.push_back({{"calc.warning.no_error_estimate", {{"engine", setup.engine.id}}}});
     else
-      r.warnings.push_back(fmt::format(
-          "expected error (80% interval, leave-one-source-out over the calibration corpus, {} on {} GPUs): {}, {}",
-          setup.engine.id, cls, interval("decode"), interval("prefill")));
+      words.warnings.push_back({{"calc.warning.expected_error", {{"engine", setup.engine.id}, {"class", cls}}},
+                                interval("decode"),
+                                interval("prefill")});
   }
   // Unusual combinations: run-level warnings (every printer shows them) and the notes.
-  for (const auto& w : compat.warnings) {
-    r.warnings.push_back(w);
-    r.notes += " " + w;
+  for (const Phrase& w : compat.warning_phrases) {
+    words.warnings.push_back({w});
+    words.notes.push_back(w);
   }
   if (setup.engine.notes.find("uncalibrated") != std::string::npos)
-    r.warnings.push_back(fmt::format("engine '{}' parameters are not calibrated against a measured matrix: {}",
-                                     setup.engine.id, setup.engine.notes));
+    words.warnings.push_back({{"calc.warning.uncalibrated", {{"engine", setup.engine.id}, {"notes", setup.engine.notes}}}});
+  r.notes = english(words.notes);
+  for (const auto& w : words.warnings) r.warnings.push_back(english(w));
+  if (wording) *wording = std::move(words);
   // The id names the setup and ends with a hash of everything that shapes the prediction (the
   // settings, the engine's limits and the hardware), so two different predictions of one setup
   // never share an id and the same prediction always gets the same one.

@@ -177,7 +177,7 @@ Result<CalcInput> calc_input_from_json(const nlohmann::json& body) {
   return in;
 }
 
-UiResult<RunResult> run_calc(const calc::Catalog& catalog, const CalcInput& in) {
+UiResult<RunResult> run_calc(const calc::Catalog& catalog, const CalcInput& in, calc::PredictionWording* wording) {
   calc::Setup s;
   auto gpu = catalog.find_gpu(in.gpu);
   if (!gpu)
@@ -239,7 +239,7 @@ UiResult<RunResult> run_calc(const calc::Catalog& catalog, const CalcInput& in) 
   if (auto ok = validate(o.matrix); !ok) return matrix_error(o.matrix, ok.error());
   // What predict() would refuse (engine, format, memory), as sentences the page translates.
   if (auto why = calc::setup_refusal(s); !why.empty()) return ui_fail_phrases(why);
-  auto result = calc::predict(s, o);
+  auto result = calc::predict(s, o, wording);
   if (!result) return std::unexpected(untranslated(result.error()));
   char when[32];
   result->started_at = std::string(format_iso8601_utc(wall_clock_unix_ms(), when));

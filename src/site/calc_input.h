@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "calc/catalog.h"
+#include "calc/predict.h"
 #include "core/error.h"
 #include "result/result.h"
 #include "site/query_string.h"
@@ -46,6 +47,9 @@ Result<CalcInput> calc_input_from_json(const nlohmann::json& body);
 /// is the English the API shows (and the command line's words for the same mistake); their
 /// sentences (`calc_input.*` and the calculator's `calc.refusal.*` catalog keys) are what the
 /// /calc page shows in its language.
-UiResult<RunResult> run_calc(const calc::Catalog& catalog, const CalcInput& input);
+/// `wording`, when given, receives the sentences of the prediction's notes and warnings
+/// (calc::predict), for a page that shows them in its language.
+UiResult<RunResult> run_calc(const calc::Catalog& catalog, const CalcInput& input,
+                             calc::PredictionWording* wording = nullptr);
 
 }  // namespace sm::site

@@ -256,6 +256,19 @@ std::string catalog_select(std::string_view name, std::string_view label, const 
   return out;
 }
 
+// A prediction's notes and warnings are the calculator's sentences: in the page's language (the
+// API's result keeps the English).
+RunResult in_page_language(RunResult r, const calc::PredictionWording& wording) {
+  if (r.notes == calc::english(wording.notes)) r.notes = ui_sentences(wording.notes);
+  for (std::string& w : r.warnings)
+    for (const auto& sentences : wording.warnings)
+      if (w == calc::english(sentences)) {
+        w = ui_sentences(sentences);
+        break;
+      }
+  return r;
+}
+
 }  // namespace
 
 SiteResponse Site::page_error(int status, const std::string& message) {
@@ -590,14 +603,15 @@ SiteResponse Site::page_calc(const SiteRequest& request) {
     r.headers.emplace_back("Retry-After", std::to_string(retry_after_s));
     return r;
   }
-  auto result = run_calc(catalog_, *input);
+  calc::PredictionWording wording;
+  auto result = run_calc(catalog_, *input, &wording);
   if (!result) return fail_page(ui_error_text(result.error()));
   auto evidence = find_evidence(store_, corpus_, catalog_, *input);
   if (!evidence) return page_error(503, evidence.error().message);
   // The prediction and, under it, what was measured of the same setup.
   RenderOptions in_language;  // the prediction's report speaks the page's language
   in_language.translate = ui_report_translator();
-  std::string doc = render_report(*result, ReportFormat::Html, in_language);
+  std::string doc = render_report(in_page_language(*result, wording), ReportFormat::Html, in_language);
   const std::string section = "<div class=\"page\">" + evidence_html(*evidence, *result, corpus_sources_) + "</div>\n";
   if (size_t end = doc.rfind("</body>"); end != std::string::npos) doc.insert(end, section);
   else doc += section;

@@ -57,6 +57,8 @@ UiError untranslated(const Error& error) {
   return e;
 }
 
+std::string ui_sentences(std::span<const calc::Phrase> phrases) { return ui_error_text(ui_fail_phrases(phrases).error()); }
+
 std::string ui_error_text(const UiError& e) {
   if (e.parts.empty()) return e.message;
   const std::string separator = ui_text("locale.sentence_separator");

@@ -49,6 +49,10 @@ std::unexpected<UiError> ui_fail_phrases(std::span<const calc::Phrase> phrases);
 /// An error that has no sentences: its message in every language.
 UiError untranslated(const Error& error);
 
+/// The calculator's sentences (a prediction's notes or a warning) in the current thread's
+/// language, joined like an error's; their English when a catalog's text does not fit.
+std::string ui_sentences(std::span<const calc::Phrase> phrases);
+
 /// The error in the current thread's language (ui_language.h): each sentence's catalog text with
 /// its fields, joined. The English message when the error has no sentences, or when a catalog's
 /// text asks for a field the sentence lacks. Plain text: escape it for a page.

@@ -238,9 +238,65 @@ TEST(CalcCompat, EveryRefusalSentenceHasItsEnglish) {
   EXPECT_EQ(c.refusal_phrases[1].id, "calc.refusal.use_engine_for");
   EXPECT_EQ(c.refusal, "llama.cpp does not load AWQ 4-bit weights (format awq; it loads exotic). Use --engine vllm, sglang "
                        "for AWQ 4-bit.");
-  // Every sentence is a refusal's; an id without a template (a bug) shows as itself.
-  for (const auto& [id, text] : phrase_templates()) EXPECT_TRUE(id.starts_with("calc.refusal.")) << id;
+  // Every sentence is the calculator's; an id without a template (a bug) shows as itself.
+  for (const auto& [id, text] : phrase_templates()) EXPECT_TRUE(id.starts_with("calc.")) << id;
   EXPECT_EQ(english(Phrase{"calc.refusal.no_such_sentence", {}}), "calc.refusal.no_such_sentence");
+}
+
+// A prediction's notes and warnings are sentences too (for a page in another language), with
+// the English the command line has always printed.
+TEST(CalcCompat, APredictionsNotesAndWarningsAreSentencesWithTheirEnglish) {
+  auto ids = [](const std::vector<Phrase>& phrases) {
+    std::vector<std::string> out;
+    for (const Phrase& p : phrases) out.push_back(p.id);
+    return out;
+  };
+  struct Expected {
+    calc::Setup setup;
+    std::vector<std::string> warnings;
+  };
+  const std::vector<Expected> cases = {
+      {make_setup("a100-80gb", "llama-3.1-8b", "fp8", "vllm"),
+       {"expected error (80% interval, leave-one-source-out over the calibration corpus, vllm on datacenter GPUs): "
+        "decode ±19%, prefill: no estimate",
+        "FP8 W8A8 on NVIDIA A100 80 GB SXM: the GPU has 8-bit tensor math only for int8, so there is no FP8 tensor "
+        "math; engines run these weights weight-only (dequantised to 16-bit inside the matmul, as vLLM's Marlin "
+        "kernels do). Predicted with 8-bit weights at the 16-bit tensor rate."}},
+      {make_setup("rtx4090", "llama-3.1-8b", "q4_k_m", "sglang"),
+       {"expected error: no estimate for engine 'sglang' (no calibration-corpus rows)",
+        "SGLang loads GGUF weights only experimentally: SGLang loads a .gguf path with its gguf load format (docs: "
+        "Model Loading), outside its tuned FP8/AWQ/GPTQ kernels. Predicted with SGLang's usual efficiencies, so "
+        "expect it to be slower.",
+        "engine 'sglang' parameters are not calibrated against a measured matrix: uncalibrated: expect ±30%"}},
+      {make_setup("rtx3090", "llama-3.1-8b", "nvfp4", "vllm"),
+       {"expected error (80% interval, leave-one-source-out over the calibration corpus, vllm on geforce GPUs): "
+        "decode ±19% (all GPU classes: none measured on geforce), prefill: no estimate",
+        "NVFP4 on NVIDIA GeForce RTX 3090: the GPU has no FP4 tensor math (FP4 arrived with Blackwell), so there is "
+        "no NVFP4 tensor math; engines run these weights weight-only (dequantised to 16-bit inside the matmul, as "
+        "vLLM's Marlin kernels do). Predicted with 4.5-bit weights at the 16-bit tensor rate."}},
+      {make_setup("rtx4090", "llama-3.1-8b", "q4_k_m", "llamacpp"),
+       {"expected error (80% interval, leave-one-source-out over the calibration corpus, llamacpp on geforce GPUs): "
+        "decode ±12%, prefill ±41%"}},
+  };
+  for (const Expected& e : cases) {
+    PredictionWording wording;
+    auto r = predict(e.setup, small_matrix(), &wording);
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->warnings, e.warnings);
+    EXPECT_EQ(english(wording.notes), r->notes);
+    ASSERT_EQ(wording.warnings.size(), r->warnings.size());
+    for (size_t i = 0; i < r->warnings.size(); ++i) EXPECT_EQ(english(wording.warnings[i]), r->warnings[i]);
+    EXPECT_TRUE(r->notes.starts_with("Predicted by speedmatrix calc (performance model v1, engine parameters '" +
+                                     e.setup.engine.id + "'), not measured. Memory: weights "))
+        << r->notes;
+    ASSERT_FALSE(wording.notes.empty());
+    EXPECT_EQ(wording.notes[0].id, "calc.note.predicted");
+  }
+  PredictionWording fp8;
+  ASSERT_TRUE(predict(cases[0].setup, small_matrix(), &fp8));
+  EXPECT_EQ(ids(fp8.notes), (std::vector<std::string>{"calc.note.predicted", "calc.warning.weight_only.8bit_only_for"}));
+  EXPECT_EQ(ids(fp8.warnings[0]),
+            (std::vector<std::string>{"calc.warning.expected_error", "calc.warning.decode_error", "calc.warning.prefill_error.none"}));
 }
 
 TEST(CalcCompat, BuiltInEntriesCarryTheRuleFields) {

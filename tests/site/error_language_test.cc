@@ -274,6 +274,45 @@ TEST_F(ErrorLanguageTest, CalculatorRefusalsAreJapaneseOnThePageAndEnglishOnTheA
   });
 }
 
+// A prediction's notes and warnings (the calculator's sentences) on /calc: in Japanese on
+// ?lang=ja, and on ?lang=en the English of the API's result, word for word.
+TEST_F(ErrorLanguageTest, APredictionsNotesAndWarningsFollowThePage) {
+  const std::string query =
+      "gpu=a100-80gb&model=llama-3.1-8b&quant=fp8&engine=vllm&contexts=0&concurrency=1&prefill=8K&max_output=64";
+  SiteRequest post;
+  post.method = HttpMethod::Post;
+  post.path = "/api/v1/calc";
+  post.content_type = "application/json";
+  post.client = "127.0.0.1";
+  post.body = R"({"gpu": "a100-80gb", "model": "llama-3.1-8b", "quant": "fp8", "engine": "vllm", "contexts": [0],
+                  "concurrency": [1], "prefill_contexts": ["8K"], "max_output_tokens": 64})";
+  const SiteResponse api = site_->handle(post);
+  ASSERT_EQ(api.status, 200) << api.body;
+  const nlohmann::json result = nlohmann::json::parse(api.body);
+  const std::string notes = result.value("notes", "");
+  const std::vector<std::string> warnings = result.value("warnings", std::vector<std::string>{});
+  ASSERT_TRUE(notes.starts_with("Predicted by speedmatrix calc")) << notes;
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_TRUE(warnings[0].starts_with("expected error (80% interval")) << warnings[0];
+
+  const SiteResponse en = get("/calc", query + "&lang=en");
+  ASSERT_EQ(en.status, 200);
+  EXPECT_NE(en.body.find(esc(notes)), std::string::npos) << notes;
+  for (const auto& w : warnings) EXPECT_NE(en.body.find(esc(w)), std::string::npos) << w;
+
+  const SiteResponse ja = get("/calc", query + "&lang=ja");
+  ASSERT_EQ(ja.status, 200);
+  EXPECT_EQ(ja.body.find(esc(notes)), std::string::npos);
+  for (const auto& w : warnings) EXPECT_EQ(ja.body.find(esc(w)), std::string::npos) << w;
+  for (const char* japanese :
+       {"speedmatrix calc（性能モデル v1、エンジンパラメーター「vllm」）による予測で、計測ではありません。メモリ：重み 8.46 GiB",
+        "予想誤差（80% 区間。較正コーパスで出典ごとに 1 つずつ除いた交差検証、datacenter GPU 上の vllm）：デコード "
+        "±19%、プリフィル：推定なし",
+        "NVIDIA A100 80 GB SXM 上の FP8 W8A8：この GPU の 8 ビットテンソル演算は int8 だけのため、FP8 "
+        "のテンソル演算はありません。"})
+    EXPECT_NE(ja.body.find(esc(japanese)), std::string::npos) << japanese;
+}
+
 // Every sentence the calculator composes (each kind of refusal and alternative, some of which no
 // built-in setup produces: an engine with no quantisation to suggest, two smaller quantisations)
 // renders from its fields in English word for word as the command line prints it, and in
