@@ -58,10 +58,11 @@ Compatibility check_compatibility(const Setup& s, std::span<const EngineParams> 
     std::vector<std::string> instead;
     for (const auto& other : engines)
       if (other.id != e.id && runs_on(other, backend) && loads(other, s.quant.format)) instead.push_back(other.id);
-    c.refusal = fmt::format("{} does not run on {}: it has no {} backend (it runs on {}). {}", e.name, s.gpu.name,
-                            backend, join(e.backends),
-                            instead.empty() ? std::string("No catalog engine runs this quantisation there.")
-                                            : fmt::format("Use --engine {} instead.", join(instead)));
+    c.refusal_phrases.push_back({"calc.refusal.no_backend",
+                                 {{"engine", e.name}, {"gpu", s.gpu.name}, {"backend", backend}, {"backends", join(e.backends)}}});
+    if (instead.empty()) c.refusal_phrases.push_back({"calc.refusal.no_engine_there", {}});
+    else c.refusal_phrases.push_back({"calc.refusal.use_engine", {{"engines", join(instead)}}});
+    c.refusal = english(c.refusal_phrases);
     return c;
   }
   // 2. The engine must load the quantisation's weight format.
@@ -84,33 +85,48 @@ Compatibility check_compatibility(const Setup& s, std::span<const EngineParams> 
       const double best = closest ? std::abs(closest->bits_per_weight() - s.quant.bits_per_weight()) : 1e9;
       if (!closest || d < best - 1e-9 || (std::abs(d - best) <= 1e-9 && rank(q) < rank(*closest))) closest = &q;
     }
-    std::string instead;
-    if (closest) instead = fmt::format(" Use --quant {} ({:.2f} bits per weight) with {}", closest->id,
-                                       closest->bits_per_weight(), e.name);
-    if (!engines_that_load.empty())
-      instead += fmt::format("{}or --engine {} for {}", closest ? ", " : " Use ", join(engines_that_load), s.quant.name);
-    c.refusal = fmt::format("{} does not load {} weights (format {}; it loads {}).{}", e.name, s.quant.name, format,
-                            join(e.quant_formats), instead.empty() ? "" : instead + ".");
+    c.refusal_phrases.push_back({"calc.refusal.no_format", {{"engine", e.name},
+                                                            {"quant", s.quant.name},
+                                                            {"format", format},
+                                                            {"formats", join(e.quant_formats)}}});
+    const std::vector<std::pair<std::string, std::string>> use_quant =
+        closest ? std::vector<std::pair<std::string, std::string>>{{"quant_id", closest->id},
+                                                                   {"bits", fmt::format("{:.2f}", closest->bits_per_weight())},
+                                                                   {"engine", e.name}}
+                : std::vector<std::pair<std::string, std::string>>{};
+    const std::vector<std::pair<std::string, std::string>> use_engine = {{"engines", join(engines_that_load)},
+                                                                          {"quant", s.quant.name}};
+    if (closest && !engines_that_load.empty()) {
+      auto fields = use_quant;
+      fields.insert(fields.end(), use_engine.begin(), use_engine.end());
+      c.refusal_phrases.push_back({"calc.refusal.use_quant_or_engine", fields});
+    } else if (closest) {
+      c.refusal_phrases.push_back({"calc.refusal.use_quant", use_quant});
+    } else if (!engines_that_load.empty()) {
+      c.refusal_phrases.push_back({"calc.refusal.use_engine_for", use_engine});
+    }
+    c.refusal = english(c.refusal_phrases);
     return c;
   }
   if (auto it = e.experimental_quant_formats.find(format); it != e.experimental_quant_formats.end())
-    c.warnings.push_back(fmt::format("{} loads {} weights only experimentally: {}. Predicted with {}'s usual "
-                                     "efficiencies, so expect it to be slower.",
-                                     e.name, upper(format), it->second, e.name));
+    c.warning_phrases.push_back(
+        {"calc.warning.experimental", {{"engine", e.name}, {"format", upper(format)}, {"why", it->second}}});
   // 3. The quantisation's tensor math must exist on the GPU, else the engine runs it weight-only.
   const MatmulMath math = matmul_math(s.gpu, s.quant);
   if (!math.native) {
     const bool four = s.quant.tensor_math == "nvfp4" || s.quant.tensor_math == "mxfp4";
-    const std::string has = four ? (s.gpu.tensor_4bit_formats.empty() ? "no FP4 tensor math (FP4 arrived with Blackwell)"
-                                                                      : "FP4 tensor math only for " + join(s.gpu.tensor_4bit_formats))
-                                 : (!s.gpu.tensor_8bit_flops ? std::string("no 8-bit tensor math")
-                                                             : "8-bit tensor math only for " + join(s.gpu.tensor_8bit_formats));
-    c.warnings.push_back(fmt::format(
-        "{} on {}: the GPU has {}, so there is no {} tensor math; engines run these weights weight-only "
-        "(dequantised to 16-bit inside the matmul, as vLLM's Marlin kernels do). Predicted with {:.3g}-bit weights "
-        "at the 16-bit tensor rate.",
-        s.quant.name, s.gpu.name, has, upper(s.quant.tensor_math), s.quant.bits_per_weight()));
+    const char* id = four ? (s.gpu.tensor_4bit_formats.empty() ? "calc.warning.weight_only.no_fp4"
+                                                               : "calc.warning.weight_only.fp4_only_for")
+                          : (!s.gpu.tensor_8bit_flops ? "calc.warning.weight_only.no_8bit"
+                                                      : "calc.warning.weight_only.8bit_only_for");
+    c.warning_phrases.push_back({id,
+                                 {{"quant", s.quant.name},
+                                  {"gpu", s.gpu.name},
+                                  {"formats", join(four ? s.gpu.tensor_4bit_formats : s.gpu.tensor_8bit_formats)},
+                                  {"math", upper(s.quant.tensor_math)},
+                                  {"bits", fmt::format("{:.3g}", s.quant.bits_per_weight())}}});
   }
+  for (const Phrase& w : c.warning_phrases) c.warnings.push_back(english(w));
   return c;
 }
 

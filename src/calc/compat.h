@@ -6,7 +6,7 @@
 // unusual one is predicted with a warning that names what changes.
 //
 //   auto c = sm::calc::check_compatibility(setup, catalog.engines(), catalog.quants());
-//   if (c.refused()) return fail(..., c.refusal);
+//   if (c.refused()) return fail(..., c.refusal);   // c.refusal_phrases: the same, for a page to translate
 //   for (auto& w : c.warnings) result.warnings.push_back(w);
 #include <span>
 #include <string>
@@ -14,6 +14,7 @@
 
 #include "calc/engine_params.h"
 #include "calc/gpu.h"
+#include "calc/phrase.h"
 #include "calc/quant.h"
 #include "calc/setup.h"
 
@@ -33,7 +34,9 @@ MatmulMath matmul_math(const GpuSpec& gpu, const QuantSpec& quant);
 
 struct Compatibility {
   std::string refusal;                ///< why the combination cannot run, and what to use instead; empty: it can
+  std::vector<Phrase> refusal_phrases;  ///< the same sentences in structured form (english(refusal_phrases) == refusal)
   std::vector<std::string> warnings;  ///< unusual but predicted: what the prediction assumes
+  std::vector<Phrase> warning_phrases;  ///< the same, one sentence each (english(warning_phrases[i]) == warnings[i])
   bool refused() const { return !refusal.empty(); }
 };
 

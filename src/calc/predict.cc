@@ -49,13 +49,13 @@ struct Stream {
 
 // What would fit when `s` does not: the fewest GPUs of the same kind (up to 8), and the
 // quantisations the engine runs there that fit on the GPUs asked for, smallest first.
-std::string fit_alternatives(const Setup& s, std::span<const EngineParams> engines, std::span<const QuantSpec> quants) {
-  std::string out;
+std::vector<Phrase> fit_alternatives(const Setup& s, std::span<const EngineParams> engines, std::span<const QuantSpec> quants) {
+  std::vector<Phrase> out;
   for (int n = s.gpus + 1; n <= 8; ++n) {
     Setup more = s;
     more.gpus = n;
     if (PerfModel(more).memory().kv_pool_bytes > 0) {
-      out += fmt::format(" It fits on {} x {} (--gpus {}).", n, s.gpu.name, n);
+      out.push_back({"calc.refusal.fits_on_more", {{"gpus", std::to_string(n)}, {"gpu", s.gpu.name}}});
       break;
     }
   }
@@ -70,13 +70,17 @@ std::string fit_alternatives(const Setup& s, std::span<const EngineParams> engin
   }
   std::sort(smaller.begin(), smaller.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   if (!smaller.empty()) {
-    std::string list;
-    for (size_t i = 0; i < smaller.size() && i < 3; ++i)
-      list += fmt::format("{}{} ({:.1f} GiB of weights)", i ? ", " : "", smaller[i].second,
-                          smaller[i].first / (1024.0 * 1024.0 * 1024.0));
-    out += fmt::format(" With --quant {} it fits on {} x {}.", list, s.gpus, s.gpu.name);
+    const size_t shown = std::min<size_t>(smaller.size(), 3);
+    Phrase p{fmt::format("calc.refusal.fits_with_quant.{}", shown), {}};
+    for (size_t i = 0; i < shown; ++i) {
+      p.fields.emplace_back(fmt::format("quant{}", i + 1), smaller[i].second);
+      p.fields.emplace_back(fmt::format("gib{}", i + 1), fmt::format("{:.1f}", smaller[i].first / (1024.0 * 1024.0 * 1024.0)));
+    }
+    p.fields.emplace_back("gpus", std::to_string(s.gpus));
+    p.fields.emplace_back("gpu", s.gpu.name);
+    out.push_back(std::move(p));
   }
-  if (out.empty()) out = " No quantisation in the catalog and no count up to 8 of this GPU holds it: choose a larger GPU.";
+  if (out.empty()) out.push_back({"calc.refusal.no_fit", {}});
   return out;
 }
 
@@ -218,30 +222,57 @@ CellPrediction predict_decode_cell(const PerfModel& model, int64_t context, int6
   return out;
 }
 
-Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
-  if (auto ok = validate(options.matrix); !ok) return std::unexpected(ok.error());
-  if (setup.gpus < 1 || setup.gpus > 64) return fail(ErrorCode::InvalidArgument, "--gpus must be between 1 and 64");
-  if (!(setup.mem_util() > 0 && setup.mem_util() <= 1))
-    return fail(ErrorCode::InvalidArgument, "--gpu-mem-util must be in (0, 1]");
-  // The combination rules (engines.json backends and formats, quants.json tensor math); the
-  // built-in catalog supplies the alternatives a refusal names.
+namespace {
+
+// The combination rules (engines.json backends and formats, quants.json tensor math) of `setup`;
+// the built-in catalog supplies the alternatives a refusal names.
+Compatibility builtin_compatibility(const Setup& setup, std::span<const EngineParams>* engines_out = nullptr,
+                                    std::span<const QuantSpec>* quants_out = nullptr) {
   static const Result<Catalog> builtin = Catalog::builtin();
   const std::span<const EngineParams> engines = builtin ? std::span<const EngineParams>(builtin->engines())
                                                         : std::span<const EngineParams>();
   const std::span<const QuantSpec> quants = builtin ? std::span<const QuantSpec>(builtin->quants())
                                                     : std::span<const QuantSpec>();
-  const Compatibility compat = check_compatibility(setup, engines, quants);
-  if (compat.refused()) return fail(ErrorCode::InvalidArgument, compat.refusal);
+  if (engines_out) *engines_out = engines;
+  if (quants_out) *quants_out = quants;
+  return check_compatibility(setup, engines, quants);
+}
+
+}  // namespace
+
+std::vector<Phrase> setup_refusal(const Setup& setup) {
+  std::span<const EngineParams> engines;
+  std::span<const QuantSpec> quants;
+  Compatibility compat = builtin_compatibility(setup, &engines, &quants);
+  if (compat.refused()) return std::move(compat.refusal_phrases);
+  const MemoryBreakdown mem = PerfModel(setup).memory();
+  if (mem.kv_pool_bytes > 0) return {};
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  auto gib = [](double bytes) { return fmt::format("{:.2f}", bytes / kGiB); };
+  std::vector<Phrase> out = {{"calc.refusal.does_not_fit",
+                              {{"model", setup.model.name},
+                               {"quant", setup.quant.name},
+                               {"gpus", std::to_string(setup.gpus)},
+                               {"gpu", setup.gpu.name},
+                               {"mem_util", fmt::format("{}", setup.mem_util())},
+                               {"weights_gib", gib(mem.weight_bytes)},
+                               {"reserve_gib", gib(mem.reserve_bytes)},
+                               {"activations_gib", gib(mem.activation_bytes)},
+                               {"memory_gib", gib(mem.engine_bytes)}}}};
+  for (Phrase& p : fit_alternatives(setup, engines, quants)) out.push_back(std::move(p));
+  return out;
+}
+
+Result<RunResult> predict(const Setup& setup, const PredictOptions& options, PredictionWording* wording) {
+  if (auto ok = validate(options.matrix); !ok) return std::unexpected(ok.error());
+  if (setup.gpus < 1 || setup.gpus > 64) return fail(ErrorCode::InvalidArgument, "--gpus must be between 1 and 64");
+  if (!(setup.mem_util() > 0 && setup.mem_util() <= 1))
+    return fail(ErrorCode::InvalidArgument, "--gpu-mem-util must be in (0, 1]");
+  if (auto why = setup_refusal(setup); !why.empty()) return fail(ErrorCode::InvalidArgument, english(why));
+  const Compatibility compat = builtin_compatibility(setup);  // its warnings
   const PerfModel model(setup);
   const MemoryBreakdown& mem = model.memory();
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-  if (mem.kv_pool_bytes <= 0)
-    return fail(ErrorCode::InvalidArgument,
-                fmt::format("{} ({}) does not fit on {} x {} with {} memory utilisation: weights {:.2f} GiB + "
-                            "reserve {:.2f} GiB + activations {:.2f} GiB > {:.2f} GiB.{}",
-                            setup.model.name, setup.quant.name, setup.gpus, setup.gpu.name, setup.mem_util(),
-                            mem.weight_bytes / kGiB, mem.reserve_bytes / kGiB, mem.activation_bytes / kGiB,
-                            mem.engine_bytes / kGiB, fit_alternatives(setup, engines, quants)));
 
   CapacityLimits limits;
   limits.max_model_len = options.max_model_len.value_or(setup.model.max_position);
@@ -257,11 +288,15 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
   r.tool_commit = build::kGitCommit;
   r.tool_build_type = build::kBuildType;
   r.run_id = fmt::format("calc-{}x{}-{}-{}-{}", setup.gpus, setup.gpu.id, setup.model.id, setup.quant.id, setup.engine.id);
-  r.notes = fmt::format(
-      "Predicted by speedmatrix calc (performance model v1, engine parameters '{}'), not measured. "
-      "Memory: weights {:.2f} GiB, reserve {:.2f} GiB, activations {:.2f} GiB, KV pool {:.2f} GiB at {} utilisation.",
-      setup.engine.id, mem.weight_bytes / kGiB, mem.reserve_bytes / kGiB, mem.activation_bytes / kGiB,
-      mem.kv_pool_bytes / kGiB, setup.mem_util());
+  PredictionWording words;
+  auto gib = [](double bytes) { return fmt::format("{:.2f}", bytes / kGiB); };
+  words.notes.push_back({"calc.note.predicted",
+                         {{"engine", setup.engine.id},
+                          {"weights_gib", gib(mem.weight_bytes)},
+                          {"reserve_gib", gib(mem.reserve_bytes)},
+                          {"activations_gib", gib(mem.activation_bytes)},
+                          {"kv_gib", gib(mem.kv_pool_bytes)},
+                          {"mem_util", fmt::format("{}", setup.mem_util())}}});
 
   r.engine.kind = setup.engine.id;
   r.engine.version = "predicted";
@@ -362,30 +397,32 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options) {
   // The error interval of this engine on this GPU class (docs/calculator.md, "Honest error").
   {
     const std::string cls = gpu_class(setup.gpu);
-    auto interval = [&](const char* family) -> std::string {
+    auto interval = [&](const std::string& family) -> Phrase {
       const auto& e = setup.engine.error_80;
-      if (auto it = e.find(std::string(family) + "/" + cls); it != e.end())
-        return fmt::format("{} ±{:.0f}%", family, 100 * it->second);
-      if (auto it = e.find(std::string(family) + "/all"); it != e.end())
-        return fmt::format("{} ±{:.0f}% (all GPU classes: none measured on {})", family, 100 * it->second, cls);
-      return fmt::format("{}: no estimate", family);
+      const std::string id = "calc.warning." + family + "_error";
+      if (auto it = e.find(family + "/" + cls); it != e.end())
+        return {id, {{"percent", fmt::format("{:.0f}", 100 * it->second)}}};
+      if (auto it = e.find(family + "/all"); it != e.end())
+        return {id + ".all_classes", {{"percent", fmt::format("{:.0f}", 100 * it->second)}, {"class", cls}}};
+      return {id + ".none", {}};
     };
     if (setup.engine.error_80.empty())
-      r.warnings.push_back(fmt::format("expected error: no estimate for engine '{}' (no calibration-corpus rows)",
-                                       setup.engine.id));
+      words.warnings.push_back({{"calc.warning.no_error_estimate", {{"engine", setup.engine.id}}}});
     else
-      r.warnings.push_back(fmt::format(
-          "expected error (80% interval, leave-one-source-out over the calibration corpus, {} on {} GPUs): {}, {}",
-          setup.engine.id, cls, interval("decode"), interval("prefill")));
+      words.warnings.push_back({{"calc.warning.expected_error", {{"engine", setup.engine.id}, {"class", cls}}},
+                                interval("decode"),
+                                interval("prefill")});
   }
   // Unusual combinations: run-level warnings (every printer shows them) and the notes.
-  for (const auto& w : compat.warnings) {
-    r.warnings.push_back(w);
-    r.notes += " " + w;
+  for (const Phrase& w : compat.warning_phrases) {
+    words.warnings.push_back({w});
+    words.notes.push_back(w);
   }
   if (setup.engine.notes.find("uncalibrated") != std::string::npos)
-    r.warnings.push_back(fmt::format("engine '{}' parameters are not calibrated against a measured matrix: {}",
-                                     setup.engine.id, setup.engine.notes));
+    words.warnings.push_back({{"calc.warning.uncalibrated", {{"engine", setup.engine.id}, {"notes", setup.engine.notes}}}});
+  r.notes = english(words.notes);
+  for (const auto& w : words.warnings) r.warnings.push_back(english(w));
+  if (wording) *wording = std::move(words);
   // The id names the setup and ends with a hash of everything that shapes the prediction (the
   // settings, the engine's limits and the hardware), so two different predictions of one setup
   // never share an id and the same prediction always gets the same one.

@@ -11,6 +11,7 @@
 
 #include "result/plan.h"
 #include "calc/perf_model.h"
+#include "calc/phrase.h"
 #include "calc/setup.h"
 #include "core/error.h"
 #include "result/result.h"
@@ -61,9 +62,26 @@ struct CellPrediction {
 CellPrediction predict_decode_cell(const PerfModel& model, int64_t context, int64_t concurrency,
                                    int64_t max_output_tokens, double duration_s, int64_t max_steps = 0);
 
+/// Why `setup` cannot be predicted, with what to use instead, as sentences a page can translate
+/// (calc/phrase.h): the engine, weight format and GPU rules of check_compatibility (the built-in
+/// catalog's engines and quantisations supply the alternatives), else the model not fitting in the
+/// engine's share of memory (with the GPU counts and quantisations that would hold it). Empty when
+/// it can be predicted; predict() fails with these sentences' English.
+std::vector<Phrase> setup_refusal(const Setup& setup);
+
+/// What predict() writes into a result for people, as sentences a page can translate:
+/// english(notes) is RunResult::notes and english(warnings[i]) is RunResult::warnings[i] (the
+/// expected error, the compatibility warnings, an uncalibrated engine). Values from the catalogs'
+/// data (an engine's notes, why a format is experimental) are fields, in the data's words.
+struct PredictionWording {
+  std::vector<Phrase> notes;
+  std::vector<std::vector<Phrase>> warnings;
+};
+
 /// The full prediction: prefill rows (cold prompt TTFT and prompt tok/s), decode cells, the KV
 /// capacity and therefore which cells are over capacity or too long. Fails when the weights do
 /// not fit in the engine's share of memory or the options are invalid.
-Result<RunResult> predict(const Setup& setup, const PredictOptions& options);
+/// `wording`, when given, receives the sentences of the result's notes and warnings.
+Result<RunResult> predict(const Setup& setup, const PredictOptions& options, PredictionWording* wording = nullptr);
 
 }  // namespace sm::calc

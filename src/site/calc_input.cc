@@ -7,6 +7,7 @@
 #include "result/plan.h"
 #include "calc/predict.h"
 #include "core/clock.h"
+#include "core/text.h"
 #include "core/units.h"
 
 namespace sm::site {
@@ -36,15 +37,85 @@ Result<std::string> list_text(const nlohmann::json& v, std::string_view field) {
   return out;
 }
 
-Result<void> check_count(std::string_view field, size_t n, int64_t limit) {
+UiResult<void> check_count(std::string_view field, size_t n, int64_t limit) {
   if (static_cast<int64_t>(n) > limit)
-    return fail(ErrorCode::InvalidArgument, fmt::format("{}: at most {} values", field, limit));
+    return ui_fail("calc_input.too_many_values", {{"field", std::string(field)}, {"max", std::to_string(limit)}});
   return {};
+}
+
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+// A token count core's parse_token_count refused: why, as a sentence for pages. Its checks, in
+// its order: empty; not a whole number of 0 or more with an optional K or M; above 2^40 tokens.
+UiMessage token_count_fault(std::string_view field, std::string_view text) {
+  Fields f = {{"field", std::string(field)}, {"value", std::string(text)}};
+  std::string_view digits = trim_blanks(text);
+  if (digits.empty()) return {"calc_input.empty_token_count", f};
+  if (std::string_view("kKmM").find(digits.back()) != std::string_view::npos) digits.remove_suffix(1);
+  int64_t v = 0;
+  auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (r.ec == std::errc{} && r.ptr == digits.data() + digits.size() && v >= 0) return {"calc_input.token_count_too_large", f};
+  return {"calc_input.not_token_count", f};
+}
+
+// A list (core's parse_token_list or parse_int_list) refused: the parser's English after the
+// field's name, as the API has always said it, and the item at fault as a sentence for pages.
+std::unexpected<UiError> list_error(std::string_view field, std::string_view text, const Error& e, bool token_counts) {
+  std::string english = fmt::format("{}: {}", field, e.message);
+  if (trim_blanks(text).empty()) return ui_fail_as(std::move(english), {{"calc_input.empty_list", {{"field", std::string(field)}}}});
+  for (size_t start = 0; start <= text.size();) {
+    const size_t comma = text.find(',', start);
+    const std::string_view item = trim_blanks(text.substr(start, comma == std::string_view::npos ? text.npos : comma - start));
+    if (token_counts) {
+      if (!parse_token_count(item)) return ui_fail_as(std::move(english), {token_count_fault(field, item)});
+    } else {
+      int64_t v = 0;
+      auto r = std::from_chars(item.data(), item.data() + item.size(), v);
+      if (r.ec != std::errc{} || r.ptr != item.data() + item.size() || v <= 0)
+        return ui_fail_as(std::move(english), {{"calc_input.not_positive_integer", {{"field", std::string(field)}, {"value", std::string(item)}}}});
+    }
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return std::unexpected(untranslated(Error{e.code, std::move(english)}));
+}
+
+// validate()'s refusal of the calculator's matrix, with its sentence for pages: the checks a
+// form can fail (its lists are parsed, so counts are positive and contexts not negative), in
+// validate's order.
+std::unexpected<UiError> matrix_error(const MatrixSettings& m, const Error& e) {
+  auto as = [&](const char* key, Fields fields) { return ui_fail_as(e.message, {{key, std::move(fields)}}); };
+  const std::string limit = std::to_string(kMaxContextTokens);
+  for (int64_t c : m.contexts)
+    if (c > kMaxContextTokens) return as("calc_input.context_too_large", {{"tokens", std::to_string(c)}, {"limit", limit}});
+  for (int64_t p : m.prefill_contexts) {
+    if (p < 1) return as("calc_input.prefill_too_small", {});
+    if (p > kMaxContextTokens) return as("calc_input.prefill_too_large", {{"tokens", std::to_string(p)}, {"limit", limit}});
+  }
+  if (!m.contexts.empty() && m.max_output_tokens < 2)
+    return as("calc_input.max_output_decode", {{"tokens", std::to_string(m.max_output_tokens)}});
+  return std::unexpected(untranslated(e));
+}
+
+// A name the catalog does not know: the catalog's English after the field's name (the API's
+// words), and for pages the same sentence from the catalog's key, with the closest ids the
+// catalog names (calc::Catalog's find_* pick them the same way).
+template <class Entry>
+std::unexpected<UiError> unknown_name(const std::vector<Entry>& entries, std::string_view field, std::string_view name,
+                                      const Error& e, const char* key, const char* key_none) {
+  std::vector<std::string> ids;
+  for (const Entry& entry : entries) ids.push_back(entry.id);
+  const size_t slash = name.rfind('/');
+  std::string closest;
+  for (const auto& c : calc::closest_names(slash == std::string_view::npos ? name : name.substr(slash + 1), ids))
+    closest += (closest.empty() ? "" : ", ") + c;
+  return ui_fail_as(fmt::format("{}: {}", field, e.message),
+                    {{closest.empty() ? key_none : key, {{"name", std::string(name)}, {"closest", closest}}}});
 }
 
 }  // namespace
 
-Result<CalcInput> calc_input_from_query(const QueryParams& q) {
+UiResult<CalcInput> calc_input_from_query(const QueryParams& q) {
   CalcInput in;
   auto take = [&](const char* name, std::string& out) {
     if (q.has(name)) out = q.get(name);
@@ -59,7 +130,7 @@ Result<CalcInput> calc_input_from_query(const QueryParams& q) {
   take("max_output", in.max_output);
   if (q.has("gpus") && !q.get("gpus").empty()) {
     auto n = parse_int("gpus", q.get("gpus"));
-    if (!n) return std::unexpected(n.error());
+    if (!n) return ui_fail("calc_input.not_whole_number", {{"field", "gpus"}, {"value", q.get("gpus")}});
     in.gpus = *n;
   }
   return in;
@@ -106,19 +177,24 @@ Result<CalcInput> calc_input_from_json(const nlohmann::json& body) {
   return in;
 }
 
-Result<RunResult> run_calc(const calc::Catalog& catalog, const CalcInput& in) {
-  auto named = [](const char* field, const Error& e) { return fail(ErrorCode::InvalidArgument, fmt::format("{}: {}", field, e.message)); };
+UiResult<RunResult> run_calc(const calc::Catalog& catalog, const CalcInput& in, calc::PredictionWording* wording) {
   calc::Setup s;
   auto gpu = catalog.find_gpu(in.gpu);
-  if (!gpu) return named("gpu", gpu.error());
+  if (!gpu)
+    return unknown_name(catalog.gpus(), "gpu", in.gpu, gpu.error(), "calc_input.unknown_gpu", "calc_input.unknown_gpu.none");
   auto model = catalog.find_model(in.model);
-  if (!model) return named("model", model.error());
+  if (!model)
+    return unknown_name(catalog.models(), "model", in.model, model.error(), "calc_input.unknown_model",
+                        "calc_input.unknown_model.none");
   auto quant = catalog.find_quant(in.quant);
-  if (!quant) return named("quant", quant.error());
+  if (!quant)
+    return unknown_name(catalog.quants(), "quant", in.quant, quant.error(), "calc_input.unknown_quant",
+                        "calc_input.unknown_quant.none");
   auto engine = catalog.find_engine(in.engine);
-  if (!engine) return named("engine", engine.error());
-  if (in.gpus < 1 || in.gpus > kCalcMaxGpus)
-    return fail(ErrorCode::InvalidArgument, fmt::format("gpus: must be between 1 and {}", kCalcMaxGpus));
+  if (!engine)
+    return unknown_name(catalog.engines(), "engine", in.engine, engine.error(), "calc_input.unknown_engine",
+                        "calc_input.unknown_engine.none");
+  if (in.gpus < 1 || in.gpus > kCalcMaxGpus) return ui_fail("calc_input.gpus_range", {{"max", std::to_string(kCalcMaxGpus)}});
   s.gpu = *gpu;
   s.model = *model;
   s.quant = *quant;
@@ -126,19 +202,22 @@ Result<RunResult> run_calc(const calc::Catalog& catalog, const CalcInput& in) {
   s.gpus = static_cast<int>(in.gpus);
 
   calc::PredictOptions o;
-  auto max_out = parse_token_count(in.max_output.empty() ? "8192" : in.max_output);
-  if (!max_out) return named("max_output", max_out.error());
+  const std::string max_output = in.max_output.empty() ? "8192" : in.max_output;
+  auto max_out = parse_token_count(max_output);
+  if (!max_out)
+    return ui_fail_as(fmt::format("max_output: {}", max_out.error().message),
+                      {token_count_fault("max_output", max_output)});
   o.matrix.max_output_tokens = *max_out;
   o.matrix.contexts = default_contexts(s.model.max_position, o.matrix.max_output_tokens);
   if (!in.contexts.empty()) {
     auto v = parse_token_list(in.contexts);
-    if (!v) return named("contexts", v.error());
+    if (!v) return list_error("contexts", in.contexts, v.error(), true);
     o.matrix.contexts = *v;
   }
   o.matrix.concurrency = default_concurrency();
   if (!in.concurrency.empty()) {
     auto v = parse_int_list(in.concurrency);
-    if (!v) return named("concurrency", v.error());
+    if (!v) return list_error("concurrency", in.concurrency, v.error(), false);
     o.matrix.concurrency = *v;
   }
   o.matrix.prefill_contexts = default_prefill_contexts();
@@ -146,7 +225,7 @@ Result<RunResult> run_calc(const calc::Catalog& catalog, const CalcInput& in) {
     o.matrix.prefill_contexts.clear();
   } else if (!in.prefill_contexts.empty()) {
     auto v = parse_token_list(in.prefill_contexts);
-    if (!v) return named("prefill", v.error());
+    if (!v) return list_error("prefill", in.prefill_contexts, v.error(), true);
     o.matrix.prefill_contexts = *v;
   }
   if (auto ok = check_count("contexts", o.matrix.contexts.size(), kCalcMaxRows); !ok) return std::unexpected(ok.error());
@@ -155,17 +234,17 @@ Result<RunResult> run_calc(const calc::Catalog& catalog, const CalcInput& in) {
   if (auto ok = check_count("prefill", o.matrix.prefill_contexts.size(), kCalcMaxRows); !ok)
     return std::unexpected(ok.error());
   for (int64_t n : o.matrix.concurrency)
-    if (n > kCalcMaxConcurrency)
-      return fail(ErrorCode::InvalidArgument, fmt::format("concurrency: at most {}", kCalcMaxConcurrency));
-  if (o.matrix.max_output_tokens > 1 << 20)
-    return fail(ErrorCode::InvalidArgument, "max_output: at most 1M tokens");
-  if (auto ok = validate(o.matrix); !ok) return std::unexpected(ok.error());
-  auto result = calc::predict(s, o);
-  if (!result) return result;
+    if (n > kCalcMaxConcurrency) return ui_fail("calc_input.concurrency_max", {{"max", std::to_string(kCalcMaxConcurrency)}});
+  if (o.matrix.max_output_tokens > 1 << 20) return ui_fail("calc_input.max_output_max", {});
+  if (auto ok = validate(o.matrix); !ok) return matrix_error(o.matrix, ok.error());
+  // What predict() would refuse (engine, format, memory), as sentences the page translates.
+  if (auto why = calc::setup_refusal(s); !why.empty()) return ui_fail_phrases(why);
+  auto result = calc::predict(s, o, wording);
+  if (!result) return std::unexpected(untranslated(result.error()));
   char when[32];
   result->started_at = std::string(format_iso8601_utc(wall_clock_unix_ms(), when));
   result->finished_at = result->started_at;
-  return result;
+  return std::move(*result);
 }
 
 }  // namespace sm::site

@@ -7,9 +7,11 @@
 #include <nlohmann/json.hpp>
 
 #include "calc/catalog.h"
+#include "calc/predict.h"
 #include "core/error.h"
 #include "result/result.h"
 #include "site/query_string.h"
+#include "site/ui_error.h"
 
 namespace sm::site {
 
@@ -34,13 +36,20 @@ constexpr int64_t kCalcMaxGpus = 16;
 
 /// Reads the form's query parameters (gpu, model, quant, engine, gpus, contexts, concurrency,
 /// prefill, max_output); absent ones keep their defaults.
-Result<CalcInput> calc_input_from_query(const QueryParams& query);
+UiResult<CalcInput> calc_input_from_query(const QueryParams& query);
 
 /// Reads POST /api/v1/calc's body: the same fields as JSON; list fields may be arrays of numbers
 /// or strings like "0,16K". Errors name the field.
 Result<CalcInput> calc_input_from_json(const nlohmann::json& body);
 
-/// Runs the calculator; errors (unknown names with suggestions, bad lists, limits) name the field.
-Result<RunResult> run_calc(const calc::Catalog& catalog, const CalcInput& input);
+/// Runs the calculator; errors (unknown names with suggestions, bad lists, limits) name the field,
+/// and a refused setup says why and what to use instead (calc::setup_refusal). The errors' message
+/// is the English the API shows (and the command line's words for the same mistake); their
+/// sentences (`calc_input.*` and the calculator's `calc.refusal.*` catalog keys) are what the
+/// /calc page shows in its language.
+/// `wording`, when given, receives the sentences of the prediction's notes and warnings
+/// (calc::predict), for a page that shows them in its language.
+UiResult<RunResult> run_calc(const calc::Catalog& catalog, const CalcInput& input,
+                             calc::PredictionWording* wording = nullptr);
 
 }  // namespace sm::site

@@ -1,6 +1,5 @@
 #include "site/listing_query.h"
 
-#include <fmt/format.h>
 
 #include <charconv>
 
@@ -10,13 +9,13 @@ namespace sm::site {
 
 namespace {
 
-Result<int64_t> parse_count(const QueryParams& q, const char* name, int64_t fallback, int64_t lo, int64_t hi) {
+UiResult<int64_t> parse_count(const QueryParams& q, const char* name, int64_t fallback, int64_t lo, int64_t hi) {
   if (!q.has(name) || q.get(name).empty()) return fallback;
   const std::string text = q.get(name);
   int64_t v = 0;
   auto r = std::from_chars(text.data(), text.data() + text.size(), v);
   if (r.ec != std::errc{} || r.ptr != text.data() + text.size() || v < lo || v > hi)
-    return fail(ErrorCode::InvalidArgument, fmt::format("{}: expected a whole number from {} to {}", name, lo, hi));
+    return ui_fail("listing.whole_number", {{"param", name}, {"lo", std::to_string(lo)}, {"hi", std::to_string(hi)}});
   return v;
 }
 
@@ -33,7 +32,7 @@ std::string_view order_name(store::RunOrder order) {
   return "newest";
 }
 
-Result<ListingQuery> parse_listing_query(const QueryParams& q, store::RunOrder default_order, int64_t default_limit,
+UiResult<ListingQuery> parse_listing_query(const QueryParams& q, store::RunOrder default_order, int64_t default_limit,
                                          std::string_view default_kind) {
   ListingQuery out;
   out.filter.gpu = q.get("gpu");
@@ -46,13 +45,14 @@ Result<ListingQuery> parse_listing_query(const QueryParams& q, store::RunOrder d
     bool known = false;
     for (std::string_view k : kKinds) known = known || kind == k;
     if (!known)
-      return fail(ErrorCode::InvalidArgument, fmt::format("kind: '{}' is not one of measured, predicted, simulated, all", kind));
+      return ui_fail("listing.not_one_of",
+                     {{"param", "kind"}, {"value", kind}, {"allowed", "measured, predicted, simulated, all"}});
     out.filter.kind = kind;
   }
   if (q.has("kind") && q.get("kind").empty()) out.kind_param = "all";
   const std::string flagged = q.get("flagged");
   if (!flagged.empty() && flagged != "include" && flagged != "exclude")
-    return fail(ErrorCode::InvalidArgument, fmt::format("flagged: '{}' is not include or exclude", flagged));
+    return ui_fail("listing.not_either", {{"param", "flagged"}, {"value", flagged}, {"first", "include"}, {"second", "exclude"}});
   out.include_flagged = flagged == "include";
   out.order = default_order;
   std::string sort = q.has("sort") ? q.get("sort") : q.get("metric");
@@ -66,8 +66,9 @@ Result<ListingQuery> parse_listing_query(const QueryParams& q, store::RunOrder d
       }
     }
     if (!found)
-      return fail(ErrorCode::InvalidArgument,
-                  fmt::format("sort: '{}' is not one of newest, single_stream, best_total, prefill_32k, tokens_per_joule", sort));
+      return ui_fail("listing.not_one_of", {{"param", "sort"},
+                                            {"value", sort},
+                                            {"allowed", "newest, single_stream, best_total, prefill_32k, tokens_per_joule"}});
   }
   auto limit = parse_count(q, "limit", default_limit, 1, store::kMaxPageLimit);
   if (!limit) return std::unexpected(limit.error());
@@ -76,10 +77,19 @@ Result<ListingQuery> parse_listing_query(const QueryParams& q, store::RunOrder d
   out.page.limit = *limit;
   out.page.offset = *offset;
   if (const std::string cursor = q.get("cursor"); !cursor.empty()) {
-    auto c = store::parse_page_cursor(cursor);
-    if (!c) return std::unexpected(c.error());
-    if (c->order != out.order)
-      return fail(ErrorCode::InvalidArgument, "cursor: it belongs to another sort order; follow the page's own links");
+    auto c = store::read_page_cursor(cursor);
+    if (!c) {
+      std::string_view key;
+      switch (c.error()) {
+        case store::CursorFault::Parts: key = "listing.cursor.parts"; break;
+        case store::CursorFault::Start: key = "listing.cursor.start"; break;
+        case store::CursorFault::Position: key = "listing.cursor.position"; break;
+        case store::CursorFault::Key: key = "listing.cursor.key"; break;
+        case store::CursorFault::TimeAndId: key = "listing.cursor.time_and_id"; break;
+      }
+      return ui_fail_as(store::parse_page_cursor(cursor).error().message, {{std::string(key), {}}});
+    }
+    if (c->order != out.order) return ui_fail("listing.cursor.other_order", {});
     out.page.cursor = *c;
   }
   return out;

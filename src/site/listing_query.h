@@ -9,8 +9,8 @@
 #include <vector>
 #include <string_view>
 
-#include "core/error.h"
 #include "site/query_string.h"
+#include "site/ui_error.h"
 #include "store/store_types.h"
 
 namespace sm::site {
@@ -30,8 +30,9 @@ inline constexpr std::string_view kKinds[] = {"measured", "predicted", "simulate
 
 /// Reads the listing parameters; `default_order` applies when `sort` is absent, `default_kind`
 /// when `kind` is ("all" or an empty `kind=` lists every kind). Errors name the parameter (a
-/// limit that is not a number, an unknown sort or kind).
-Result<ListingQuery> parse_listing_query(const QueryParams& query, store::RunOrder default_order,
+/// limit that is not a number, an unknown sort or kind): the English message for the API, and
+/// its `listing.*` catalog key with the parameter, the bad value and what is allowed for pages.
+UiResult<ListingQuery> parse_listing_query(const QueryParams& query, store::RunOrder default_order,
                                          int64_t default_limit = 50, std::string_view default_kind = "");
 
 /// Takes in what the store said of the page it listed: where it starts (page.offset, so ranks

@@ -256,6 +256,19 @@ std::string catalog_select(std::string_view name, std::string_view label, const 
   return out;
 }
 
+// A prediction's notes and warnings are the calculator's sentences: in the page's language (the
+// API's result keeps the English).
+RunResult in_page_language(RunResult r, const calc::PredictionWording& wording) {
+  if (r.notes == calc::english(wording.notes)) r.notes = ui_sentences(wording.notes);
+  for (std::string& w : r.warnings)
+    for (const auto& sentences : wording.warnings)
+      if (w == calc::english(sentences)) {
+        w = ui_sentences(sentences);
+        break;
+      }
+  return r;
+}
+
 }  // namespace
 
 SiteResponse Site::page_error(int status, const std::string& message) {
@@ -271,7 +284,7 @@ SiteResponse Site::page_error(int status, const std::string& message) {
 
 SiteResponse Site::page_leaderboard(const SiteRequest& request) {
   auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::SingleStream, 50, "measured");
-  if (!q) return page_error(400, q.error().message);
+  if (!q) return page_error(400, ui_error_text(q.error()));
   make_ranking(*q);
   auto values = store_.filter_values();
   if (!values) return page_error(503, values.error().message);
@@ -328,7 +341,7 @@ SiteResponse Site::page_leaderboard(const SiteRequest& request) {
 
 SiteResponse Site::page_runs(const SiteRequest& request) {
   auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::Newest);
-  if (!q) return page_error(400, q.error().message);
+  if (!q) return page_error(400, ui_error_text(q.error()));
   auto values = store_.filter_values();
   if (!values) return page_error(503, values.error().message);
   auto page = store_.list_runs(q->filter, q->order, q->page);
@@ -406,7 +419,7 @@ SiteResponse Site::page_hardware(const SiteRequest& request) {
   QueryParams params(request.query);
   if (params.has("gpu") && !params.get("gpu").empty()) {
     auto q = parse_listing_query(params, store::RunOrder::BestTotal, 50, "measured");
-    if (!q) return page_error(400, q.error().message);
+    if (!q) return page_error(400, ui_error_text(q.error()));
     auto page = store_.list_runs(q->filter, q->order, q->page);
     if (!page) return page_error(page.error().code == ErrorCode::InvalidArgument ? 400 : 503, page.error().message);
   note_page(*q, *page);
@@ -423,7 +436,7 @@ SiteResponse Site::page_hardware(const SiteRequest& request) {
     return html_response(200, site_page(q->filter.gpu, NavItem::Hardware, body));
   }
   auto gq = parse_listing_query(params, store::RunOrder::BestTotal, 50, "measured");
-  if (!gq) return page_error(400, gq.error().message);
+  if (!gq) return page_error(400, ui_error_text(gq.error()));
   auto groups = store_.hardware_summary(gq->filter.kind);
   if (!groups) return page_error(503, groups.error().message);
   auto unknown = store::count_unknown_hardware_runs(store_);
@@ -441,7 +454,7 @@ SiteResponse Site::page_models(const SiteRequest& request) {
   QueryParams params(request.query);
   if (params.has("model") && !params.get("model").empty()) {
     auto q = parse_listing_query(params, store::RunOrder::BestTotal, 50, "measured");
-    if (!q) return page_error(400, q.error().message);
+    if (!q) return page_error(400, ui_error_text(q.error()));
     auto page = store_.list_runs(q->filter, q->order, q->page);
     if (!page) return page_error(page.error().code == ErrorCode::InvalidArgument ? 400 : 503, page.error().message);
   note_page(*q, *page);
@@ -454,7 +467,7 @@ SiteResponse Site::page_models(const SiteRequest& request) {
     return html_response(200, site_page(q->filter.model, NavItem::Models, body));
   }
   auto gq = parse_listing_query(params, store::RunOrder::BestTotal, 50, "measured");
-  if (!gq) return page_error(400, gq.error().message);
+  if (!gq) return page_error(400, ui_error_text(gq.error()));
   auto groups = store_.model_summary(gq->filter.kind);
   if (!groups) return page_error(503, groups.error().message);
   std::string body = "<h1>" + esc(ui_text("nav.models")) + "</h1>\n<p class=\"lede\">" + esc(ui_text("models.lede")) + "</p>\n";
@@ -521,7 +534,7 @@ SiteResponse Site::page_compare(const SiteRequest& request) {
     return html_response(200, frame_report(std::move(doc), NavItem::Compare, top));
   }
   auto q = parse_listing_query(params, store::RunOrder::Newest);
-  if (!q) return page_error(400, q.error().message);
+  if (!q) return page_error(400, ui_error_text(q.error()));
   auto page = store_.list_runs(q->filter, q->order, q->page);
   if (!page) return page_error(page.error().code == ErrorCode::InvalidArgument ? 400 : 503, page.error().message);
   note_page(*q, *page);
@@ -582,7 +595,7 @@ SiteResponse Site::page_calc(const SiteRequest& request) {
     return html_response(400, site_page(ui_text("nav.calculator"), NavItem::Calculator,
                                         intro + form + "<div class=\"error-box\">" + esc(message) + "</div>\n"));
   };
-  if (!input) return fail_page(input.error().message);
+  if (!input) return fail_page(ui_error_text(input.error()));
   int64_t retry_after_s = 0;
   if (!calc_limiter_.allow("calc:" + request.client, &retry_after_s)) {
     SiteResponse r = fail_page(ui_format("calc.too_many", retry_after_s));
@@ -590,14 +603,15 @@ SiteResponse Site::page_calc(const SiteRequest& request) {
     r.headers.emplace_back("Retry-After", std::to_string(retry_after_s));
     return r;
   }
-  auto result = run_calc(catalog_, *input);
-  if (!result) return fail_page(result.error().message);
+  calc::PredictionWording wording;
+  auto result = run_calc(catalog_, *input, &wording);
+  if (!result) return fail_page(ui_error_text(result.error()));
   auto evidence = find_evidence(store_, corpus_, catalog_, *input);
   if (!evidence) return page_error(503, evidence.error().message);
   // The prediction and, under it, what was measured of the same setup.
   RenderOptions in_language;  // the prediction's report speaks the page's language
   in_language.translate = ui_report_translator();
-  std::string doc = render_report(*result, ReportFormat::Html, in_language);
+  std::string doc = render_report(in_page_language(*result, wording), ReportFormat::Html, in_language);
   const std::string section = "<div class=\"page\">" + evidence_html(*evidence, *result, corpus_sources_) + "</div>\n";
   if (size_t end = doc.rfind("</body>"); end != std::string::npos) doc.insert(end, section);
   else doc += section;

@@ -160,6 +160,145 @@ TEST(CalcCompat, AModelThatDoesNotFitSaysWhatWould) {
   EXPECT_FALSE(has(l.error().message, "awq")) << l.error().message;
 }
 
+// Every kind of refusal, word for word as the command line has always printed it, and as the
+// sentences (calc/phrase.h) a page translates: their ids in order, their English joined.
+TEST(CalcCompat, RefusalsAreSentencesWithTheCommandLinesEnglish) {
+  struct Expected {
+    calc::Setup setup;
+    std::vector<std::string> ids;
+    std::string english;
+  };
+  const std::vector<Expected> cases = {
+      {make_setup("m3-max", "llama-3.1-8b", "bf16", "vllm"),
+       {"calc.refusal.no_backend", "calc.refusal.use_engine"},
+       "vLLM does not run on Apple M3 Max (64 GB): it has no metal backend (it runs on cuda, rocm, xpu). Use --engine "
+       "llamacpp instead."},
+      {make_setup("m3-max", "llama-3.1-8b", "awq-4bit", "vllm"),
+       {"calc.refusal.no_backend", "calc.refusal.no_engine_there"},
+       "vLLM does not run on Apple M3 Max (64 GB): it has no metal backend (it runs on cuda, rocm, xpu). No catalog "
+       "engine runs this quantisation there."},
+      {make_setup("rtx4090", "llama-3.1-8b", "awq-4bit", "llamacpp"),
+       {"calc.refusal.no_format", "calc.refusal.use_quant_or_engine"},
+       "llama.cpp does not load AWQ 4-bit weights (format awq; it loads 16-bit, gguf, mxfp4). Use --quant iq4_xs "
+       "(4.25 bits per weight) with llama.cpp, or --engine vllm, sglang for AWQ 4-bit."},
+      {make_setup("rtx3090", "llama-3.1-8b", "exl2-4.0bpw", "vllm"),
+       {"calc.refusal.no_format", "calc.refusal.use_quant"},
+       "vLLM does not load EXL2 4.0 bpw weights (format exl2; it loads 16-bit, fp8, int8, awq, gptq, "
+       "compressed-tensors, nvfp4, mxfp4). Use --quant w4a16 (4.12 bits per weight) with vLLM."},
+      {make_setup("rtx4090", "qwen3-32b", "bf16", "vllm"),
+       {"calc.refusal.does_not_fit", "calc.refusal.fits_on_more", "calc.refusal.fits_with_quant.3"},
+       "Qwen3-32B (BF16) does not fit on 1 x NVIDIA GeForce RTX 4090 with 0.9 memory utilisation: weights 61.02 GiB "
+       "+ reserve 2.40 GiB + activations 0.70 GiB > 21.32 GiB. It fits on 4 x NVIDIA GeForce RTX 4090 (--gpus 4). "
+       "With --quant awq-4bit (18.0 GiB of weights), gptq-4bit (18.0 GiB of weights), w4a16 (17.9 GiB of weights) it "
+       "fits on 1 x NVIDIA GeForce RTX 4090."},
+      {make_setup("a10", "qwen3-32b", "bf16", "vllm"),
+       {"calc.refusal.does_not_fit", "calc.refusal.fits_on_more", "calc.refusal.fits_with_quant.1"},
+       "Qwen3-32B (BF16) does not fit on 1 x NVIDIA A10 with 0.9 memory utilisation: weights 61.02 GiB + reserve 2.40 "
+       "GiB + activations 0.70 GiB > 19.86 GiB. It fits on 4 x NVIDIA A10 (--gpus 4). With --quant iq4_xs (16.4 GiB "
+       "of weights) it fits on 1 x NVIDIA A10."},
+      {make_setup("rtx3090", "llama-2-70b", "fp8", "vllm"),
+       {"calc.refusal.does_not_fit", "calc.refusal.fits_on_more"},
+       "Llama-2-70B (FP8 W8A8) does not fit on 1 x NVIDIA GeForce RTX 3090 with 0.9 memory utilisation: weights "
+       "64.73 GiB + reserve 2.40 GiB + activations 0.58 GiB > 21.32 GiB. It fits on 4 x NVIDIA GeForce RTX 3090 "
+       "(--gpus 4)."},
+      {make_setup("rtx3060-12gb", "llama-2-70b", "bf16", "vllm"),
+       {"calc.refusal.does_not_fit", "calc.refusal.no_fit"},
+       "Llama-2-70B (BF16) does not fit on 1 x NVIDIA GeForce RTX 3060 12 GB with 0.9 memory utilisation: weights "
+       "128.48 GiB + reserve 2.40 GiB + activations 0.58 GiB > 10.66 GiB. No quantisation in the catalog and no "
+       "count up to 8 of this GPU holds it: choose a larger GPU."},
+  };
+  for (const Expected& e : cases) {
+    const std::vector<Phrase> why = setup_refusal(e.setup);
+    std::vector<std::string> ids;
+    for (const Phrase& p : why) ids.push_back(p.id);
+    EXPECT_EQ(ids, e.ids) << e.english;
+    EXPECT_EQ(english(why), e.english);
+    auto r = predict(e.setup, small_matrix());  // what `calc` prints
+    ASSERT_FALSE(r) << e.english;
+    EXPECT_EQ(r.error().message, e.english);
+  }
+  // The refusal's text and its sentences agree.
+  const Compatibility c = check(make_setup("m3-max", "llama-3.1-8b", "bf16", "vllm"));
+  EXPECT_EQ(c.refusal, english(c.refusal_phrases));
+  EXPECT_TRUE(setup_refusal(make_setup("rtx3090", "qwen3.5-4b", "awq-4bit", "vllm")).empty());
+}
+
+// The alternatives no built-in setup needs: only another engine, and two smaller quantisations.
+TEST(CalcCompat, EveryRefusalSentenceHasItsEnglish) {
+  EXPECT_EQ(english(Phrase{"calc.refusal.use_engine_for", {{"engines", "exllamav2"}, {"quant", "EXL2 4.0 bpw"}}}),
+            "Use --engine exllamav2 for EXL2 4.0 bpw.");
+  EXPECT_EQ(english(Phrase{"calc.refusal.fits_with_quant.2",
+                           {{"quant1", "q8_0"}, {"gib1", "7.9"}, {"quant2", "q6_k"}, {"gib2", "6.1"}, {"gpus", "1"}, {"gpu", "G"}}}),
+            "With --quant q8_0 (7.9 GiB of weights), q6_k (6.1 GiB of weights) it fits on 1 x G.");
+  // A user engine that loads no catalog quantisation, on a GPU another engine loads the format on.
+  calc::Setup s = make_setup("rtx4090", "llama-3.1-8b", "awq-4bit", "llamacpp");
+  s.engine.quant_formats = {"exotic"};
+  const Compatibility c = check(s);
+  ASSERT_EQ(c.refusal_phrases.size(), 2u) << c.refusal;
+  EXPECT_EQ(c.refusal_phrases[1].id, "calc.refusal.use_engine_for");
+  EXPECT_EQ(c.refusal, "llama.cpp does not load AWQ 4-bit weights (format awq; it loads exotic). Use --engine vllm, sglang "
+                       "for AWQ 4-bit.");
+  // Every sentence is the calculator's; an id without a template (a bug) shows as itself.
+  for (const auto& [id, text] : phrase_templates()) EXPECT_TRUE(id.starts_with("calc.")) << id;
+  EXPECT_EQ(english(Phrase{"calc.refusal.no_such_sentence", {}}), "calc.refusal.no_such_sentence");
+}
+
+// A prediction's notes and warnings are sentences too (for a page in another language), with
+// the English the command line has always printed.
+TEST(CalcCompat, APredictionsNotesAndWarningsAreSentencesWithTheirEnglish) {
+  auto ids = [](const std::vector<Phrase>& phrases) {
+    std::vector<std::string> out;
+    for (const Phrase& p : phrases) out.push_back(p.id);
+    return out;
+  };
+  struct Expected {
+    calc::Setup setup;
+    std::vector<std::string> warnings;
+  };
+  const std::vector<Expected> cases = {
+      {make_setup("a100-80gb", "llama-3.1-8b", "fp8", "vllm"),
+       {"expected error (80% interval, leave-one-source-out over the calibration corpus, vllm on datacenter GPUs): "
+        "decode ±19%, prefill: no estimate",
+        "FP8 W8A8 on NVIDIA A100 80 GB SXM: the GPU has 8-bit tensor math only for int8, so there is no FP8 tensor "
+        "math; engines run these weights weight-only (dequantised to 16-bit inside the matmul, as vLLM's Marlin "
+        "kernels do). Predicted with 8-bit weights at the 16-bit tensor rate."}},
+      {make_setup("rtx4090", "llama-3.1-8b", "q4_k_m", "sglang"),
+       {"expected error: no estimate for engine 'sglang' (no calibration-corpus rows)",
+        "SGLang loads GGUF weights only experimentally: SGLang loads a .gguf path with its gguf load format (docs: "
+        "Model Loading), outside its tuned FP8/AWQ/GPTQ kernels. Predicted with SGLang's usual efficiencies, so "
+        "expect it to be slower.",
+        "engine 'sglang' parameters are not calibrated against a measured matrix: uncalibrated: expect ±30%"}},
+      {make_setup("rtx3090", "llama-3.1-8b", "nvfp4", "vllm"),
+       {"expected error (80% interval, leave-one-source-out over the calibration corpus, vllm on geforce GPUs): "
+        "decode ±19% (all GPU classes: none measured on geforce), prefill: no estimate",
+        "NVFP4 on NVIDIA GeForce RTX 3090: the GPU has no FP4 tensor math (FP4 arrived with Blackwell), so there is "
+        "no NVFP4 tensor math; engines run these weights weight-only (dequantised to 16-bit inside the matmul, as "
+        "vLLM's Marlin kernels do). Predicted with 4.5-bit weights at the 16-bit tensor rate."}},
+      {make_setup("rtx4090", "llama-3.1-8b", "q4_k_m", "llamacpp"),
+       {"expected error (80% interval, leave-one-source-out over the calibration corpus, llamacpp on geforce GPUs): "
+        "decode ±12%, prefill ±41%"}},
+  };
+  for (const Expected& e : cases) {
+    PredictionWording wording;
+    auto r = predict(e.setup, small_matrix(), &wording);
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->warnings, e.warnings);
+    EXPECT_EQ(english(wording.notes), r->notes);
+    ASSERT_EQ(wording.warnings.size(), r->warnings.size());
+    for (size_t i = 0; i < r->warnings.size(); ++i) EXPECT_EQ(english(wording.warnings[i]), r->warnings[i]);
+    EXPECT_TRUE(r->notes.starts_with("Predicted by speedmatrix calc (performance model v1, engine parameters '" +
+                                     e.setup.engine.id + "'), not measured. Memory: weights "))
+        << r->notes;
+    ASSERT_FALSE(wording.notes.empty());
+    EXPECT_EQ(wording.notes[0].id, "calc.note.predicted");
+  }
+  PredictionWording fp8;
+  ASSERT_TRUE(predict(cases[0].setup, small_matrix(), &fp8));
+  EXPECT_EQ(ids(fp8.notes), (std::vector<std::string>{"calc.note.predicted", "calc.warning.weight_only.8bit_only_for"}));
+  EXPECT_EQ(ids(fp8.warnings[0]),
+            (std::vector<std::string>{"calc.warning.expected_error", "calc.warning.decode_error", "calc.warning.prefill_error.none"}));
+}
+
 TEST(CalcCompat, BuiltInEntriesCarryTheRuleFields) {
   auto c = Catalog::builtin();
   ASSERT_TRUE(c);
