@@ -11,6 +11,11 @@
 #   BIN (default build/speedmatrix): the build measured; BEFORE_BIN (optional): another speedmatrix build, run a third time with --precision, to show
 #   what the matrix's total time was before a change to what surrounds the cells.
 # Each run's wall time is split as its result's `timing` says (docs/METRICS.md, "Where the time went").
+#
+# AUDIT=1: one run instead, `--precision P --precision-audit`: every window runs the full
+#   --duration, and each cell says where the adaptive rule would have closed it and what it would
+#   have reported; printed beside the full window's own figure. Both numbers come from the same
+#   window, so a server whose speed moves between runs cannot hide (or fake) the projection's error.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${BIN:-"$root/build/speedmatrix"}
@@ -28,6 +33,32 @@ run() {
   t1=$(date +%s.%N)
   echo "$t0 $t1" > "$out/$name.wall_s"
 }
+if [ -n "${AUDIT:-}" ]; then
+  run audit --precision "$precision" --precision-audit "$@"
+  python3 - "$out" "$duration" <<'PY'
+import json, sys
+out, duration = sys.argv[1], float(sys.argv[2])
+r = json.load(open(f"{out}/audit/result.json"))
+print(f"{'cell':>14} {'full window':>12} {'would report':>20} {'diff':>7} {'would close':>12}")
+worst, saved = 0.0, 0.0
+for c in r["decode"]:
+    if c.get("status") != "valid":
+        continue
+    key = f"{c['context']:>8} x {c['concurrency']:<3}"
+    if c.get("audit_tok_s") is None:
+        print(f"{key} {c['total_tok_s']:>12.1f} {'(never settled)':>20} {'':>7} {'cap':>12}")
+        continue
+    d = c["audit_tok_s"] / c["total_tok_s"] - 1
+    worst = max(worst, abs(d))
+    saved += c["measured_s"] - c["audit_close_s"]
+    print(f"{key} {c['total_tok_s']:>12.1f} {c['audit_tok_s']:>12.1f} ± {c['audit_tok_s_ci']:>5.1f} {d*100:>6.2f}% "
+          f"{c['audit_close_s']:>11.0f}s")
+total = r["timing"]["total_s"]
+print(f"wall time: this run (full windows) {total:.0f} s; adaptive windows would have taken about "
+      f"{total - saved:.0f} s ({(total - saved) / total * 100:.0f}%); largest difference {worst * 100:.2f}%")
+PY
+  exit 0
+fi
 run fixed "$@"
 run adaptive --precision "$precision" "$@"
 if [ -n "${BEFORE_BIN:-}" ]; then run before --precision "$precision" "$@"; fi

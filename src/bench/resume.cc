@@ -27,6 +27,7 @@ RunConfig config_to_resume(const RunResult& stored, const std::string& dir) {
   c.matrix.duration_s = s.duration_s;
   c.matrix.precision = s.precision.value_or(0);
   c.matrix.min_window_s = s.min_window_s.value_or(5);
+  c.matrix.precision_audit = s.precision_audit.value_or(false);
   c.matrix.requests_per_cell = s.requests_per_cell;
   c.matrix.warmup_requests = s.warmup_requests;
   c.contexts_given = true;

@@ -386,7 +386,9 @@ Result<void> MatrixRun::prepare() {
   if (matrix_.precision > 0) {
     s.precision = matrix_.precision;
     s.min_window_s = matrix_.min_window_s;
-    s.decode_test = "adaptive_duration";
+    // An audit's windows all run to --duration: fixed windows, with where each would have closed.
+    s.decode_test = matrix_.precision_audit ? "fixed_duration" : "adaptive_duration";
+    if (matrix_.precision_audit) s.precision_audit = true;
   }
   s.requests_per_cell = matrix_.requests_per_cell;
   s.warmup_requests = matrix_.warmup_requests;
@@ -612,20 +614,30 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
   spec.duration_ns = static_cast<int64_t>(matrix_.duration_s * 1e9);
   spec.ramp_timeout_ns = static_cast<int64_t>(config_.ramp_timeout_s * 1e9);
   spec.on_tick = [this] { progress_.tick(); };
+  const bool audit = matrix_.precision > 0 && matrix_.precision_audit;
   if (matrix_.precision > 0) {
     // Adaptive window: close it once its figure is within --precision of what the whole
-    // --duration window would measure (docs/METRICS.md, "Adaptive windows").
-    spec.window_settled = [this, &cell](const std::vector<RequestRecord>& records, DecodeWindow so_far) {
-      if (static_cast<double>(so_far.end_ns - so_far.begin_ns) < matrix_.min_window_s * 1e9) return false;
+    // --duration window would measure (docs/METRICS.md, "Adaptive windows"). An audit notes the
+    // first such moment and what would have been reported, and lets the window run on.
+    spec.window_settled = [this, &cell, audit](const std::vector<RequestRecord>& records, DecodeWindow so_far) {
+      const double so_far_s = static_cast<double>(so_far.end_ns - so_far.begin_ns) / 1e9;
+      if (so_far_s < matrix_.min_window_s) return false;
       const std::vector<double> bins = tokens_per_second(records, so_far);
-      return check_window_precision(bins, matrix_.duration_s, matrix_.precision, cell.concurrency).precise_enough;
+      const PrecisionCheck check = check_window_precision(bins, matrix_.duration_s, matrix_.precision, cell.concurrency);
+      if (!check.precise_enough || !audit) return check.precise_enough;
+      if (!cell.audit_close_s) {
+        cell.audit_close_s = so_far_s;
+        cell.audit_tok_s = check.projected_tok_s;
+        cell.audit_tok_s_ci = check.half_width_tok_s;
+      }
+      return false;
     };
   }
   watch().window_opening(matrix_.duration_s);
   const int64_t loop_start_ns = clock_.now_ns();
   LoopOutcome out = loop_->run(spec);
   charge_loop(loop_start_ns, out);
-  if (matrix_.precision > 0 && out.window_opened && !out.interrupted && !out.error) {
+  if (matrix_.precision > 0 && !audit && out.window_opened && !out.interrupted && !out.error) {
     cell.settled = out.closed_early;
     if (!out.closed_early)
       cell.warnings.push_back(fmt::format("did not settle within ±{:g}%: measured for the full {:g} s",

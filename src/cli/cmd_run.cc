@@ -42,6 +42,7 @@ struct RunFlags {
   double duration_s = 30;
   std::string precision;         ///< --precision: adaptive windows, "2%" or 0.02
   double min_window_s = 5;       ///< --min-window
+  bool precision_audit = false;  ///< --precision-audit
   int64_t requests = 0;         ///< --requests: burst cells
   int64_t warmup_requests = -1;  ///< --warmup-requests (default: one per simultaneous request, at most 8)
   std::string max_output = "8192";
@@ -153,6 +154,9 @@ Result<RunConfig> to_config(const RunFlags& f) {
   if (!(f.min_window_s >= 1) || f.min_window_s > 86400)
     return fail(ErrorCode::InvalidArgument, "--min-window must be at least 1 and at most 86400 seconds");
   c.matrix.min_window_s = f.min_window_s;
+  if (f.precision_audit && f.precision.empty())
+    return fail(ErrorCode::InvalidArgument, "--precision-audit needs --precision (the rule it audits), e.g. --precision 2%");
+  c.matrix.precision_audit = f.precision_audit;
   c.matrix.requests_per_cell = f.requests;
   c.matrix.warmup_requests = f.requests > 0 ? (f.warmup_requests >= 0 ? f.warmup_requests : -1) : 0;
   if (f.quick) {
@@ -254,7 +258,7 @@ int print_dry_run(const RunConfig& config) {
     std::string window;
     if (estimate.decode_windows_unknown)
       window = fmt::format("{} requests each at the server's speed, not counted", m.requests_per_cell);
-    else if (m.precision > 0)
+    else if (m.precision > 0 && !m.precision_audit)
       window = fmt::format("{:g}-{:g} s adaptive window", std::min(m.min_window_s, m.duration_s), m.duration_s);
     else
       window = fmt::format("{:g} s window", m.duration_s);
@@ -323,6 +327,10 @@ void add_run_command(CLI::App& app, Action& action) {
                   "full --duration window would measure (e.g. 2%); --duration becomes the cap");
   run->add_option("--min-window", flags->min_window_s, "Adaptive windows: the shortest window, seconds")
       ->capture_default_str();
+  run->add_flag("--precision-audit", flags->precision_audit,
+                "With --precision: run every window to --duration anyway, and record in each cell where the "
+                "adaptive window would have closed and what it would have reported (audit_close_s, audit_tok_s), "
+                "to check the projection against the full window in the same run");
   run->add_option("--requests", flags->requests,
                   "Burst cells instead of timed windows: each decode cell sends this many requests through "
                   "its simultaneous slots and reports tokens / wall time with E2E, TTFT and TPOT percentiles");

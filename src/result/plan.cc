@@ -71,7 +71,7 @@ TimeEstimate estimated_time(const Plan& plan, const MatrixSettings& settings) {
   if (settings.requests_per_cell > 0) {
     e.decode_windows_unknown = true;
     e.low_s = e.high_s = estimated_seconds(plan, 0);
-  } else if (settings.precision > 0) {
+  } else if (settings.precision > 0 && !settings.precision_audit) {
     e.low_s = estimated_seconds(plan, std::min(settings.min_window_s, settings.duration_s));
   }
   return e;

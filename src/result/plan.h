@@ -22,6 +22,8 @@ struct MatrixSettings {
   double precision = 0;                   ///< > 0: adaptive windows (--precision, a fraction): a window may
                                           ///< close once its figure is within this of the full window's
   double min_window_s = 5;                ///< adaptive windows: never shorter than this (--min-window)
+  bool precision_audit = false;           ///< with precision: every window runs to duration_s anyway, and each
+                                          ///< cell records where it would have closed (--precision-audit)
   int64_t requests_per_cell = 0;          ///< > 0: burst cells, this many measured requests each (--requests)
   int64_t warmup_requests = 0;            ///< burst cells: requests sent first and not measured
                                           ///< (--warmup-requests; -1: one per simultaneous request, at most 8)

@@ -79,6 +79,7 @@ struct RunSettings {
   double duration_s = 30;
   std::optional<double> precision;     ///< adaptive windows (--precision), a fraction: 0.02 = 2%
   std::optional<double> min_window_s;  ///< adaptive windows: the shortest window (--min-window)
+  std::optional<bool> precision_audit; ///< --precision-audit: full windows, each cell's audit_* says where it would have closed
   int64_t requests_per_cell = 0;  ///< burst runs (decode_test "burst"): measured requests per decode cell
   int64_t warmup_requests = 0;    ///< burst runs: requests sent before them and not measured (-1: one
                                   ///< per simultaneous request, at most 8)
@@ -165,6 +166,9 @@ struct DecodeCell {
   std::optional<double> measured_s;         ///< window length
   std::optional<bool> settled;              ///< adaptive windows: true = closed early, within --precision;
                                             ///< false = never settled, ran the full --duration
+  std::optional<double> audit_close_s;      ///< --precision-audit: seconds into the window where it would have closed
+  std::optional<double> audit_tok_s;        ///< ... and the total tok/s it would have reported then (the projection)
+  std::optional<double> audit_tok_s_ci;     ///< ... with this 95% half-width, tok/s
   std::optional<int64_t> requests_started;  ///< requests sent for this cell (warm-up excluded)
   std::optional<int64_t> requests_failed;   ///< of those, ended by an error
   std::optional<int64_t> ended_early;       ///< of those, ended by the server before max output

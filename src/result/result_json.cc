@@ -108,6 +108,7 @@ json settings_to_json(const RunSettings& s) {
     j["precision"] = *s.precision;
     j["min_window_s"] = s.min_window_s.value_or(0);
   }
+  if (s.precision_audit) j["precision_audit"] = *s.precision_audit;
   if (s.requests_per_cell > 0) {
     j["requests_per_cell"] = s.requests_per_cell;
     j["warmup_requests"] = s.warmup_requests;
@@ -132,6 +133,7 @@ RunSettings settings_from_json(const json& j) {
   read(j, "target", s.target);
   read_opt(j, "precision", s.precision);
   read_opt(j, "min_window_s", s.min_window_s);
+  read_opt(j, "precision_audit", s.precision_audit);
   read(j, "requests_per_cell", s.requests_per_cell);
   read(j, "warmup_requests", s.warmup_requests);
   return s;
@@ -248,6 +250,9 @@ json decode_to_json(const DecodeCell& c) {
           {"chunk_gap_ms", opt(c.chunk_gap_ms)},
           {"settled", opt(c.settled)},
           {"window_tok_s", opt(c.window_tok_s)},
+          {"audit_close_s", opt(c.audit_close_s)},
+          {"audit_tok_s", opt(c.audit_tok_s)},
+          {"audit_tok_s_ci", opt(c.audit_tok_s_ci)},
           {"e2e_ms", opt(c.e2e_ms)},
           {"e2e_p90_ms", opt(c.e2e_p90_ms)},
           {"e2e_p99_ms", opt(c.e2e_p99_ms)},
@@ -297,6 +302,9 @@ Result<DecodeCell> decode_from_json(const json& j) {
   read_opt(j, "chunk_gap_ms", c.chunk_gap_ms);
   read_opt(j, "settled", c.settled);
   read_opt(j, "window_tok_s", c.window_tok_s);
+  read_opt(j, "audit_close_s", c.audit_close_s);
+  read_opt(j, "audit_tok_s", c.audit_tok_s);
+  read_opt(j, "audit_tok_s_ci", c.audit_tok_s_ci);
   read_opt(j, "e2e_ms", c.e2e_ms);
   read_opt(j, "e2e_p90_ms", c.e2e_p90_ms);
   read_opt(j, "e2e_p99_ms", c.e2e_p99_ms);

@@ -169,6 +169,42 @@ TEST(Runner, AdaptiveWindowsCloseOnceTheProjectionIsPreciseAndSaySo) {
   EXPECT_TRUE(schema->validate(nlohmann::json::parse(written)).has_value());
 }
 
+TEST(Runner, APrecisionAuditRunsTheFullWindowAndSaysWhereItWouldHaveClosed) {
+  // `run --precision 10% --precision-audit`: the same steady server; the window runs its whole
+  // 6 s, and the cell records the moment (after the 4 s floor) the rule would have closed it and
+  // the projection it would have reported, beside the full window's own figure.
+  ScriptedServer server;
+  test::TempDir dir;
+  RunConfig c = small_config(server, dir.file("run"));
+  c.matrix.contexts = {0};
+  c.matrix.concurrency = {2};
+  c.matrix.prefill_contexts = {};
+  c.matrix.max_output_tokens = 20000;
+  c.matrix.duration_s = 6;
+  c.matrix.precision = 0.10;
+  c.matrix.min_window_s = 4;
+  c.matrix.precision_audit = true;
+  ASSERT_EQ(run_matrix(c), 0);
+  auto result = read_result_file(dir.file("run/result.json"));
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  EXPECT_EQ(result->settings.decode_test, "fixed_duration");
+  EXPECT_EQ(result->settings.precision_audit, true);
+  const DecodeCell& cell = result->decode[0];
+  ASSERT_EQ(cell.status, CellStatus::Valid) << cell.error;
+  EXPECT_FALSE(cell.settled.has_value());  // no window closed early
+  EXPECT_FALSE(cell.window_tok_s.has_value());
+  EXPECT_NEAR(*cell.measured_s, 6.0, 0.5);
+  ASSERT_TRUE(cell.audit_close_s && cell.audit_tok_s && cell.audit_tok_s_ci);
+  EXPECT_GE(*cell.audit_close_s, 4.0);
+  EXPECT_LT(*cell.audit_close_s, *cell.measured_s);
+  EXPECT_LE(*cell.audit_tok_s_ci, 0.10 * *cell.audit_tok_s);
+  EXPECT_NEAR(*cell.audit_tok_s / *cell.total_tok_s, 1.0, 0.10);
+  auto schema = site::JsonSchema::parse(*site::site_data_file("result-schema.json"));
+  ASSERT_TRUE(schema.has_value());
+  std::ifstream written(dir.file("run/result.json"));
+  EXPECT_TRUE(schema->validate(nlohmann::json::parse(written)).has_value());
+}
+
 TEST(Runner, FlagsPromptsThatMissTheirLength) {
   ScriptedServerOptions opts;
   opts.script = [](const test::RequestInfo& info) {

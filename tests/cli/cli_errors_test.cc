@@ -86,6 +86,14 @@ TEST(CliErrors, DryRunEstimatesTheTotalTime) {
   EXPECT_EQ(o.exit_code, 0) << o.output;
   EXPECT_NE(o.output.find("Estimated time: 15s to 25s"), std::string::npos) << o.output;
   EXPECT_NE(o.output.find("5-10 s adaptive window"), std::string::npos) << o.output;
+  // An audit of the rule runs every window to the cap.
+  o = run_binary("run --dry-run --contexts 0 --concurrency 1,2 --prefill-contexts 512 --duration 10 --precision 2% "
+                 "--precision-audit");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("Estimated time: 25s"), std::string::npos) << o.output;
+  o = run_binary("run --dry-run --contexts 0 --precision-audit");
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_NE(o.output.find("--precision-audit needs --precision"), std::string::npos) << o.output;
   // Burst cells take as long as the server does: only their overhead is counted, and said so.
   o = run_binary("run --dry-run --contexts 0 --concurrency 1,2 --prefill-contexts 512 --requests 20 --format json");
   EXPECT_EQ(o.exit_code, 0) << o.output;
