@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -156,7 +157,7 @@ class MatrixRun {
   std::mutex telemetry_notes_mu_;        ///< the sampler thread's notes wait here for the measuring thread
   std::vector<std::string> telemetry_notes_;
   int64_t session_start_ns_ = 0;  ///< when execute() began
-  RunTiming timing_;              ///< this session's phases (save() measures its total_s)
+  RunTiming timing_;              ///< this session's phases (total_s unused: save() measures it)
   RunTiming earlier_timing_;      ///< what the sessions before a --resume spent
   TelemetrySetup telemetry_;             ///< the sampler thread and what it covers (recorder null: off);
                                          ///< after what its notes use, so it stops before they go
@@ -615,22 +616,22 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
   spec.ramp_timeout_ns = static_cast<int64_t>(config_.ramp_timeout_s * 1e9);
   spec.on_tick = [this] { progress_.tick(); };
   const bool audit = matrix_.precision > 0 && matrix_.precision_audit;
+  std::optional<PrecisionCheck> closing;  // the first check that found the window precise enough
+  double closing_s = 0;                   // ... and the window's length then
   if (matrix_.precision > 0) {
     // Adaptive window: close it once its figure is within --precision of what the whole
-    // --duration window would measure (docs/METRICS.md, "Adaptive windows"). An audit notes the
-    // first such moment and what would have been reported, and lets the window run on.
-    spec.window_settled = [this, &cell, audit](const std::vector<RequestRecord>& records, DecodeWindow so_far) {
+    // --duration window would measure (docs/METRICS.md, "Adaptive windows"). An audit keeps that
+    // first moment and lets the window run on.
+    spec.window_settled = [&, audit](const std::vector<RequestRecord>& records, DecodeWindow so_far) {
+      if (closing) return false;  // only an audit asks again
       const double so_far_s = static_cast<double>(so_far.end_ns - so_far.begin_ns) / 1e9;
       if (so_far_s < matrix_.min_window_s) return false;
-      const std::vector<double> bins = tokens_per_second(records, so_far);
-      const PrecisionCheck check = check_window_precision(bins, matrix_.duration_s, matrix_.precision, cell.concurrency);
-      if (!check.precise_enough || !audit) return check.precise_enough;
-      if (!cell.audit_close_s) {
-        cell.audit_close_s = so_far_s;
-        cell.audit_tok_s = check.projected_tok_s;
-        cell.audit_tok_s_ci = check.half_width_tok_s;
-      }
-      return false;
+      const PrecisionCheck check = check_window_precision(tokens_per_second(records, so_far), matrix_.duration_s,
+                                                          matrix_.precision, cell.concurrency);
+      if (!check.precise_enough) return false;
+      closing = check;
+      closing_s = so_far_s;
+      return !audit;
     };
   }
   watch().window_opening(matrix_.duration_s);
@@ -649,10 +650,17 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
   const int64_t target = cell.context == 0 ? prompt.counted_tokens : prompt.target_tokens;
   if (out.window_opened) {
     compute_decode_metrics(out.records, out.window, target, cell);
-    if (cell.settled == true)  // report the full window's projection, not the early window's mean
+    // Report the full window's projection, not the early window's mean; from the records as
+    // reconciled after the cut (streams counted by chunks are scaled then), like every figure.
+    if (cell.settled == true)
       report_projection(check_window_precision(tokens_per_second(out.records, out.window), matrix_.duration_s,
                                                matrix_.precision, cell.concurrency),
                         cell);
+    if (audit && closing) {
+      cell.audit_close_s = closing_s;
+      cell.audit_tok_s = closing->projected_tok_s;
+      cell.audit_tok_s_ci = closing->half_width_tok_s;
+    }
     cell.telemetry = window_telemetry(WindowMark{out.window.begin_ns, out.window.end_ns, "decode", cell.context,
                                                  cell.concurrency, cell.output_tokens});
   }
@@ -799,10 +807,9 @@ CellTelemetry MatrixRun::window_telemetry(const WindowMark& mark) {
 
 void MatrixRun::save() {
   if (session_start_ns_ != 0) {
-    RunTiming session = timing_;
-    session.total_s = seconds_since(session_start_ns_);
     RunTiming t = earlier_timing_;
-    t += session;
+    t += timing_;
+    t.total_s += seconds_since(session_start_ns_);
     result_.timing = t;
   }
   {

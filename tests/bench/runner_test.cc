@@ -132,19 +132,26 @@ TEST(Runner, BurstCellsSendTheirRequestsAndRecordLatencies) {
   EXPECT_NE(report.find("End to end (p50 · p90 · p99)"), std::string::npos);
 }
 
+// One cell (context 0 x 2 streams, no restarts) with adaptive windows at 10%, a 4 s floor and
+// `cap_s` as --duration.
+RunConfig adaptive_config(const ScriptedServer& server, const std::string& out_dir, double cap_s) {
+  RunConfig c = small_config(server, out_dir);
+  c.matrix.contexts = {0};
+  c.matrix.concurrency = {2};
+  c.matrix.prefill_contexts = {};
+  c.matrix.max_output_tokens = 20000;
+  c.matrix.duration_s = cap_s;
+  c.matrix.precision = 0.10;
+  c.matrix.min_window_s = 4;
+  return c;
+}
+
 TEST(Runner, AdaptiveWindowsCloseOnceTheProjectionIsPreciseAndSaySo) {
   // `run --precision`: a steady scripted server (2 streams, a token every 5 ms each) settles long
   // before the 60 s cap; the cell reports the full window's projection beside its own window.
   ScriptedServer server;
   test::TempDir dir;
-  RunConfig c = small_config(server, dir.file("run"));
-  c.matrix.contexts = {0};
-  c.matrix.concurrency = {2};
-  c.matrix.prefill_contexts = {};
-  c.matrix.max_output_tokens = 20000;
-  c.matrix.duration_s = 60;
-  c.matrix.precision = 0.10;
-  c.matrix.min_window_s = 4;
+  const RunConfig c = adaptive_config(server, dir.file("run"), 60);
   ASSERT_EQ(run_matrix(c), 0);
   auto result = read_result_file(dir.file("run/result.json"));
   ASSERT_TRUE(result.has_value()) << result.error().message;
@@ -175,14 +182,7 @@ TEST(Runner, APrecisionAuditRunsTheFullWindowAndSaysWhereItWouldHaveClosed) {
   // the projection it would have reported, beside the full window's own figure.
   ScriptedServer server;
   test::TempDir dir;
-  RunConfig c = small_config(server, dir.file("run"));
-  c.matrix.contexts = {0};
-  c.matrix.concurrency = {2};
-  c.matrix.prefill_contexts = {};
-  c.matrix.max_output_tokens = 20000;
-  c.matrix.duration_s = 6;
-  c.matrix.precision = 0.10;
-  c.matrix.min_window_s = 4;
+  RunConfig c = adaptive_config(server, dir.file("run"), 6);
   c.matrix.precision_audit = true;
   ASSERT_EQ(run_matrix(c), 0);
   auto result = read_result_file(dir.file("run/result.json"));
