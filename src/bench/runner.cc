@@ -115,7 +115,8 @@ class MatrixRun {
   Result<BuiltPrompt> build_prompt(int64_t context, const std::string& head);
   RequestRecord single_request(const std::string& prompt, int64_t prompt_tokens, int64_t max_tokens,
                                std::string& error);
-  void measure_prefill(PrefillRow& row, const BuiltPrompt& prompt);
+  void measure_prefill(PrefillRow& row, const BuiltPrompt& prompt, bool warm_engine_first);
+  void warm_up_engine(int64_t context, std::string& error);
   void measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool needs_warmup);
   void measure_burst(DecodeCell& cell, const BuiltPrompt& prompt);
   void charge_loop(int64_t loop_start_ns, const LoopOutcome& out);
@@ -561,10 +562,40 @@ bool MatrixRun::server_ready(CellStatus& status, std::string& error) {
   return true;
 }
 
-void MatrixRun::measure_prefill(PrefillRow& row, const BuiltPrompt& prompt) {
+// The first long prompt an engine sees can pay one-time costs that are not prefill: kernels
+// compiled or tuned for batched shapes on first use (llama.cpp's Vulkan backend on an H200: the
+// first prefill row, 1K, took 4.7 s; the 8K row after it 0.15 s — docs/performance.md), graphs
+// captured, pools grown. The calibration requests are a few tokens long and reach none of that, so
+// before the first prefill row one cold request of its own, as long as that row's prompt up to
+// kEngineWarmupTokens, pays them unmeasured. Decode cells need none of this: each context's first
+// cell warms up with its own prompt, and its window opens after the ramp.
+constexpr int64_t kEngineWarmupTokens = 8192;
+
+void MatrixRun::warm_up_engine(int64_t context, std::string& error) {
+  const int64_t tokens = std::min(context, kEngineWarmupTokens);
+  const std::string head = fmt::format("{:016x} speedmatrix warm-up {}:",
+                                       std::hash<std::string>{}(fmt::format("{}/{}/warm-up", result_.run_id, result_.resumes)),
+                                       tokens);
+  auto prompt = build_prompt(tokens, head);
+  if (!prompt) return;  // the row's own prompt was built; this one is only a warm-up
+  const int64_t t0 = clock_.now_ns();
+  single_request(prompt->text, prompt->target_tokens, 1, error);
+  timing_.warmup_s += seconds_since(t0);
+}
+
+void MatrixRun::measure_prefill(PrefillRow& row, const BuiltPrompt& prompt, bool warm_engine_first) {
   if (!server_ready(row.status, row.error)) return;
   progress_.begin(fmt::format("prefill {}", format_tokens(row.context)), false);
   std::string error;
+  if (warm_engine_first) {
+    warm_up_engine(row.context, error);
+    if (error == "interrupted") {
+      progress_.end();
+      row.status = CellStatus::Interrupted;
+      return;
+    }
+    error.clear();  // a failed warm-up is not the row's failure: the row's own request says
+  }
   const int64_t t0 = clock_.now_ns();
   RequestRecord r = single_request(prompt.text, prompt.target_tokens, 1, error);
   timing_.prefill_s += seconds_since(t0);
@@ -661,6 +692,7 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
       cell.audit_tok_s = closing->projected_tok_s;
       cell.audit_tok_s_ci = closing->half_width_tok_s;
     }
+    if (audit) cell.audit_bins_tok_s = tokens_per_second(out.records, out.window);
     cell.telemetry = window_telemetry(WindowMark{out.window.begin_ns, out.window.end_ns, "decode", cell.context,
                                                  cell.concurrency, cell.output_tokens});
   }
@@ -930,6 +962,7 @@ int MatrixRun::execute() {
   for (const auto& r : result_.prefill) contexts.insert(r.context);
   for (const auto& c : result_.decode) contexts.insert(c.context);
   bool interrupted = false;
+  bool engine_warm = false;  // the engine has run a long prompt (warm_up_engine)
   for (int64_t context : contexts) {
     auto prefill_it = std::find_if(result_.prefill.begin(), result_.prefill.end(),
                                    [&](const PrefillRow& r) { return r.context == context && r.status == CellStatus::Pending; });
@@ -958,7 +991,8 @@ int MatrixRun::execute() {
     }
     bool warm = false;
     if (prefill_it != result_.prefill.end()) {
-      measure_prefill(*prefill_it, *prompt);
+      measure_prefill(*prefill_it, *prompt, !engine_warm);
+      engine_warm = true;
       warm = prefill_it->status == CellStatus::Valid;
       save();
       progress_.finished(unit_summary(*prefill_it));

@@ -25,6 +25,21 @@ namespace {
 constexpr double kClientCeilingShare = 0.5;
 // Cached prompt tokens a cold prefill may still report (BOS and template tokens before the nonce).
 constexpr int64_t kColdPrefillCachedTokens = 16;
+// A prefill row whose first token took longer than this many times a longer row's (plus the
+// slack, for rows of a few milliseconds) paid for more than its prompt: a longer prompt is more work.
+constexpr double kPrefillSlowerThanLonger = 1.5;
+constexpr double kPrefillSlackMs = 20;
+
+// The longer valid row with the quickest first token, when `p`'s took well beyond it.
+const PrefillRow* quicker_longer_row(const RunResult& r, const PrefillRow& p) {
+  if (!has_numbers(p.status) || !p.ttft_ms) return nullptr;
+  const PrefillRow* quickest = nullptr;
+  for (const auto& q : r.prefill)
+    if (q.context > p.context && has_numbers(q.status) && q.ttft_ms && (!quickest || *q.ttft_ms < *quickest->ttft_ms))
+      quickest = &q;
+  if (!quickest || *p.ttft_ms <= kPrefillSlowerThanLonger * *quickest->ttft_ms + kPrefillSlackMs) return nullptr;
+  return quickest;
+}
 
 }  // namespace
 
@@ -82,6 +97,12 @@ std::vector<Finding> findings(const RunResult& r) {
     if (has_numbers(p.status) && p.cached_tokens && *p.cached_tokens > kColdPrefillCachedTokens)
       warn(trf("{}: the server reused {} cached prompt tokens, so this prefill was not fully cold.", name,
                format_thousands(*p.cached_tokens)));
+    // Seen on llama.cpp's Vulkan backend before speedmatrix warmed engines up: the first row took
+    // 4,734 ms for 1K tokens, the 8K row after it 146 ms (docs/performance.md, "On a GPU machine").
+    if (const PrefillRow* longer = quicker_longer_row(r, p))
+      warn(trf("{}: its first token took {}, longer than the {} of the longer {} prompt: this row paid for more than "
+               "its prompt (an engine's one-time start-up work, another client's load); measure it again.",
+               name, format_latency_ms(p.ttft_ms), format_latency_ms(longer->ttft_ms), format_tokens(longer->context)));
   }
 
   for (const auto& c : r.decode) {

@@ -169,6 +169,8 @@ struct DecodeCell {
   std::optional<double> audit_close_s;      ///< --precision-audit: seconds into the window where it would have closed
   std::optional<double> audit_tok_s;        ///< ... and the total tok/s it would have reported then (the projection)
   std::optional<double> audit_tok_s_ci;     ///< ... with this 95% half-width, tok/s
+  std::vector<double> audit_bins_tok_s;     ///< --precision-audit: the full window's output tokens in each whole
+                                            ///< second, the bins the rule reads (to replay other rules on them)
   std::optional<int64_t> requests_started;  ///< requests sent for this cell (warm-up excluded)
   std::optional<int64_t> requests_failed;   ///< of those, ended by an error
   std::optional<int64_t> ended_early;       ///< of those, ended by the server before max output

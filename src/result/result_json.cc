@@ -278,6 +278,7 @@ json decode_to_json(const DecodeCell& c) {
           {"prompt_length_ok", c.prompt_length_ok},
           {"error", c.error},
           {"warnings", c.warnings}};
+  if (!c.audit_bins_tok_s.empty()) out["audit_bins_tok_s"] = c.audit_bins_tok_s;  // audits only
   telemetry_to_json(c.telemetry, out);
   return out;
 }
@@ -305,6 +306,7 @@ Result<DecodeCell> decode_from_json(const json& j) {
   read_opt(j, "audit_close_s", c.audit_close_s);
   read_opt(j, "audit_tok_s", c.audit_tok_s);
   read_opt(j, "audit_tok_s_ci", c.audit_tok_s_ci);
+  read(j, "audit_bins_tok_s", c.audit_bins_tok_s);
   read_opt(j, "e2e_ms", c.e2e_ms);
   read_opt(j, "e2e_p90_ms", c.e2e_p90_ms);
   read_opt(j, "e2e_p99_ms", c.e2e_p99_ms);

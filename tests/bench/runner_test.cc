@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
+#include "metrics/window_precision.h"
 #include "result/plan.h"
 #include "result/result_json.h"
 #include "site/json_schema.h"
@@ -90,6 +92,45 @@ TEST(Runner, RunsTheMatrixAgainstTheScriptedServer) {
   std::ifstream written(dir.file("run/result.json"));
   auto ok = schema->validate(nlohmann::json::parse(written));
   EXPECT_TRUE(ok.has_value()) << ok.error().message;
+}
+
+// The first long prompt an engine sees may pay one-time costs (kernels compiled for batched
+// shapes, graphs captured): one unmeasured cold request as long as the first prefill row's prompt
+// goes before that row, and only before the first.
+TEST(Runner, WarmsTheEngineUpWithALongPromptBeforeTheFirstPrefillRow) {
+  ScriptedServerOptions opts;
+  opts.kv_capacity_tokens = 4 * (256 + 64);
+  opts.max_model_len = 4096;
+  ScriptedServer server(opts);
+  test::TempDir dir;
+  RunConfig c = small_config(server, dir.file("run"));
+  c.matrix.contexts = {256};
+  c.matrix.concurrency = {1};
+  ASSERT_EQ(run_matrix(c), 0);
+  std::vector<std::string> bodies;
+  for (const auto& req : server.all_requests())
+    if (req.path == "/v1/completions") bodies.push_back(req.body);
+  auto first_with = [&](const std::string& text) {
+    for (size_t i = 0; i < bodies.size(); ++i)
+      if (bodies[i].find(text) != std::string::npos) return static_cast<int64_t>(i);
+    return int64_t{-1};
+  };
+  const int64_t warmup = first_with("speedmatrix warm-up 256:");
+  const int64_t row_256 = first_with("speedmatrix context 256:");
+  const int64_t row_512 = first_with("speedmatrix context 512:");
+  ASSERT_GE(warmup, 0) << "no warm-up request";
+  ASSERT_GE(row_256, 0);
+  ASSERT_GE(row_512, 0);
+  EXPECT_LT(warmup, row_256);  // before the first row's measured request
+  EXPECT_NE(bodies[warmup].find("\"max_tokens\":1,"), std::string::npos) << bodies[warmup].substr(0, 200);
+  EXPECT_EQ(first_with("speedmatrix warm-up 512:"), -1);  // the engine is warm after that
+  int64_t warmups = 0;
+  for (const auto& b : bodies) warmups += b.find("speedmatrix warm-up") != std::string::npos;
+  EXPECT_EQ(warmups, 1);
+  auto result = read_result_file(dir.file("run/result.json"));
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  for (const auto& row : result->prefill) EXPECT_EQ(row.status, CellStatus::Valid) << row.context;
+  EXPECT_GT(result->timing->warmup_s, 0.0);  // charged to warm-ups, not to the row
 }
 
 TEST(Runner, BurstCellsSendTheirRequestsAndRecordLatencies) {
@@ -199,6 +240,17 @@ TEST(Runner, APrecisionAuditRunsTheFullWindowAndSaysWhereItWouldHaveClosed) {
   EXPECT_LT(*cell.audit_close_s, *cell.measured_s);
   EXPECT_LE(*cell.audit_tok_s_ci, 0.10 * *cell.audit_tok_s);
   EXPECT_NEAR(*cell.audit_tok_s / *cell.total_tok_s, 1.0, 0.10);
+  // The full window's per-second bins, for replaying other rules (bench/replay_precision): one per
+  // whole second, holding the window's tokens but those of its last part-second.
+  ASSERT_EQ(cell.audit_bins_tok_s.size(), static_cast<size_t>(*cell.measured_s));
+  double binned = 0;
+  for (double v : cell.audit_bins_tok_s) binned += v;
+  EXPECT_LE(binned, static_cast<double>(*cell.output_tokens));
+  EXPECT_GT(binned, static_cast<double>(*cell.output_tokens) * (std::floor(*cell.measured_s) / *cell.measured_s) * 0.9);
+  const PrecisionCheck replayed = check_window_precision(
+      std::span(cell.audit_bins_tok_s.data(), static_cast<size_t>(*cell.audit_close_s)), *cell.measured_s, 0.10,
+      static_cast<double>(cell.concurrency));
+  EXPECT_TRUE(replayed.precise_enough);  // the bins say what the live rule saw
   auto schema = site::JsonSchema::parse(*site::site_data_file("result-schema.json"));
   ASSERT_TRUE(schema.has_value());
   std::ifstream written(dir.file("run/result.json"));

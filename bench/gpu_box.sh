@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# What speedmatrix sees and measures on a GPU machine, in one go (docs/performance.md, "On a GPU
+# machine"). Three parts, each logged under OUT and summarised on stdout; a part that fails does
+# not stop the next:
+#
+#  1. detection: `speedmatrix hardware` beside nvidia-smi's own view of the GPU;
+#  2. llama-server on the GPU (Debian's build with its Vulkan backend, or the CPU when no Vulkan
+#     device shows) with a synthetic model, one audited matrix: `run --precision P
+#     --precision-audit` runs every window to the cap and records where the adaptive rule would
+#     have closed it and what it would have reported, beside the full window's own figure; the
+#     same run's cells carry the GPU telemetry (power, energy, SM clock, temperature, throttle
+#     verdict) read through NVML;
+#  3. the client on this machine's cores: bench/hiccup, the self-test table, and REPEATS more
+#     runs of its 1,024-stream point (lag p50/p99).
+#
+# Usage: bench/gpu_box.sh
+# Environment:
+#   BIN      speedmatrix binary (default build/speedmatrix)
+#   HICCUP   bench/hiccup binary (default build/bench/hiccup)
+#   LLAMA    llama-server command (default: `scripts/get-llama-server --vulkan`, Debian's build
+#            with its Vulkan backend; where the driver's Vulkan manifest is not in a standard
+#            place, name it in VK_DRIVER_FILES, e.g. /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json)
+#   OUT      where logs and run folders go (default a temporary folder)
+#   PARTS    which parts to run (default 1,2,3)
+#   SHAPE    synth-model flags of the model served (default: 16 layers, hidden 2048, ~1.1 B
+#            parameters, f16)
+#   CONTEXTS, CONCURRENCY, MAX_OUTPUT, DURATION, PRECISION: the audited matrix (defaults 1K,4K,16K;
+#            1,4,16; 15000; 30; 2%). On the CPU: 512,1K,2K; 1,2,4; 4096.
+#   REPEATS  extra 1,024-stream self-test runs (default 3)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=${BIN:-"$root/build/speedmatrix"}
+hiccup=${HICCUP:-"$root/build/bench/hiccup"}
+out=${OUT:-$(mktemp -d)}
+parts=${PARTS:-1,2,3}
+mkdir -p "$out"
+t_start=$(date +%s)
+say() { echo "== [$(( $(date +%s) - t_start ))s] $*"; }
+has_part() { [[ ",$parts," == *",$1,"* ]]; }
+
+say "machine: $(nproc) cores, $(uname -r), $(. /etc/os-release 2>/dev/null; echo "${PRETTY_NAME:-?}")"
+"$bin" --version 2>&1 | head -1
+
+# --- 1. detection ---------------------------------------------------------------------------------
+if has_part 1; then
+  say "1. detection"
+  nvidia-smi --query-gpu=name,memory.total,driver_version,power.limit,clocks.max.sm,clocks.max.mem,pcie.link.gen.current,pcie.link.width.current,temperature.gpu,power.draw,clocks_event_reasons.active \
+    --format=csv 2>&1 | tee "$out/nvidia-smi.csv"
+  "$bin" hardware --out "$out/hardware.json" > "$out/hardware.txt" 2>&1
+  echo "speedmatrix hardware (rc $?):"; cat "$out/hardware.txt"
+fi
+
+# --- 2. llama-server on the GPU, one audited matrix -------------------------------------------------
+if has_part 2; then
+  llama=${LLAMA:-$("$root/scripts/get-llama-server" --vulkan)}
+  say "2. llama-server: $llama"
+  "$llama" --list-devices > "$out/llama-devices.txt" 2>&1
+  cat "$out/llama-devices.txt" | grep -v "^ggml_\|^load_backend" | head -8
+  model="$out/synth.gguf"
+  if grep -q "Vulkan0" "$out/llama-devices.txt"; then
+    where=gpu
+    shape=${SHAPE:-"--layers 16 --hidden 2048 --heads 16 --kv-heads 4 --ffn 8192 --ctx 32K"}
+    contexts=${CONTEXTS:-1K,4K,16K} concurrency=${CONCURRENCY:-1,4,16} max_output=${MAX_OUTPUT:-15000}
+    slots=16 slot_ctx=32768 server_flags="-ngl 99"
+  else
+    where=cpu
+    shape=${SHAPE:-"--layers 16 --hidden 1024 --heads 16 --kv-heads 4 --ffn 3072 --ctx 32K"}
+    contexts=${CONTEXTS:-512,1K,2K} concurrency=${CONCURRENCY:-1,2,4} max_output=${MAX_OUTPUT:-4096}
+    slots=4 slot_ctx=8192 server_flags="-t $(( $(nproc) / 2 ))"
+  fi
+  say "serving on the $where: synth-model $shape"
+  # shellcheck disable=SC2086
+  "$bin" synth-model $shape --seed 1 --out "$model" 2>&1 | tail -1
+  launch="$llama -m $model --host 127.0.0.1 --port 18123 -c $(( slots * slot_ctx )) -np $slots $server_flags --metrics"
+  say "audited matrix: contexts $contexts x concurrency $concurrency, ${DURATION:-30} s windows"
+  # nvidia-smi's own readings every second beside the run's telemetry, to check one against the other
+  nvidia-smi --query-gpu=timestamp,power.draw,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu,clocks_event_reasons.active \
+    --format=csv -lms 1000 > "$out/nvidia-smi-during.csv" 2>/dev/null &
+  smi_pid=$!
+  BIN="$bin" AUDIT=1 OUT="$out/audit" DURATION=${DURATION:-30} PRECISION=${PRECISION:-2%} \
+    "$root/bench/adaptive_windows.sh" --launch "$launch" --contexts "$contexts" \
+    --concurrency "$concurrency" --prefill-contexts "$contexts" --max-output "$max_output" \
+    2>&1 | tee "$out/audit.txt"
+  kill "$smi_pid" 2>/dev/null
+  if [ -f "$out/audit/audit/result.json" ]; then
+    python3 - "$out/audit/audit/result.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = r.get("telemetry") or {}
+print("telemetry:", {k: t.get(k) for k in ("gpu_source", "gpu_unavailable", "host", "server", "client_side_only")})
+for g in t.get("gpus") or []:
+    print("  gpu:", g)
+hw = r.get("hardware") or {}
+print("hardware:", json.dumps(hw)[:600])
+print(f"{'cell':>14} {'tok/s':>9} {'W':>6} {'tok/J':>7} {'SM MHz':>7} {'max C':>6} {'throttle':>17} {'cpu %':>6} {'queued':>6} {'kv max':>6}")
+def f(v, fmt):
+    width = int(fmt.split(".")[0].rstrip("dfe") or 0)
+    return format(v, fmt) if isinstance(v, (int, float)) else "-".rjust(width)
+for c in r.get("prefill", []):
+    print(f"{'prefill ' + str(c['context']):>14} {f(c.get('prompt_tok_s'), '9.0f')} {f(c.get('gpu_power_w'), '6.0f')} "
+          f"{f(c.get('tokens_per_joule'), '7.1f')} {f(c.get('gpu_sm_clock_mhz'), '7.0f')} {f(c.get('gpu_temp_max_c'), '6.0f')} "
+          f"{c.get('throttle', ''):>17}")
+for c in r.get("decode", []):
+    print(f"{str(c['context']) + ' x ' + str(c['concurrency']):>14} {f(c.get('total_tok_s'), '9.1f')} {f(c.get('gpu_power_w'), '6.0f')} "
+          f"{f(c.get('tokens_per_joule'), '7.2f')} {f(c.get('gpu_sm_clock_mhz'), '7.0f')} {f(c.get('gpu_temp_max_c'), '6.0f')} "
+          f"{c.get('throttle', ''):>17} {f(c.get('host_cpu_util_pct'), '6.1f')} {f(c.get('server_waiting_max'), '6d')} "
+          f"{f(c.get('server_kv_usage_max'), '6.3f')}")
+PY
+  fi
+fi
+
+# --- 3. the client on this machine's cores ---------------------------------------------------------
+if has_part 3; then
+  say "3. client: bench/hiccup, then the self-test"
+  "$hiccup" 3 1,2 2>&1 | tee "$out/hiccup.txt"
+  "$bin" selftest --streams 1,64,1024 2>&1 | tee "$out/selftest.txt"
+  echo "1,024 streams, ${REPEATS:-3} more runs (the last with the telemetry sampler beside the client):"
+  for i in $(seq 1 "${REPEATS:-3}"); do
+    extra=(); [ "$i" = "${REPEATS:-3}" ] && extra=(--telemetry)
+    "$bin" selftest --streams 1024 --no-python --format json "${extra[@]}" > "$out/selftest-1024-$i.json" 2> "$out/selftest-1024-$i.err"; sed "s/^/  /" "$out/selftest-1024-$i.err"
+    python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))[0]; print("  tokens/s {tokens_per_s:,.0f}  lag p50 {lag_p50_us:.0f} us  p99 {lag_p99_us:.0f} us  RSS {rss_mib:.1f} MiB".format(**p), sys.argv[2])' \
+      "$out/selftest-1024-$i.json" "${extra[*]}" || tail -3 "$out/selftest-1024-$i.json"
+  done
+fi
+say "done; logs in $out"

@@ -1,0 +1,129 @@
+// Replays adaptive-window closing rules on audited runs (`run --precision P --precision-audit`):
+// each audited decode cell keeps the full window's per-second bins (audit_bins_tok_s), so any rule
+// can be asked, offline, where it would have closed the window and how far its figure would have
+// been from the full window's own (docs/performance.md, "Adaptive windows").
+//
+// Rules (each built on metrics/window_precision.h's check, the one `run --precision` uses):
+//   first    close at the first whole second (at or after --min-window) the check finds precise:
+//            what `run --precision` does
+//   twice    ... precise at two consecutive seconds
+//   third    ... precise, and the window at least a third of --duration
+//
+// Usage: build/bench/replay_precision [--precision 2%] [--min-window 5] RESULT.json...
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "metrics/window_precision.h"
+#include "result/result_json.h"
+
+namespace {
+
+struct Rule {
+  const char* name;
+  // Whether the window closes after `n` whole seconds, given the checks at 1..n (index n-1).
+  bool (*closes)(const std::vector<sm::PrecisionCheck>& checks, size_t n, double duration_s);
+};
+
+const Rule kRules[] = {
+    {"first", [](const std::vector<sm::PrecisionCheck>& c, size_t n, double) { return c[n - 1].precise_enough; }},
+    {"twice",
+     [](const std::vector<sm::PrecisionCheck>& c, size_t n, double) {
+       return n >= 2 && c[n - 1].precise_enough && c[n - 2].precise_enough;
+     }},
+    {"third",
+     [](const std::vector<sm::PrecisionCheck>& c, size_t n, double d) {
+       return c[n - 1].precise_enough && static_cast<double>(n) >= d / 3;
+     }},
+};
+
+struct Tally {
+  int cells = 0, closed = 0, beyond = 0;
+  double worst = 0, window_s = 0, full_s = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double precision = 0.02, min_window_s = 5;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--precision" && i + 1 < argc) {
+      std::string v = argv[++i];
+      precision = std::atof(v.c_str()) / (v.ends_with("%") ? 100.0 : 1.0);
+    } else if (a == "--min-window" && i + 1 < argc) {
+      min_window_s = std::atof(argv[++i]);
+    } else if (a == "-h" || a == "--help") {
+      std::puts("usage: replay_precision [--precision 2%] [--min-window 5] RESULT.json...");
+      return 0;
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (files.empty()) {
+    std::fputs("replay_precision: name one or more result.json files of --precision-audit runs\n", stderr);
+    return 2;
+  }
+  Tally tally[std::size(kRules)];
+  std::printf("%-28s %10s", "cell", "full tok/s");
+  for (const auto& rule : kRules) std::printf(" | %-6s %6s %7s", rule.name, "close", "diff");
+  std::printf("\n");
+  for (const auto& file : files) {
+    auto result = sm::read_result_file(file);
+    if (!result) {
+      std::fprintf(stderr, "replay_precision: %s: %s\n", file.c_str(), result.error().message.c_str());
+      return 1;
+    }
+    for (const auto& cell : result->decode) {
+      if (cell.status != sm::CellStatus::Valid || cell.audit_bins_tok_s.empty() || !cell.total_tok_s) continue;
+      const double duration_s = cell.measured_s.value_or(result->settings.duration_s);
+      const double full = *cell.total_tok_s;
+      const auto& bins = cell.audit_bins_tok_s;
+      std::vector<sm::PrecisionCheck> checks;
+      for (size_t n = 1; n <= bins.size(); ++n)
+        checks.push_back(sm::check_window_precision(std::span(bins.data(), n), duration_s, precision,
+                                                    static_cast<double>(cell.concurrency)));
+      // The run's folder names it (".../NAME/result.json"), else the file.
+      std::string run = file;
+      if (run.ends_with("/result.json")) run.resize(run.size() - std::string("/result.json").size());
+      if (const auto slash = run.find_last_of('/'); slash != std::string::npos) run = run.substr(slash + 1);
+      std::string name = run + " " + std::to_string(cell.context) + "x" + std::to_string(cell.concurrency);
+      if (name.size() > 28) name = name.substr(name.size() - 28);
+      std::printf("%-28s %10.1f", name.c_str(), full);
+      for (size_t r = 0; r < std::size(kRules); ++r) {
+        Tally& t = tally[r];
+        ++t.cells;
+        t.full_s += duration_s;
+        size_t close = 0;
+        for (size_t n = static_cast<size_t>(std::ceil(min_window_s)); n <= bins.size() && n >= 1; ++n)
+          if (kRules[r].closes(checks, n, duration_s)) {
+            close = n;
+            break;
+          }
+        if (close == 0) {
+          t.window_s += duration_s;
+          std::printf(" | %-6s %6s %7s", "", "cap", "");
+          continue;
+        }
+        const double diff = checks[close - 1].projected_tok_s / full - 1;
+        ++t.closed;
+        t.window_s += static_cast<double>(close);
+        t.worst = std::max(t.worst, std::fabs(diff));
+        if (std::fabs(diff) > precision) ++t.beyond;
+        std::printf(" | %-6s %5zus %+6.2f%%", "", close, diff * 100);
+      }
+      std::printf("\n");
+    }
+  }
+  std::printf("\nrule    cells closed beyond-%g%% worst    windows (of full)\n", precision * 100);
+  for (size_t r = 0; r < std::size(kRules); ++r) {
+    const Tally& t = tally[r];
+    std::printf("%-7s %5d %6d %9d %6.2f%% %7.0f s of %.0f s (%.0f%%)\n", kRules[r].name, t.cells, t.closed, t.beyond,
+                t.worst * 100, t.window_s, t.full_s, t.full_s > 0 ? 100 * t.window_s / t.full_s : 0);
+  }
+  return 0;
+}
