@@ -87,10 +87,11 @@ int main(int argc, char** argv) {
       for (size_t n = 1; n <= bins.size(); ++n)
         checks.push_back(sm::check_window_precision(std::span(bins.data(), n), duration_s, precision,
                                                     static_cast<double>(cell.concurrency)));
-      // The run's folder names it (".../NAME/result.json"), else the file.
+      // The run's folder and the one above it name it (".../A/B/result.json" is "A/B").
       std::string run = file;
       if (run.ends_with("/result.json")) run.resize(run.size() - std::string("/result.json").size());
-      if (const auto slash = run.find_last_of('/'); slash != std::string::npos) run = run.substr(slash + 1);
+      if (const auto slash = run.find_last_of('/'); slash != std::string::npos && slash > 0)
+        if (const auto above = run.find_last_of('/', slash - 1); above != std::string::npos) run = run.substr(above + 1);
       std::string name = run + " " + std::to_string(cell.context) + "x" + std::to_string(cell.concurrency);
       if (name.size() > 28) name = name.substr(name.size() - 28);
       std::printf("%-28s %10.1f", name.c_str(), full);
