@@ -17,6 +17,8 @@
 # Environment:
 #   BIN      speedmatrix binary (default build/speedmatrix)
 #   HICCUP   bench/hiccup binary (default build/bench/hiccup)
+#   REPLAY   bench/replay_precision binary (default build/bench/replay_precision): replays closing
+#            rules on the audited windows' bins after part 2, when it is there
 #   LLAMA    llama-server command (default: `scripts/get-llama-server --vulkan`, Debian's build
 #            with its Vulkan backend; where the driver's Vulkan manifest is not in a standard
 #            place, name it in VK_DRIVER_FILES, e.g. /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json)
@@ -31,6 +33,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${BIN:-"$root/build/speedmatrix"}
 hiccup=${HICCUP:-"$root/build/bench/hiccup"}
+replay=${REPLAY:-"$root/build/bench/replay_precision"}
 out=${OUT:-$(mktemp -d)}
 parts=${PARTS:-1,2,3}
 mkdir -p "$out"
@@ -82,6 +85,7 @@ if has_part 2; then
     --concurrency "$concurrency" --prefill-contexts "$contexts" --max-output "$max_output" \
     2>&1 | tee "$out/audit.txt"
   kill "$smi_pid" 2>/dev/null
+  [ -x "$replay" ] && [ -f "$out/audit/audit/result.json" ] && "$replay" "$out/audit/audit/result.json"
   if [ -f "$out/audit/audit/result.json" ]; then
     python3 - "$out/audit/audit/result.json" <<'PY'
 import json, sys
