@@ -151,6 +151,7 @@ std::vector<Finding> findings(const RunResult& r) {
                name, *c.tokens_per_chunk));
     for (const auto& w : c.warnings) warn(name + ": " + w);
   }
+  for (auto& idle : gpu_idle_findings(r)) out.push_back(std::move(idle));
   if (auto throttled = throttle_finding(r)) out.push_back(std::move(*throttled));
   if (r.client_ceiling && r.client_ceiling->tokens_per_s > 0) {
     const double ceiling = r.client_ceiling->tokens_per_s;

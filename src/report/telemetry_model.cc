@@ -185,6 +185,45 @@ std::vector<Finding> telemetry_notes(const RunResult& r) {
   return out;
 }
 
+std::vector<Finding> gpu_idle_findings(const RunResult& r) {
+  std::vector<Finding> out;
+  if (!r.telemetry || r.telemetry->gpu_source.empty() || r.telemetry->client_side_only) return out;
+  // Below this mean utilisation a window's GPU did essentially nothing: seen on an H200 as 0–2%
+  // while llama.cpp compiled its Vulkan pipelines in the first prefill row, against 50–77% in
+  // every decode window of the same run (docs/performance.md, "On a GPU machine").
+  constexpr double kIdleUtilPct = 5;
+  struct Sampled {
+    std::string name;
+    const CellTelemetry* t;
+  };
+  std::vector<Sampled> sampled;
+  for (const auto& p : r.prefill)
+    if (has_numbers(p.status) && p.telemetry.gpu_util_pct)
+      sampled.push_back({trf("Prefill {}", format_tokens(p.context)), &p.telemetry});
+  for (const auto& c : r.decode)
+    if (has_numbers(c.status) && c.telemetry.gpu_util_pct)
+      sampled.push_back({trf("Decode {}", cell_name(c.context, c.concurrency)), &c.telemetry});
+  std::vector<const Sampled*> idle;
+  for (const auto& m : sampled)
+    if (*m.t->gpu_util_pct < kIdleUtilPct) idle.push_back(&m);
+  if (idle.empty()) return out;
+  if (idle.size() == sampled.size() && sampled.size() > 1) {
+    out.push_back({Severity::Warning,
+                   trf("The GPU was idle in all {} measurements it was sampled in (utilisation below {:.0f}%): the server "
+                       "did not run on it, so these numbers are not this GPU's. Check how the server was started (layers "
+                       "offloaded to the GPU, the device it uses).",
+                       sampled.size(), kIdleUtilPct)});
+    return out;
+  }
+  for (const Sampled* m : idle)
+    out.push_back({Severity::Warning,
+                   trf("{}: the GPU was idle during this measurement (utilisation {:.0f}%{}): its time went elsewhere "
+                       "(work the engine does once, such as compiling kernels, or its CPU side); measure it again.",
+                       m->name, *m->t->gpu_util_pct,
+                       m->t->gpu_sm_clock_mhz ? trf(", SM clock {}", format_clock_mhz(m->t->gpu_sm_clock_mhz)) : std::string())});
+  return out;
+}
+
 std::optional<Finding> throttle_finding(const RunResult& r) {
   std::map<std::string, std::vector<std::string>> by_verdict;
   size_t count = 0;

@@ -31,6 +31,11 @@ void append_telemetry_columns(Table& table, const std::vector<MeasurementSource>
 /// Findings before the per-cell ones: no GPU telemetry and why; readings of the client's machine.
 std::vector<Finding> telemetry_notes(const RunResult& result);
 
+/// Measurements whose GPU sat idle (utilisation below 5% over the window's samples): one warning
+/// when every sampled measurement did (the server did not run on this GPU), else one per idle
+/// row or cell (its time went elsewhere). Nothing for readings of the client's machine.
+std::vector<Finding> gpu_idle_findings(const RunResult& result);
+
 /// One warning naming every throttled row and cell, grouped by verdict; nothing when none was.
 std::optional<Finding> throttle_finding(const RunResult& result);
 

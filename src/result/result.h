@@ -110,6 +110,8 @@ struct CellTelemetry {
   std::optional<double> gpu_energy_j;        ///< GPU energy in the window (energy counter; else power × time)
   std::optional<double> tokens_per_joule;    ///< output tokens (prefill: prompt tokens) ÷ gpu_energy_j
   std::optional<double> gpu_sm_clock_mhz;    ///< mean SM clock over the window and the GPUs
+  std::optional<double> gpu_util_pct;        ///< mean GPU utilisation over the window's samples and the GPUs,
+                                             ///< 0–100; only where the window held at least two samples
   std::optional<double> gpu_temp_max_c;      ///< hottest GPU reading in the window
   std::string throttle;                      ///< "ok", "power_capped", "thermal", "hw_slowdown",
                                              ///< "clocks_below_max"; empty: no GPU telemetry

@@ -151,6 +151,7 @@ void telemetry_to_json(const CellTelemetry& t, json& out) {
   out["server_waiting_max"] = opt(t.server_waiting_max);
   out["server_kv_usage_max"] = opt(t.server_kv_usage_max);
   out["server_preemptions"] = opt(t.server_preemptions);
+  if (t.gpu_util_pct) out["gpu_util_pct"] = *t.gpu_util_pct;  // absent in older files and short windows
 }
 
 void telemetry_from_json(const json& j, CellTelemetry& t) {
@@ -158,6 +159,7 @@ void telemetry_from_json(const json& j, CellTelemetry& t) {
   read_opt(j, "gpu_energy_j", t.gpu_energy_j);
   read_opt(j, "tokens_per_joule", t.tokens_per_joule);
   read_opt(j, "gpu_sm_clock_mhz", t.gpu_sm_clock_mhz);
+  read_opt(j, "gpu_util_pct", t.gpu_util_pct);
   read_opt(j, "gpu_temp_max_c", t.gpu_temp_max_c);
   read(j, "throttle", t.throttle);
   read_opt(j, "host_cpu_util_pct", t.host_cpu_util_pct);

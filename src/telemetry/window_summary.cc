@@ -195,6 +195,20 @@ CellTelemetry summarize_window(const TelemetrySeries& series, int64_t b, int64_t
         t.tokens_per_joule = static_cast<double>(*tokens) / *t.gpu_energy_j;
       auto clock = points<GpuSample>(near, [](const GpuSample& s) { return mean_over_gpus(s, &GpuReading::sm_clock_mhz); });
       t.gpu_sm_clock_mhz = time_mean(clock, b, e);
+      // Utilisation only from samples inside the window, and at least two: NVML's figure is the
+      // busy share of its own last sample period, so readings from around a short window would
+      // describe what ran before or after it.
+      auto inside = inside_or_around(near, b, e);
+      if (inside.size() >= 2 && inside.front().t_ns >= b && inside.back().t_ns <= e) {
+        double sum = 0;
+        int64_t n = 0;
+        for (const auto& s : inside)
+          if (auto u = mean_over_gpus(s, &GpuReading::util_pct)) {
+            sum += *u;
+            ++n;
+          }
+        if (n >= 2) t.gpu_util_pct = sum / static_cast<double>(n);
+      }
       auto around = inside_or_around(near, b, e);
       auto temp = points<GpuSample>(around, [](const GpuSample& s) -> std::optional<double> {
         std::optional<double> m;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "report/report_sections.h"
+#include "report/telemetry_model.h"
 
 namespace sm::report {
 namespace {
@@ -49,6 +50,74 @@ TEST(ReportFindings, PrefillRowsInTheirOrderOrWithinTheSlackAreNot) {
   r.prefill[1].status = CellStatus::Error;
   r.prefill[1].ttft_ms.reset();
   EXPECT_TRUE(slow_row_warnings(r).empty());
+}
+
+// GPU utilisation over a window, as NVML sampled it (docs/METRICS.md, "Telemetry").
+RunResult sampled_run(std::initializer_list<double> prefill_util, std::initializer_list<double> decode_util) {
+  RunResult r;
+  r.telemetry = TelemetryInfo{};
+  r.telemetry->gpu_source = "nvml";
+  int64_t context = 1024;
+  for (double u : prefill_util) {
+    PrefillRow p = row(context, 100);
+    p.telemetry.gpu_util_pct = u;
+    p.telemetry.gpu_sm_clock_mhz = u < 5 ? 349 : 1980;
+    r.prefill.push_back(p);
+    context *= 2;
+  }
+  int64_t streams = 1;
+  for (double u : decode_util) {
+    DecodeCell c;
+    c.context = 1024;
+    c.concurrency = streams;
+    c.total_tok_s = 100.0 * static_cast<double>(streams);
+    c.telemetry.gpu_util_pct = u;
+    r.decode.push_back(c);
+    streams *= 4;
+  }
+  return r;
+}
+
+std::vector<std::string> texts(const std::vector<Finding>& findings) {
+  std::vector<std::string> out;
+  for (const auto& f : findings) out.push_back(f.text);
+  return out;
+}
+
+TEST(ReportFindings, AnIdleGpuInOneMeasurementIsCalledOutThere) {
+  // The H200 run: the first prefill row at 0% while llama.cpp compiled its pipelines.
+  auto found = texts(gpu_idle_findings(sampled_run({0.0, 18.0}, {68.0, 75.0, 70.0})));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0],
+            "Prefill 1K: the GPU was idle during this measurement (utilisation 0%, SM clock 349 MHz): its time went "
+            "elsewhere (work the engine does once, such as compiling kernels, or its CPU side); measure it again.");
+  // And it reaches the report's warnings.
+  auto all = texts(section::findings(sampled_run({0.0, 18.0}, {68.0, 75.0, 70.0})));
+  EXPECT_NE(std::find(all.begin(), all.end(), found[0]), all.end());
+}
+
+TEST(ReportFindings, AGpuIdleInEveryMeasurementMeansTheServerDidNotRunOnIt) {
+  // The H200 machine's first run: llama-server on the CPU, the GPU credited but never used.
+  auto found = texts(gpu_idle_findings(sampled_run({0.0}, {0.0, 1.0, 0.0})));
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0],
+            "The GPU was idle in all 4 measurements it was sampled in (utilisation below 5%): the server did not run "
+            "on it, so these numbers are not this GPU's. Check how the server was started (layers offloaded to the "
+            "GPU, the device it uses).");
+}
+
+TEST(ReportFindings, NoIdleWarningForBusyGpusClientReadingsOrNoSamples) {
+  EXPECT_TRUE(gpu_idle_findings(sampled_run({30.0}, {68.0, 5.0})).empty());  // 5% is not below 5%
+  RunResult remote = sampled_run({0.0}, {0.0, 0.0});
+  remote.telemetry->client_side_only = true;  // the client's GPU: says nothing of the server
+  EXPECT_TRUE(gpu_idle_findings(remote).empty());
+  RunResult unsampled = sampled_run({0.0}, {0.0});
+  unsampled.prefill[0].telemetry.gpu_util_pct.reset();
+  unsampled.decode[0].telemetry.gpu_util_pct.reset();
+  EXPECT_TRUE(gpu_idle_findings(unsampled).empty());
+  RunResult failed = sampled_run({}, {0.0, 60.0});
+  failed.decode[0].status = CellStatus::Error;  // no numbers: nothing to explain
+  EXPECT_TRUE(gpu_idle_findings(failed).empty());
 }
 
 }  // namespace

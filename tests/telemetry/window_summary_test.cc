@@ -52,6 +52,25 @@ TEST(WindowSummary, ConstantPowerGivesPowerEnergyAndTokensPerJoule) {
   EXPECT_EQ(t.throttle, "ok");
 }
 
+// Utilisation is the mean of the samples inside the window, and only where there are two: a
+// shorter window's neighbours describe what ran before or after it.
+TEST(WindowSummary, UtilisationComesFromTheSamplesInsideTheWindow) {
+  TelemetrySeries s = two_gpus(constant_300, true, 0, 345, 0);
+  for (auto& sample : s.gpu)
+    if (sample.t_ns >= 10 * kS)
+      for (auto& g : sample.gpus) g.util_pct = g.index == 0 ? 80 : 60;  // busy from 10 s: 70% on average
+  CellTelemetry idle = summarize_window(s, 2 * kS, 6 * kS, 1000, {});
+  ASSERT_TRUE(idle.gpu_util_pct);
+  EXPECT_NEAR(*idle.gpu_util_pct, 0, 1e-9);
+  CellTelemetry busy = summarize_window(s, 12 * kS, 15 * kS, 1000, {});
+  ASSERT_TRUE(busy.gpu_util_pct);
+  EXPECT_NEAR(*busy.gpu_util_pct, 70, 1e-9);
+  // 9.6 s to 10.4 s holds one sample (10.0 s): no figure, though the neighbours read 0 and 70%.
+  EXPECT_FALSE(summarize_window(s, 9 * kS + 6 * kS / 10, 10 * kS + 4 * kS / 10, 1000, {}).gpu_util_pct);
+  // Between samples altogether: none either.
+  EXPECT_FALSE(summarize_window(s, 3 * kS + kS / 10, 3 * kS + 3 * kS / 10, 1000, {}).gpu_util_pct);
+}
+
 TEST(WindowSummary, EnergyFromTheCounterAndFromPowerAgreeOnARamp) {
   // A window whose edges fall between samples: the counter is interpolated, the power integrated.
   const int64_t b = 3 * kS + kHalf / 3, e = 9 * kS + kHalf / 7;
