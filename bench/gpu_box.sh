@@ -110,6 +110,38 @@ for c in r.get("decode", []):
           f"{c.get('throttle', ''):>17} {f(c.get('host_cpu_util_pct'), '6.1f')} {f(c.get('server_waiting_max'), '6d')} "
           f"{f(c.get('server_kv_usage_max'), '6.3f')}")
 PY
+    # Each window against nvidia-smi's own readings inside it, and the GPU samples around its
+    # opening (docs/performance.md, "On a GPU machine": telemetry against nvidia-smi, idle clocks).
+    python3 - "$out/audit/audit" "$out/nvidia-smi-during.csv" <<'PY'
+import datetime, json, sys
+run, smi_file = sys.argv[1], sys.argv[2]
+lines = [json.loads(l) for l in open(f"{run}/telemetry.jsonl")]
+start = next(l for l in lines if l["kind"] == "start")
+to_unix_ms = lambda t_ns: start["unix_ms"] + (t_ns - start["t_ns"]) / 1e6
+smi = []
+try:
+    for row in open(smi_file).read().splitlines()[1:]:
+        f = [x.strip() for x in row.split(",")]
+        t = datetime.datetime.strptime(f[0], "%Y/%m/%d %H:%M:%S.%f").replace(tzinfo=datetime.timezone.utc)
+        smi.append((t.timestamp() * 1000, float(f[1].split()[0]), float(f[2].split()[0]), float(f[5].split()[0])))
+except (OSError, ValueError, IndexError):
+    pass
+r = json.load(open(f"{run}/result.json"))
+gpu = [l for l in lines if l["kind"] == "gpu"]
+mean = lambda v: sum(v) / len(v) if v else float("nan")
+print(f"{'window':>16} {'W':>6} {'smi W':>6} {'MHz':>6} {'smi MHz':>7} {'util %':>6} {'smi n':>5}  GPU samples from the opening (s: MHz util%)")
+for w in (l for l in lines if l["kind"] == "window"):
+    cells = r["decode"] if w["phase"] == "decode" else r["prefill"]
+    c = next((c for c in cells if c["context"] == w["context"] and (w["phase"] == "prefill" or c["concurrency"] == w["concurrency"])), {})
+    a, b = to_unix_ms(w["t_ns"]), to_unix_ms(w["end_ns"])
+    inside = [x for x in smi if a <= x[0] <= b]
+    opening = [(round((x["t_ns"] - w["t_ns"]) / 1e9, 1), x["gpus"][0].get("sm_clock_mhz"), x["gpus"][0].get("util_pct"))
+               for x in gpu if w["t_ns"] <= x["t_ns"] <= w["t_ns"] + 1.5e9]
+    num = lambda v, spec: format(v, spec) if isinstance(v, (int, float)) else "-"
+    print(f"{w['phase'] + ' ' + str(w['context']) + ' x ' + str(w['concurrency']):>16} {num(c.get('gpu_power_w'), '6.0f'):>6} "
+          f"{mean([x[1] for x in inside]):6.0f} {num(c.get('gpu_sm_clock_mhz'), '6.0f'):>6} {mean([x[2] for x in inside]):7.0f} "
+          f"{num(c.get('gpu_util_pct'), '6.0f'):>6} {len(inside):5d}  {opening}")
+PY
   fi
 fi
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/units.h"
 #include "metrics/window_precision.h"
 #include "result/result_json.h"
 
@@ -53,8 +54,12 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--precision" && i + 1 < argc) {
-      std::string v = argv[++i];
-      precision = std::atof(v.c_str()) / (v.ends_with("%") ? 100.0 : 1.0);
+      const auto share = sm::parse_share(argv[++i]);
+      if (!share || !(*share > 0)) {
+        std::fprintf(stderr, "replay_precision: --precision must be a share above 0, e.g. 2%% or 0.02\n");
+        return 2;
+      }
+      precision = *share;
     } else if (a == "--min-window" && i + 1 < argc) {
       min_window_s = std::atof(argv[++i]);
     } else if (a == "-h" || a == "--help") {

@@ -113,6 +113,7 @@ class MatrixRun {
   Result<void> prepare_resume();
   Result<void> calibrate_counter();
   Result<BuiltPrompt> build_prompt(int64_t context, const std::string& head);
+  std::string unique_head(std::string_view what, int64_t tokens) const;
   RequestRecord single_request(const std::string& prompt, int64_t prompt_tokens, int64_t max_tokens,
                                std::string& error);
   void measure_prefill(PrefillRow& row, const BuiltPrompt& prompt, bool warm_engine_first);
@@ -523,6 +524,13 @@ Result<void> MatrixRun::calibrate_counter() {
   return {};
 }
 
+// The unique part comes first: prefix caches match from the first token, so a shared
+// "speedmatrix ..." opening would be reused across prompts and no prefill would be cold.
+std::string MatrixRun::unique_head(std::string_view what, int64_t tokens) const {
+  const size_t nonce = std::hash<std::string>{}(fmt::format("{}/{}/{}/{}", result_.run_id, result_.resumes, what, tokens));
+  return fmt::format("{:016x} speedmatrix {} {}:", nonce, what, tokens);
+}
+
 Result<BuiltPrompt> MatrixRun::build_prompt(int64_t context, const std::string& head) {
   const int64_t t0 = clock_.now_ns();
   if (!builder_) builder_ = std::make_unique<PromptBuilder>(*counter_, result_.settings.seed);
@@ -573,10 +581,7 @@ constexpr int64_t kEngineWarmupTokens = 8192;
 
 void MatrixRun::warm_up_engine(int64_t context, std::string& error) {
   const int64_t tokens = std::min(context, kEngineWarmupTokens);
-  const std::string head = fmt::format("{:016x} speedmatrix warm-up {}:",
-                                       std::hash<std::string>{}(fmt::format("{}/{}/warm-up", result_.run_id, result_.resumes)),
-                                       tokens);
-  auto prompt = build_prompt(tokens, head);
+  auto prompt = build_prompt(tokens, unique_head("warm-up", tokens));
   if (!prompt) return;  // the row's own prompt was built; this one is only a warm-up
   const int64_t t0 = clock_.now_ns();
   single_request(prompt->text, prompt->target_tokens, 1, error);
@@ -971,11 +976,7 @@ int MatrixRun::execute() {
       if (c.context == context && c.status == CellStatus::Pending) cells.push_back(&c);
     if (prefill_it == result_.prefill.end() && cells.empty()) continue;
 
-    // The unique part comes first: prefix caches match from the first token, so a shared
-    // "speedmatrix ..." opening would be reused across prompts and no prefill would be cold.
-    const std::string head = fmt::format("{:016x} speedmatrix context {}:",
-                                         std::hash<std::string>{}(fmt::format("{}/{}/{}", result_.run_id, result_.resumes, context)), context);
-    auto prompt = build_prompt(context, head);
+    auto prompt = build_prompt(context, unique_head("context", context));
     if (!prompt) {
       std::string why = "could not build the prompt: " + prompt.error().message;
       if (prefill_it != result_.prefill.end()) {

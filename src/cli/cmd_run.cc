@@ -139,13 +139,8 @@ Result<RunConfig> to_config(const RunFlags& f) {
   if (f.warmup_requests >= 0 && f.requests == 0)
     return fail(ErrorCode::InvalidArgument, "--warmup-requests needs --requests (burst cells)");
   if (!f.precision.empty()) {
-    std::string text = f.precision;
-    const bool percent = text.ends_with('%');
-    if (percent) text.pop_back();
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    const double fraction = percent ? v / 100 : v;
-    if (text.empty() || end != text.c_str() + text.size() || !(fraction > 0) || fraction > 0.5)
+    const double fraction = parse_share(f.precision).value_or(0);
+    if (!(fraction > 0) || fraction > 0.5)
       return fail(ErrorCode::InvalidArgument,
                   fmt::format("--precision must be a share above 0 and at most 50%, e.g. 2% or 0.02 (got '{}')", f.precision));
     if (f.requests > 0) return fail(ErrorCode::InvalidArgument, "--precision is for timed windows; --requests cells have none");

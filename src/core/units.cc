@@ -65,6 +65,15 @@ Result<std::vector<int64_t>> parse_int_list(std::string_view text) {
   });
 }
 
+std::optional<double> parse_share(std::string_view text) {
+  const bool percent = text.ends_with('%');
+  if (percent) text.remove_suffix(1);
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return percent ? v / 100 : v;
+}
+
 std::string format_tokens(int64_t tokens) {
   if (tokens != 0 && tokens % (1024 * 1024) == 0) return fmt::format("{}M", tokens / (1024 * 1024));
   if (tokens != 0 && tokens % 1024 == 0) return fmt::format("{}K", tokens / 1024);

@@ -1,6 +1,7 @@
 #pragma once
 // Token counts written the way people write them: "16K" = 16,384 (K = 1024), "1M" = 1,048,576.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,10 @@ Result<std::vector<int64_t>> parse_token_list(std::string_view text);
 
 /// Parses a comma list of positive integers: "1,2,4,8".
 Result<std::vector<int64_t>> parse_int_list(std::string_view text);
+
+/// Parses a share written as a percentage or a fraction: "2%" or "0.02" -> 0.02. Nothing when the
+/// text is not a number (with an optional trailing %).
+std::optional<double> parse_share(std::string_view text);
 
 /// Writes a token count the short way when it is a whole number of K: 16384 -> "16K",
 /// 253952 -> "248K", 0 -> "0", 12000 -> "12000".

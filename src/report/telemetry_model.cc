@@ -77,22 +77,36 @@ std::string verdict_words(std::string_view verdict) {
   return label;
 }
 
-// The rows and cells that have a throttle verdict, as findings name them, in report order.
-std::vector<std::pair<std::string, std::string>> verdicts(const RunResult& r) {
-  std::vector<std::pair<std::string, std::string>> out;  // name, verdict
+// Every prefill row and decode cell with its telemetry, named as findings name them, in report
+// order (rows by context, then cells by context and concurrency).
+struct NamedMeasurement {
+  std::string name;
+  const CellTelemetry* telemetry;
+  bool has_numbers;
+};
+
+std::vector<NamedMeasurement> named_measurements(const RunResult& r) {
   std::vector<const PrefillRow*> prefill;
   for (const auto& p : r.prefill) prefill.push_back(&p);
   std::stable_sort(prefill.begin(), prefill.end(), [](auto* a, auto* b) { return a->context < b->context; });
-  for (const PrefillRow* p : prefill)
-    if (!p->telemetry.throttle.empty()) out.push_back({trf("Prefill {}", format_tokens(p->context)), p->telemetry.throttle});
   std::vector<const DecodeCell*> decode;
   for (const auto& c : r.decode) decode.push_back(&c);
   std::stable_sort(decode.begin(), decode.end(), [](auto* a, auto* b) {
     return a->context != b->context ? a->context < b->context : a->concurrency < b->concurrency;
   });
+  std::vector<NamedMeasurement> out;
+  for (const PrefillRow* p : prefill)
+    out.push_back({trf("Prefill {}", format_tokens(p->context)), &p->telemetry, has_numbers(p->status)});
   for (const DecodeCell* c : decode)
-    if (!c->telemetry.throttle.empty())
-      out.push_back({trf("Decode {}", cell_name(c->context, c->concurrency)), c->telemetry.throttle});
+    out.push_back({trf("Decode {}", cell_name(c->context, c->concurrency)), &c->telemetry, has_numbers(c->status)});
+  return out;
+}
+
+// The rows and cells that have a throttle verdict, as findings name them, in report order.
+std::vector<std::pair<std::string, std::string>> verdicts(const RunResult& r) {
+  std::vector<std::pair<std::string, std::string>> out;  // name, verdict
+  for (auto& m : named_measurements(r))
+    if (!m.telemetry->throttle.empty()) out.push_back({std::move(m.name), m.telemetry->throttle});
   return out;
 }
 
@@ -192,20 +206,12 @@ std::vector<Finding> gpu_idle_findings(const RunResult& r) {
   // while llama.cpp compiled its Vulkan pipelines in the first prefill row, against 50–77% in
   // every decode window of the same run (docs/performance.md, "On a GPU machine").
   constexpr double kIdleUtilPct = 5;
-  struct Sampled {
-    std::string name;
-    const CellTelemetry* t;
-  };
-  std::vector<Sampled> sampled;
-  for (const auto& p : r.prefill)
-    if (has_numbers(p.status) && p.telemetry.gpu_util_pct)
-      sampled.push_back({trf("Prefill {}", format_tokens(p.context)), &p.telemetry});
-  for (const auto& c : r.decode)
-    if (has_numbers(c.status) && c.telemetry.gpu_util_pct)
-      sampled.push_back({trf("Decode {}", cell_name(c.context, c.concurrency)), &c.telemetry});
-  std::vector<const Sampled*> idle;
+  std::vector<NamedMeasurement> sampled;
+  for (auto& m : named_measurements(r))
+    if (m.has_numbers && m.telemetry->gpu_util_pct) sampled.push_back(std::move(m));
+  std::vector<const NamedMeasurement*> idle;
   for (const auto& m : sampled)
-    if (*m.t->gpu_util_pct < kIdleUtilPct) idle.push_back(&m);
+    if (*m.telemetry->gpu_util_pct < kIdleUtilPct) idle.push_back(&m);
   if (idle.empty()) return out;
   if (idle.size() == sampled.size() && sampled.size() > 1) {
     out.push_back({Severity::Warning,
@@ -215,12 +221,14 @@ std::vector<Finding> gpu_idle_findings(const RunResult& r) {
                        sampled.size(), kIdleUtilPct)});
     return out;
   }
-  for (const Sampled* m : idle)
+  for (const NamedMeasurement* m : idle) {
+    const CellTelemetry& t = *m->telemetry;
     out.push_back({Severity::Warning,
                    trf("{}: the GPU was idle during this measurement (utilisation {:.0f}%{}): its time went elsewhere "
                        "(work the engine does once, such as compiling kernels, or its CPU side); measure it again.",
-                       m->name, *m->t->gpu_util_pct,
-                       m->t->gpu_sm_clock_mhz ? trf(", SM clock {}", format_clock_mhz(m->t->gpu_sm_clock_mhz)) : std::string())});
+                       m->name, *t.gpu_util_pct,
+                       t.gpu_sm_clock_mhz ? trf(", SM clock {}", format_clock_mhz(t.gpu_sm_clock_mhz)) : std::string())});
+  }
   return out;
 }
 

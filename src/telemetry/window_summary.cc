@@ -198,17 +198,15 @@ CellTelemetry summarize_window(const TelemetrySeries& series, int64_t b, int64_t
       // Utilisation only from samples inside the window, and at least two: NVML's figure is the
       // busy share of its own last sample period, so readings from around a short window would
       // describe what ran before or after it.
-      auto inside = inside_or_around(near, b, e);
-      if (inside.size() >= 2 && inside.front().t_ns >= b && inside.back().t_ns <= e) {
-        double sum = 0;
-        int64_t n = 0;
-        for (const auto& s : inside)
+      double util_sum = 0;
+      int64_t util_n = 0;
+      for (const auto& s : near)
+        if (s.t_ns >= b && s.t_ns <= e)
           if (auto u = mean_over_gpus(s, &GpuReading::util_pct)) {
-            sum += *u;
-            ++n;
+            util_sum += *u;
+            ++util_n;
           }
-        if (n >= 2) t.gpu_util_pct = sum / static_cast<double>(n);
-      }
+      if (util_n >= 2) t.gpu_util_pct = util_sum / static_cast<double>(util_n);
       auto around = inside_or_around(near, b, e);
       auto temp = points<GpuSample>(around, [](const GpuSample& s) -> std::optional<double> {
         std::optional<double> m;

@@ -42,5 +42,16 @@ TEST(Units, Format) {
   EXPECT_EQ(format_rate(181.7), "181.7");
 }
 
+TEST(Units, ParseShareTakesAPercentageOrAFraction) {
+  EXPECT_DOUBLE_EQ(*parse_share("2%"), 0.02);
+  EXPECT_DOUBLE_EQ(*parse_share("0.02"), 0.02);
+  EXPECT_DOUBLE_EQ(*parse_share("50%"), 0.5);
+  EXPECT_FALSE(parse_share(""));
+  EXPECT_FALSE(parse_share("%"));
+  EXPECT_FALSE(parse_share("2 %"));
+  EXPECT_FALSE(parse_share("two%"));
+  EXPECT_FALSE(parse_share("2%%"));
+}
+
 }  // namespace
 }  // namespace sm
