@@ -3,11 +3,12 @@
 // can be asked, offline, where it would have closed the window and how far its figure would have
 // been from the full window's own (docs/performance.md, "Adaptive windows").
 //
-// Rules (each built on metrics/window_precision.h's check, the one `run --precision` uses):
-//   first    close at the first whole second (at or after --min-window) the check finds precise:
-//            what `run --precision` does
+// Rules (each built on metrics/window_precision.h's checks):
+//   held     close at the first whole second (at or after --min-window) the check finds precise
+//            and the projection held within P/2 over the last half of the window: what
+//            `run --precision` does (metrics/window_precision.h, check_window_closing)
+//   first    ... the check finds precise (the rule before the projection had to hold still)
 //   twice    ... precise at two consecutive seconds
-//   third    ... precise, and the window at least a third of --duration
 //
 // Usage: build/bench/replay_precision [--precision 2%] [--min-window 5] RESULT.json...
 #include <cmath>
@@ -26,18 +27,15 @@ namespace {
 struct Rule {
   const char* name;
   // Whether the window closes after `n` whole seconds, given the checks at 1..n (index n-1).
-  bool (*closes)(const std::vector<sm::PrecisionCheck>& checks, size_t n, double duration_s);
+  bool (*closes)(const std::vector<sm::PrecisionCheck>& checks, size_t n);
 };
 
 const Rule kRules[] = {
-    {"first", [](const std::vector<sm::PrecisionCheck>& c, size_t n, double) { return c[n - 1].precise_enough; }},
+    {"held", [](const std::vector<sm::PrecisionCheck>& c, size_t n) { return c[n - 1].closes(); }},
+    {"first", [](const std::vector<sm::PrecisionCheck>& c, size_t n) { return c[n - 1].precise_enough; }},
     {"twice",
-     [](const std::vector<sm::PrecisionCheck>& c, size_t n, double) {
+     [](const std::vector<sm::PrecisionCheck>& c, size_t n) {
        return n >= 2 && c[n - 1].precise_enough && c[n - 2].precise_enough;
-     }},
-    {"third",
-     [](const std::vector<sm::PrecisionCheck>& c, size_t n, double d) {
-       return c[n - 1].precise_enough && static_cast<double>(n) >= d / 3;
      }},
 };
 
@@ -90,8 +88,8 @@ int main(int argc, char** argv) {
       const auto& bins = cell.audit_bins_tok_s;
       std::vector<sm::PrecisionCheck> checks;
       for (size_t n = 1; n <= bins.size(); ++n)
-        checks.push_back(sm::check_window_precision(std::span(bins.data(), n), duration_s, precision,
-                                                    static_cast<double>(cell.concurrency)));
+        checks.push_back(sm::check_window_closing(std::span(bins.data(), n), duration_s, precision,
+                                                  static_cast<double>(cell.concurrency)));
       // The run's folder and the one above it name it (".../A/B/result.json" is "A/B").
       std::string run = file;
       if (run.ends_with("/result.json")) run.resize(run.size() - std::string("/result.json").size());
@@ -106,7 +104,7 @@ int main(int argc, char** argv) {
         t.full_s += duration_s;
         size_t close = 0;
         for (size_t n = static_cast<size_t>(std::ceil(min_window_s)); n <= bins.size() && n >= 1; ++n)
-          if (kRules[r].closes(checks, n, duration_s)) {
+          if (kRules[r].closes(checks, n)) {
             close = n;
             break;
           }

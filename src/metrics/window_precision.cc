@@ -10,6 +10,8 @@ namespace sm {
 
 namespace {
 
+constexpr size_t kMinBins = 4;  // a projection needs this many whole seconds
+
 // Mean rate over [0, full_s] of 1/(alpha + beta·t); 0 when the trend is not positive throughout.
 double mean_rate(double alpha, double beta, double full_s) {
   const double end = alpha + beta * full_s;
@@ -29,7 +31,7 @@ PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, do
   double sum = 0;
   for (double v : tokens_per_bin) sum += v;
   out.observed_tok_s = sum / static_cast<double>(n);
-  if (n < 4 || full_s <= 0) return out;
+  if (n < kMinBins || full_s <= 0) return out;
   if (std::any_of(tokens_per_bin.begin(), tokens_per_bin.end(), [](double v) { return !(v > 0); })) return out;
   // Seconds per token against the bins' mid-times (0.5, 1.5, …), centred: y = γ + β(t − t̄).
   const double nd = static_cast<double>(n);
@@ -83,6 +85,21 @@ PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, do
   const auto observed = batch_means_interval(tokens_per_bin, seconds, true);
   out.precise_enough = std::isfinite(out.half_width_tok_s) && out.half_width_tok_s <= precision * out.projected_tok_s &&
                        observed && observed->half_width <= precision * out.observed_tok_s;
+  return out;
+}
+
+PrecisionCheck check_window_closing(std::span<const double> tokens_per_bin, double full_s, double precision,
+                                    double count_step_tokens) {
+  PrecisionCheck out = check_window_precision(tokens_per_bin, full_s, precision, count_step_tokens);
+  const size_t n = tokens_per_bin.size();
+  if (!out.precise_enough) return out;  // nothing to hold still
+  // What moved by up to P/2 over the last half of the window may move as much again by its end.
+  out.held_still = true;
+  for (size_t m = std::max<size_t>((n + 1) / 2, kMinBins); m < n && out.held_still; ++m) {
+    const double earlier = check_window_precision(tokens_per_bin.first(m), full_s, precision, count_step_tokens)
+                               .projected_tok_s;
+    out.held_still = earlier > 0 && std::fabs(earlier - out.projected_tok_s) <= precision / 2 * out.projected_tok_s;
+  }
   return out;
 }
 

@@ -16,6 +16,9 @@ struct PrecisionCheck {
   double projected_tok_s = 0;    ///< the trend's mean rate over the full window (0: no projection)
   double half_width_tok_s = 0;   ///< 95% half-width of the projection (AR(1)-inflated)
   double drift_per_s = 0;        ///< the trend's slope at the bins' middle, tok/s per second
+  bool held_still = false;       ///< the projections from half the bins on were within half the precision of this one
+  /// The closing rule of `run --precision` (check_window_closing): precise, and the projection held still.
+  bool closes() const { return precise_enough && held_still; }
 };
 
 /// `tokens_per_bin`: output tokens in consecutive 1 s bins from the window's start (whole bins
@@ -34,6 +37,17 @@ struct PrecisionCheck {
 /// Never with fewer than 4 bins, an empty bin, or a trend that reaches zero within the window.
 PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, double full_s, double precision,
                                       double count_step_tokens = 1);
+
+/// The closing rule of `run --precision`: check_window_precision on all `n` bins, and whether the
+/// projection has **held still**: the projections from the first m bins, for every m from
+/// max(⌈n/2⌉, 4) to n − 1, are all within `precision`/2 of this one (none of them missing) — what
+/// moved by up to P/2 over the last half of the window may move as much again by its end. An
+/// interval says how well the fit's model pins the full window down; a server whose speed wanders
+/// (a CPU server sharing its cores: long-memory noise the model does not have) keeps a tight
+/// interval while its projection moves from second to second. `held_still` is set on the returned
+/// check; `closes()` is the decision.
+PrecisionCheck check_window_closing(std::span<const double> tokens_per_bin, double full_s, double precision,
+                                    double count_step_tokens = 1);
 
 /// An adaptive window that closed early reports what the full window would have measured:
 /// total_tok_s becomes `check.projected_tok_s` with `check.half_width_tok_s` as its interval,

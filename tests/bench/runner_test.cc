@@ -133,6 +133,40 @@ TEST(Runner, WarmsTheEngineUpWithALongPromptBeforeTheFirstPrefillRow) {
   EXPECT_GT(result->timing->warmup_s, 0.0);  // charged to warm-ups, not to the row
 }
 
+// A context with decode cells but no prefill row must be processed once, unmeasured, before its
+// cells: its prompt extends the shorter context's, so a prefix cache reads only the new part. A
+// prefill row's prompt starts with a head of its own (it must be cold).
+TEST(Runner, ADecodeOnlyContextExtendsTheShorterContextsPrompt) {
+  ScriptedServerOptions opts;
+  opts.max_model_len = 4096;
+  ScriptedServer server(opts);
+  test::TempDir dir;
+  RunConfig c = small_config(server, dir.file("run"));  // rows 256 and 512; decode 0, 256, 1024
+  c.matrix.concurrency = {1};
+  ASSERT_EQ(run_matrix(c), 0);
+  std::string row_512, context_1024;
+  for (const auto& req : server.all_requests()) {
+    if (req.path != "/v1/completions") continue;
+    const std::string prompt = nlohmann::json::parse(req.body).value("prompt", "");
+    EXPECT_EQ(prompt.find("speedmatrix context 1024:"), std::string::npos);
+    if (prompt.find("speedmatrix context 512:") == std::string::npos) continue;
+    if (row_512.empty() || prompt.size() < row_512.size()) row_512 = prompt;
+    if (prompt.size() > context_1024.size()) context_1024 = prompt;
+  }
+  ASSERT_FALSE(row_512.empty());
+  EXPECT_GT(context_1024.size(), row_512.size());
+  EXPECT_TRUE(context_1024.starts_with(row_512));
+  auto result = read_result_file(dir.file("run/result.json"));
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  for (const auto& cell : result->decode) {
+    EXPECT_EQ(cell.status, CellStatus::Valid) << cell.context;
+    if (cell.context == 1024) {
+      EXPECT_EQ(cell.prompt_tokens_min, 1024);  // still exactly its context
+    }
+  }
+  for (const auto& row : result->prefill) EXPECT_EQ(row.status, CellStatus::Valid) << row.context;
+}
+
 TEST(Runner, BurstCellsSendTheirRequestsAndRecordLatencies) {
   ScriptedServer server;
   test::TempDir dir;
