@@ -319,7 +319,8 @@ void add_run_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   run->add_option("--precision", flags->precision,
                   "Adaptive windows: end a decode cell as soon as its total tok/s is within this of what the "
-                  "full --duration window would measure (e.g. 2%); --duration becomes the cap");
+                  "full --duration window would measure (e.g. 2%) and that estimate has stopped moving; "
+                  "--duration becomes the cap (a server whose speed wanders runs to it)");
   run->add_option("--min-window", flags->min_window_s, "Adaptive windows: the shortest window, seconds")
       ->capture_default_str();
   run->add_flag("--precision-audit", flags->precision_audit,
