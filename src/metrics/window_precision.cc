@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <vector>
 
 #include "metrics/batch_means.h"
@@ -21,6 +22,35 @@ double mean_rate(double alpha, double beta, double full_s) {
   return std::log1p(u) / (beta * full_s);
 }
 
+// Seconds per token y = 1/bin against the bins' mid-times (0.5, 1.5, …), fitted by least squares
+// and centred: y = γ + β(t − t̄). None with fewer than kMinBins bins or an empty one.
+struct Trend {
+  std::vector<double> y;  // seconds per token of each bin
+  double t_mean = 0, sxx = 0, gamma = 0, beta = 0;
+  // The trend's mean rate over [0, full_s]; 0 when it reaches zero within it.
+  double projection(double full_s) const { return mean_rate(gamma - beta * t_mean, beta, full_s); }
+};
+
+std::optional<Trend> fit_trend(std::span<const double> tokens_per_bin) {
+  const size_t n = tokens_per_bin.size();
+  if (n < kMinBins) return std::nullopt;
+  if (std::any_of(tokens_per_bin.begin(), tokens_per_bin.end(), [](double v) { return !(v > 0); }))
+    return std::nullopt;
+  Trend t;
+  const double nd = static_cast<double>(n);
+  t.t_mean = nd / 2.0;
+  t.y.resize(n);
+  for (size_t i = 0; i < n; ++i) t.gamma += (t.y[i] = 1.0 / tokens_per_bin[i]) / nd;
+  double sxy = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double dt = static_cast<double>(i) + 0.5 - t.t_mean;
+    t.sxx += dt * dt;
+    sxy += dt * (t.y[i] - t.gamma);
+  }
+  t.beta = sxy / t.sxx;
+  return t;
+}
+
 }  // namespace
 
 PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, double full_s, double precision,
@@ -31,22 +61,10 @@ PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, do
   double sum = 0;
   for (double v : tokens_per_bin) sum += v;
   out.observed_tok_s = sum / static_cast<double>(n);
-  if (n < kMinBins || full_s <= 0) return out;
-  if (std::any_of(tokens_per_bin.begin(), tokens_per_bin.end(), [](double v) { return !(v > 0); })) return out;
-  // Seconds per token against the bins' mid-times (0.5, 1.5, …), centred: y = γ + β(t − t̄).
+  const auto trend = full_s > 0 ? fit_trend(tokens_per_bin) : std::nullopt;
+  if (!trend) return out;
   const double nd = static_cast<double>(n);
-  const double t_mean = nd / 2.0;
-  std::vector<double> y(n);
-  double y_mean = 0;
-  for (size_t i = 0; i < n; ++i) y_mean += (y[i] = 1.0 / tokens_per_bin[i]) / nd;
-  double sxx = 0, sxy = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const double dt = static_cast<double>(i) + 0.5 - t_mean;
-    sxx += dt * dt;
-    sxy += dt * (y[i] - y_mean);
-  }
-  const double beta = sxy / sxx;
-  const double gamma = y_mean;
+  const auto& [y, t_mean, sxx, gamma, beta] = *trend;
   double ss = 0, lag = 0;
   std::vector<double> residual(n);
   for (size_t i = 0; i < n; ++i) {
@@ -68,7 +86,7 @@ PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, do
   var *= (1 + rho) / (1 - rho);
 
   auto projection = [&](double g, double b) { return mean_rate(g - b * t_mean, b, full_s); };
-  out.projected_tok_s = projection(gamma, beta);
+  out.projected_tok_s = trend->projection(full_s);
   out.drift_per_s = -beta / (gamma * gamma);
   if (out.projected_tok_s <= 0) return out;
   // Delta method: γ̂ and β̂ are uncorrelated (centred times), var γ̂ = σ²/n, var β̂ = σ²/Sxx.
@@ -96,8 +114,8 @@ PrecisionCheck check_window_closing(std::span<const double> tokens_per_bin, doub
   // What moved by up to P/2 over the last half of the window may move as much again by its end.
   out.held_still = true;
   for (size_t m = std::max<size_t>((n + 1) / 2, kMinBins); m < n && out.held_still; ++m) {
-    const double earlier = check_window_precision(tokens_per_bin.first(m), full_s, precision, count_step_tokens)
-                               .projected_tok_s;
+    const auto trend = fit_trend(tokens_per_bin.first(m));
+    const double earlier = trend ? trend->projection(full_s) : 0;
     out.held_still = earlier > 0 && std::fabs(earlier - out.projected_tok_s) <= precision / 2 * out.projected_tok_s;
   }
   return out;
