@@ -10,7 +10,8 @@
 //   first    ... the check finds precise (the rule before the projection had to hold still)
 //   twice    ... precise at two consecutive seconds
 //
-// Usage: build/bench/replay_precision [--precision 2%] [--min-window 5] RESULT.json...
+// Usage: build/bench/replay_precision [--precision 2%] [--min-window 5] [--trace] RESULT.json...
+//   --trace: under each cell, what the `held` rule's check said at every second
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +49,7 @@ struct Tally {
 
 int main(int argc, char** argv) {
   double precision = 0.02, min_window_s = 5;
+  bool trace = false;  // print what the live rule's check said at every second
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -60,8 +62,10 @@ int main(int argc, char** argv) {
       precision = *share;
     } else if (a == "--min-window" && i + 1 < argc) {
       min_window_s = std::atof(argv[++i]);
+    } else if (a == "--trace") {
+      trace = true;
     } else if (a == "-h" || a == "--help") {
-      std::puts("usage: replay_precision [--precision 2%] [--min-window 5] RESULT.json...");
+      std::puts("usage: replay_precision [--precision 2%] [--min-window 5] [--trace] RESULT.json...");
       return 0;
     } else {
       files.push_back(a);
@@ -88,8 +92,7 @@ int main(int argc, char** argv) {
       const auto& bins = cell.audit_bins_tok_s;
       std::vector<sm::PrecisionCheck> checks;
       for (size_t n = 1; n <= bins.size(); ++n)
-        checks.push_back(sm::check_window_closing(std::span(bins.data(), n), duration_s, precision,
-                                                  static_cast<double>(cell.concurrency)));
+        checks.push_back(sm::check_window_closing(std::span(bins.data(), n), duration_s, precision));
       // The run's folder and the one above it name it (".../A/B/result.json" is "A/B").
       std::string run = file;
       if (run.ends_with("/result.json")) run.resize(run.size() - std::string("/result.json").size());
@@ -121,6 +124,15 @@ int main(int argc, char** argv) {
         std::printf(" | %-6s %5zus %+6.2f%%", "", close, diff * 100);
       }
       std::printf("\n");
+      if (!trace) continue;
+      for (size_t n = 1; n <= bins.size(); ++n) {
+        const sm::PrecisionCheck& c = checks[n - 1];
+        if (!(c.projected_tok_s > 0)) continue;
+        std::printf("    %2zus bin %8.1f  projects %+6.2f%% ± %5.2f%%  observed ± %5.2f%%  %s%s\n", n, bins[n - 1],
+                    (c.projected_tok_s / full - 1) * 100, c.half_width_tok_s / c.projected_tok_s * 100,
+                    c.observed_half_width_tok_s / c.observed_tok_s * 100, c.precise_enough ? "precise" : "",
+                    c.closes() ? " held: closes" : "");
+      }
     }
   }
   std::printf("\nrule    cells closed beyond-%g%% worst    windows (of full)\n", precision * 100);

@@ -227,6 +227,7 @@ LoopOutcome ClosedLoop::run(const LoopSpec& spec) {
                                  : spec.concurrency;
   for (int32_t slot = 0; slot < first_wave; ++slot) start_request(slot);
   constexpr int64_t kTickNs = 250 * kNsPerMs;
+  constexpr int64_t kSettleCheckNs = 100 * kNsPerMs;
   int64_t next_tick_ns = start_ns;
   int64_t next_settle_check_ns = 0;  // adaptive windows: the next time window_settled is asked
 
@@ -264,7 +265,7 @@ LoopOutcome ClosedLoop::run(const LoopSpec& spec) {
     }
     if (outcome_.window_opened && spec.window_settled) {
       if (now_ns >= next_settle_check_ns) {
-        next_settle_check_ns = now_ns + kNsPerS;
+        next_settle_check_ns = now_ns + kSettleCheckNs;
         if (spec.window_settled(outcome_.records, DecodeWindow{outcome_.window.begin_ns, now_ns})) {
           outcome_.window.end_ns = now_ns;
           outcome_.closed_early = true;

@@ -33,8 +33,9 @@ struct LoopSpec {
   int64_t request_timeout_ns = 0;  ///< single shot: requests still running this long after the
                                    ///< start are cut and failed (0 = no limit but the read timeout)
   std::function<void()> on_tick;   ///< called about every 250 ms while the loop runs (progress line)
-  /// Adaptive windows (run --precision): asked about once a second while the window is open, with
-  /// the records so far and the window up to now; true closes the window there.
+  /// Adaptive windows (run --precision): asked every 100 ms while the window is open, with the
+  /// records so far and the window up to now; true closes the window there. (A second's count is
+  /// known a chunk gap after it ends: asked once a second, a window would close up to a second late.)
   std::function<bool(const std::vector<RequestRecord>&, DecodeWindow)> window_settled;
 };
 

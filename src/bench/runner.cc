@@ -654,6 +654,7 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
   const bool audit = matrix_.precision > 0 && matrix_.precision_audit;
   std::optional<PrecisionCheck> closing;  // the first check that would close the window
   double closing_s = 0;                   // ... and the window's length then
+  int64_t checked_s = 0;                  // whole seconds of the window the last check read
   if (matrix_.precision > 0) {
     // Adaptive window: close it once its figure is within --precision of what the whole
     // --duration window would measure (docs/METRICS.md, "Adaptive windows"). An audit keeps that
@@ -662,8 +663,12 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
       if (closing) return false;  // only an audit asks again
       const double so_far_s = static_cast<double>(so_far.end_ns - so_far.begin_ns) / 1e9;
       if (so_far_s < matrix_.min_window_s) return false;
-      const PrecisionCheck check = check_window_closing(tokens_per_second(records, so_far), matrix_.duration_s,
-                                                        matrix_.precision, cell.concurrency);
+      // Only a newly known second can change the check (asked every 100 ms).
+      const int64_t known_s = known_whole_seconds(records, so_far);
+      if (known_s <= checked_s) return false;
+      checked_s = known_s;
+      const PrecisionCheck check =
+          check_window_closing(tokens_per_second(records, so_far), matrix_.duration_s, matrix_.precision);
       if (!check.closes()) return false;
       closing = check;
       closing_s = so_far_s;
@@ -689,9 +694,9 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
     // Report the full window's projection, not the early window's mean; from the records as
     // reconciled after the cut (streams counted by chunks are scaled then), like every figure.
     if (cell.settled == true)
-      report_projection(check_window_precision(tokens_per_second(out.records, out.window), matrix_.duration_s,
-                                               matrix_.precision, cell.concurrency),
-                        cell);
+      report_projection(
+          check_window_precision(tokens_per_second(out.records, out.window), matrix_.duration_s, matrix_.precision),
+          cell);
     if (audit && closing) {
       cell.audit_close_s = closing_s;
       cell.audit_tok_s = closing->projected_tok_s;

@@ -65,14 +65,47 @@ void add_overlap(int64_t begin_ns, int64_t end_ns, DecodeWindow w, const Bins& b
 
 }  // namespace
 
+int64_t known_whole_seconds(std::span<const RequestRecord> records, DecodeWindow window) {
+  if (window.end_ns <= window.begin_ns) return 0;
+  // How far every stream is known: one still generating at the window's end (running, or cut
+  // there) has sent nothing since its last chunk, whose tokens are not yet spread back over the
+  // gap; a stream that ended, or has a chunk past the end, is known throughout.
+  int64_t known_ns = window.end_ns;
+  for (const auto& r : records) {
+    if (r.chunks.empty() || r.chunks.front().t_ns > window.end_ns) continue;
+    const bool producing = r.end == RequestEnd::Running || r.end == RequestEnd::Cut || r.end_ns > window.end_ns;
+    if (!producing || r.chunks.back().t_ns > window.end_ns) continue;
+    known_ns = std::min(known_ns, r.chunks.back().t_ns);
+  }
+  return std::max<int64_t>(0, known_ns - window.begin_ns) / kNsPerS;
+}
+
 std::vector<double> tokens_per_second(std::span<const RequestRecord> records, DecodeWindow window) {
-  const int64_t whole = window.end_ns > window.begin_ns ? (window.end_ns - window.begin_ns) / kNsPerS : 0;
+  const int64_t whole = known_whole_seconds(records, window);
   std::vector<double> bins(static_cast<size_t>(whole), 0.0);
   if (whole == 0) return bins;
   const int64_t end_ns = window.begin_ns + whole * kNsPerS;
-  for (const auto& r : records)
-    for (const auto& c : r.chunks)
-      if (c.t_ns >= window.begin_ns && c.t_ns < end_ns) bins[static_cast<size_t>((c.t_ns - window.begin_ns) / kNsPerS)] += c.tokens;
+  auto add_at = [&](int64_t t_ns, double tokens) {
+    if (t_ns >= window.begin_ns && t_ns < end_ns) bins[static_cast<size_t>((t_ns - window.begin_ns) / kNsPerS)] += tokens;
+  };
+  for (const auto& r : records) {
+    int64_t prev_ns = -1;
+    for (const auto& c : r.chunks) {
+      if (prev_ns < 0 || c.t_ns <= prev_ns) {
+        add_at(c.t_ns, c.tokens);  // a first token has no gap before it
+      } else if (c.t_ns > window.begin_ns && prev_ns < end_ns) {
+        // The chunk's tokens were made over the gap since the previous one: spread them evenly.
+        const double per_ns = c.tokens / static_cast<double>(c.t_ns - prev_ns);
+        const int64_t lo_ns = std::max(prev_ns, window.begin_ns), hi_ns = std::min(c.t_ns, end_ns);
+        for (int64_t b = (lo_ns - window.begin_ns) / kNsPerS; b < whole; ++b) {
+          const int64_t bin_lo = window.begin_ns + b * kNsPerS, bin_hi = bin_lo + kNsPerS;
+          if (bin_lo >= hi_ns) break;
+          bins[static_cast<size_t>(b)] += per_ns * static_cast<double>(std::min(hi_ns, bin_hi) - std::max(lo_ns, bin_lo));
+        }
+      }
+      prev_ns = c.t_ns;
+    }
+  }
   return bins;
 }
 

@@ -26,9 +26,17 @@ struct DecodeIntervals {
 };
 DecodeIntervals decode_intervals(std::span<const RequestRecord> records, DecodeWindow window);
 
-/// Output tokens (by chunk arrival) in each whole second of [window.begin, window.end): the bins
-/// an adaptive window's stopping rule reads (metrics/window_precision.h).
+/// Output tokens in each whole second of [window.begin, window.end): the bins an adaptive window's
+/// stopping rule reads (metrics/window_precision.h). A chunk's tokens are spread evenly over the gap
+/// since its stream's previous chunk (a request's first chunk counts at its arrival), so a bin
+/// counts the streams' fractional progress, not whole engine steps; and only seconds every stream
+/// is known through come out: while a stream is still generating, the gap after its last chunk is
+/// not, so a window's last second waits for each stream's next chunk.
 std::vector<double> tokens_per_second(std::span<const RequestRecord> records, DecodeWindow window);
+
+/// How many whole seconds of the window tokens_per_second would return: cheap (one look at each
+/// request), for asking often whether another second has become known.
+int64_t known_whole_seconds(std::span<const RequestRecord> records, DecodeWindow window);
 
 /// A prompt is on target when |prompt_tokens − target| ≤ max(16, 0.5% of target).
 bool prompt_length_ok(int64_t prompt_tokens, int64_t target_tokens);

@@ -53,8 +53,7 @@ std::optional<Trend> fit_trend(std::span<const double> tokens_per_bin) {
 
 }  // namespace
 
-PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, double full_s, double precision,
-                                      double count_step_tokens) {
+PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, double full_s, double precision) {
   PrecisionCheck out;
   const size_t n = tokens_per_bin.size();
   if (n == 0) return out;
@@ -75,12 +74,6 @@ PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, do
   // Lag-1 autocorrelation of the residuals, bias-corrected: on a few points, after a straight
   // line is taken out, it reads low by about (2 + 4ρ)/n (seeded simulations, docs/METRICS.md).
   double var = ss / (nd - 2);
-  // A bin's count is only known to one engine step: a batch of streams emits together, so counts
-  // move in steps of `count_step_tokens` and a slope smaller than a step per bin leaves identical
-  // bins. Rounding to a step is uniform (variance step²/12), in seconds per token step²/12 ÷ count⁴.
-  const double mean_count = out.observed_tok_s;
-  const double step = std::max(count_step_tokens, 1.0);
-  var = std::max(var, step * step / 12.0 / (mean_count * mean_count * mean_count * mean_count));
   const double rho_hat = ss > 0 ? lag / ss : 0;
   const double rho = std::clamp(rho_hat + (2 + 4 * std::max(rho_hat, 0.0)) / nd, 0.0, 0.9);
   var *= (1 + rho) / (1 - rho);
@@ -101,14 +94,14 @@ PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, do
   // within the precision before the window closes.
   const std::vector<double> seconds(n, 1.0);
   const auto observed = batch_means_interval(tokens_per_bin, seconds, true);
+  if (observed) out.observed_half_width_tok_s = observed->half_width;
   out.precise_enough = std::isfinite(out.half_width_tok_s) && out.half_width_tok_s <= precision * out.projected_tok_s &&
                        observed && observed->half_width <= precision * out.observed_tok_s;
   return out;
 }
 
-PrecisionCheck check_window_closing(std::span<const double> tokens_per_bin, double full_s, double precision,
-                                    double count_step_tokens) {
-  PrecisionCheck out = check_window_precision(tokens_per_bin, full_s, precision, count_step_tokens);
+PrecisionCheck check_window_closing(std::span<const double> tokens_per_bin, double full_s, double precision) {
+  PrecisionCheck out = check_window_precision(tokens_per_bin, full_s, precision);
   const size_t n = tokens_per_bin.size();
   if (!out.precise_enough) return out;  // nothing to hold still
   // What moved by up to P/2 over the last half of the window may move as much again by its end.

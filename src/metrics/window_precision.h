@@ -15,6 +15,7 @@ struct PrecisionCheck {
   double observed_tok_s = 0;     ///< mean of the bins so far
   double projected_tok_s = 0;    ///< the trend's mean rate over the full window (0: no projection)
   double half_width_tok_s = 0;   ///< 95% half-width of the projection (AR(1)-inflated)
+  double observed_half_width_tok_s = 0;  ///< 95% batch-means half-width of the observed rate (0: none)
   double drift_per_s = 0;        ///< the trend's slope at the bins' middle, tok/s per second
   bool held_still = false;       ///< the projections from half the bins on were within half the precision of this one
   /// The closing rule of `run --precision` (check_window_closing): precise, and the projection held still.
@@ -29,14 +30,13 @@ struct PrecisionCheck {
 /// the fit's (by the delta method), with the residual variance × (1 + ρ)/(1 − ρ) for the residuals'
 /// lag-1 autocorrelation ρ (bias-corrected: + (2 + 4ρ̂⁺)/n, clipped to [0, 0.9]), and a t
 /// quantile with n − 2 degrees of freedom.
-/// The residual variance is at least that of rounding each bin to `count_step_tokens` (the tokens
-/// one engine step emits: the streams in the batch), ÷ count⁴ in seconds per token: bins that
-/// look identical only say the slope is below one step per bin, not that it is zero.
+/// The bins are fractional (tokens_per_second spreads a chunk's tokens over the gap before it), so
+/// a slope smaller than one engine step per second still shows; counted by arrival, a batched
+/// engine's bins move in whole steps and identical bins once gave a zero-width interval.
 /// Precise enough when that 95% half-width is within `precision` (a fraction) of the projection
 /// and the observed rate's own batch-means interval (batch_means_interval) is within it too.
 /// Never with fewer than 4 bins, an empty bin, or a trend that reaches zero within the window.
-PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, double full_s, double precision,
-                                      double count_step_tokens = 1);
+PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, double full_s, double precision);
 
 /// The closing rule of `run --precision`: check_window_precision on all `n` bins, and whether the
 /// projection has **held still**: the projections from the first m bins, for every m from
@@ -46,8 +46,7 @@ PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, do
 /// (a CPU server sharing its cores: long-memory noise the model does not have) keeps a tight
 /// interval while its projection moves from second to second. `held_still` is set on the returned
 /// check; `closes()` is the decision.
-PrecisionCheck check_window_closing(std::span<const double> tokens_per_bin, double full_s, double precision,
-                                    double count_step_tokens = 1);
+PrecisionCheck check_window_closing(std::span<const double> tokens_per_bin, double full_s, double precision);
 
 /// An adaptive window that closed early reports what the full window would have measured:
 /// total_tok_s becomes `check.projected_tok_s` with `check.half_width_tok_s` as its interval,

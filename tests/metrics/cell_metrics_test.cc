@@ -171,5 +171,32 @@ TEST(CellIntervals, ShortWindowHasNoInterval) {
   EXPECT_FALSE(c.total_tok_s_ci.has_value());
 }
 
+TEST(WindowBins, AStepEngineCountsEvenSecondsNotWholeSteps) {
+  // Four streams decoding as one batch, a step (one token each) every 80 ms: 50 tok/s. Counted by
+  // chunk arrival a second holds 12 or 13 steps (48 or 52 tokens); spread over the gaps, 50.
+  std::vector<RequestRecord> rs;
+  for (int s = 0; s < 4; ++s) rs.push_back(stream(0, 10, 80, 200, 1, RequestEnd::Cut));
+  const auto bins = tokens_per_second(rs, {1000 * kMs, 11'000 * kMs});
+  ASSERT_EQ(bins.size(), 10u);
+  for (double b : bins) EXPECT_NEAR(b, 50.0, 1e-9);
+}
+
+TEST(WindowBins, ASecondWaitsForEveryGeneratingStreamsNextChunk) {
+  // One stream still generating, its last chunk at 7.49 s; one that finished at 2 s. The window
+  // is at 9.2 s: seconds 0-6 are known, second 7 is not (the gap after 7.49 s is not yet spread).
+  std::vector<RequestRecord> rs{stream(0, 10, 20, 375, 1, RequestEnd::Running),
+                                stream(0, 10, 20, 100, 1, RequestEnd::Finished)};
+  rs[0].end_ns = -1;
+  const auto bins = tokens_per_second(rs, {0, 9200 * kMs});
+  ASSERT_EQ(bins.size(), 7u);
+  EXPECT_NEAR(bins[0], 1 + 49.5 + 1 + 49.5, 1e-9);  // each first token at 10 ms, then 49.5 chunk gaps
+  EXPECT_NEAR(bins[1], 50.0 + 49.5, 1e-9);          // the finished stream's last chunk was at 1.99 s
+  EXPECT_NEAR(bins[6], 50.0, 1e-9);
+  // Once the window is cut there and the stream is known to have ended, every second counts.
+  rs[0].end = RequestEnd::Finished;
+  rs[0].end_ns = rs[0].chunks.back().t_ns;
+  EXPECT_EQ(tokens_per_second(rs, {0, 9200 * kMs}).size(), 9u);
+}
+
 }  // namespace
 }  // namespace sm
