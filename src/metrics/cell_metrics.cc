@@ -91,8 +91,12 @@ std::vector<double> tokens_per_second(std::span<const RequestRecord> records, De
   for (const auto& r : records) {
     int64_t prev_ns = -1;
     for (const auto& c : r.chunks) {
-      if (prev_ns < 0 || c.t_ns <= prev_ns) {
-        add_at(c.t_ns, c.tokens);  // a first token has no gap before it
+      if (prev_ns < 0) {
+        // A first token has no gap before it: it counts at its arrival, unless it opened the
+        // window (the last stream's first token is the ramp's, not the first second's).
+        if (c.t_ns > window.begin_ns) add_at(c.t_ns, c.tokens);
+      } else if (c.t_ns <= prev_ns) {
+        add_at(c.t_ns, c.tokens);
       } else if (c.t_ns > window.begin_ns && prev_ns < end_ns) {
         // The chunk's tokens were made over the gap since the previous one: spread them evenly.
         const double per_ns = c.tokens / static_cast<double>(c.t_ns - prev_ns);

@@ -13,19 +13,18 @@ namespace {
 
 constexpr size_t kMinBins = 4;  // a projection needs this many whole seconds
 
-// Mean rate over [0, full_s] of 1/(alpha + beta·t); 0 when the trend is not positive throughout.
+// Mean rate over [0, full_s] of 1/√(alpha + beta·t); 0 when the trend is not positive throughout.
+// ∫₀ᴰ dt/√(α+βt) = 2(√(α+βD) − √α)/β, written as 2D/(√(α+βD) + √α) so β → 0 needs no case.
 double mean_rate(double alpha, double beta, double full_s) {
   const double end = alpha + beta * full_s;
   if (alpha <= 0 || end <= 0) return 0;
-  const double u = beta * full_s / alpha;
-  if (std::fabs(u) < 1e-9) return 1.0 / alpha;
-  return std::log1p(u) / (beta * full_s);
+  return 2.0 / (std::sqrt(end) + std::sqrt(alpha));
 }
 
-// Seconds per token y = 1/bin against the bins' mid-times (0.5, 1.5, …), fitted by least squares
-// and centred: y = γ + β(t − t̄). None with fewer than kMinBins bins or an empty one.
+// Squared seconds per token z = 1/bin² against the bins' mid-times (0.5, 1.5, …), fitted by least
+// squares and centred: z = γ + β(t − t̄). None with fewer than kMinBins bins or an empty one.
 struct Trend {
-  std::vector<double> y;  // seconds per token of each bin
+  std::vector<double> y;  // squared seconds per token of each bin
   double t_mean = 0, sxx = 0, gamma = 0, beta = 0;
   // The trend's mean rate over [0, full_s]; 0 when it reaches zero within it.
   double projection(double full_s) const { return mean_rate(gamma - beta * t_mean, beta, full_s); }
@@ -40,7 +39,8 @@ std::optional<Trend> fit_trend(std::span<const double> tokens_per_bin) {
   const double nd = static_cast<double>(n);
   t.t_mean = nd / 2.0;
   t.y.resize(n);
-  for (size_t i = 0; i < n; ++i) t.gamma += (t.y[i] = 1.0 / tokens_per_bin[i]) / nd;
+  for (size_t i = 0; i < n; ++i)
+    t.gamma += (t.y[i] = 1.0 / (tokens_per_bin[i] * tokens_per_bin[i])) / nd;
   double sxy = 0;
   for (size_t i = 0; i < n; ++i) {
     const double dt = static_cast<double>(i) + 0.5 - t.t_mean;
@@ -80,7 +80,7 @@ PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, do
 
   auto projection = [&](double g, double b) { return mean_rate(g - b * t_mean, b, full_s); };
   out.projected_tok_s = trend->projection(full_s);
-  out.drift_per_s = -beta / (gamma * gamma);
+  out.drift_per_s = -beta / (2 * gamma * std::sqrt(gamma));  // d(1/√z)/dt at the bins' middle
   if (out.projected_tok_s <= 0) return out;
   // Delta method: γ̂ and β̂ are uncorrelated (centred times), var γ̂ = σ²/n, var β̂ = σ²/Sxx.
   const double dg = 1e-6 * gamma;

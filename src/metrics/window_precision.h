@@ -23,10 +23,13 @@ struct PrecisionCheck {
 };
 
 /// `tokens_per_bin`: output tokens in consecutive 1 s bins from the window's start (whole bins
-/// only). A closed loop's rate drifts as its streams' contexts grow; the time per token grows
-/// about linearly with context, so the model is seconds-per-token y = 1/rate = α + β·t, fitted by
-/// least squares on the bins' mid-times. The full window's mean rate is then
-/// ∫₀ᴰ dt/(α+βt) ÷ D = ln((α+βD)/α) / (βD) (1/α when β = 0), and its standard error follows from
+/// only). A closed loop's rate drifts as its streams' contexts grow. A stream's time per token
+/// grows linearly with its context, τ = a + b·c, and its context grows one token per τ, so
+/// dc/dt = 1/τ and τ² = a'² + 2b·t: the **square** of the seconds per token is linear in time for
+/// streams that started together (a closed loop's window opens as its streams' first tokens
+/// arrive), and nearly so for streams that restart apart. The model is z = 1/rate² = α + β·t,
+/// fitted by least squares on the bins' mid-times. The full window's mean rate is then
+/// ∫₀ᴰ dt/√(α+βt) ÷ D = 2 / (√(α+βD) + √α), and its standard error follows from
 /// the fit's (by the delta method), with the residual variance × (1 + ρ)/(1 − ρ) for the residuals'
 /// lag-1 autocorrelation ρ (bias-corrected: + (2 + 4ρ̂⁺)/n, clipped to [0, 0.9]), and a t
 /// quantile with n − 2 degrees of freedom.
