@@ -28,12 +28,12 @@ DecodeIntervals decode_intervals(std::span<const RequestRecord> records, DecodeW
 
 /// Output tokens in each whole second of [window.begin, window.end): the bins an adaptive window's
 /// stopping rule reads (metrics/window_precision.h). A chunk's tokens are spread evenly over the gap
-/// since its stream's previous chunk (a request's first chunk counts at its arrival, but not the
-/// one that opened the window: one token in a single stream's first second is 1.5% at 65 tok/s,
-/// and it read as a slope), so a bin
-/// counts the streams' fractional progress, not whole engine steps; and only seconds every stream
-/// is known through come out: while a stream is still generating, the gap after its last chunk is
-/// not, so a window's last second waits for each stream's next chunk.
+/// since its stream's previous chunk, so a bin counts the streams' fractional progress, not whole
+/// engine steps. A request's first chunk counts at its arrival, but not the one that opened the
+/// window (it ends a prefill; one token in a single stream's first second is 1.5% at 65 tok/s,
+/// and the fit read it as a slope). Only seconds every stream is known through come out: while a
+/// stream is still generating, the gap after its last chunk is not, so a window's last second
+/// waits for each stream's next chunk.
 std::vector<double> tokens_per_second(std::span<const RequestRecord> records, DecodeWindow window);
 
 /// How many whole seconds of the window tokens_per_second would return: cheap (one look at each

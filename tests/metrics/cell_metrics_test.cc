@@ -181,6 +181,15 @@ TEST(WindowBins, AStepEngineCountsEvenSecondsNotWholeSteps) {
   for (double b : bins) EXPECT_NEAR(b, 50.0, 1e-9);
 }
 
+TEST(WindowBins, TheTokenThatOpenedTheWindowIsNotTheFirstSeconds) {
+  // One stream whose first token opens the window at 100 ms, then one every 20 ms: every second
+  // holds 50 tokens; counting the opener too would make the first second 51 (2% of it), a slope.
+  std::vector<RequestRecord> rs{stream(0, 100, 20, 400, 1, RequestEnd::Cut)};
+  const auto bins = tokens_per_second(rs, {100 * kMs, 5100 * kMs});
+  ASSERT_EQ(bins.size(), 5u);
+  for (double b : bins) EXPECT_NEAR(b, 50.0, 1e-9);
+}
+
 TEST(WindowBins, ASecondWaitsForEveryGeneratingStreamsNextChunk) {
   // One stream still generating, its last chunk at 7.49 s; one that finished at 2 s. The window
   // is at 9.2 s: seconds 0-6 are known, second 7 is not (the gap after 7.49 s is not yet spread).
