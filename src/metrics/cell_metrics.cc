@@ -49,8 +49,9 @@ Bins bins_of(DecodeWindow w) {
   return b;
 }
 
-// Adds the part of [begin, end) inside each bin to `seconds`.
-void add_overlap(int64_t begin_ns, int64_t end_ns, DecodeWindow w, const Bins& b, std::vector<double>& seconds) {
+// Adds the part of [begin, end) inside each bin, in seconds × `per_s`, to `seconds`.
+void add_overlap(int64_t begin_ns, int64_t end_ns, DecodeWindow w, const Bins& b, std::vector<double>& seconds,
+                 double per_s = 1.0) {
   begin_ns = std::max(begin_ns, w.begin_ns);
   end_ns = std::min(end_ns, w.end_ns);
   if (end_ns <= begin_ns) return;
@@ -58,7 +59,7 @@ void add_overlap(int64_t begin_ns, int64_t end_ns, DecodeWindow w, const Bins& b
     const double lo = static_cast<double>(w.begin_ns) + b.width_ns * static_cast<double>(i);
     const double hi = lo + b.width_ns;
     const double overlap = std::min(hi, static_cast<double>(end_ns)) - std::max(lo, static_cast<double>(begin_ns));
-    if (overlap > 0) seconds[i] += overlap / kNsPerSD;
+    if (overlap > 0) seconds[i] += overlap / kNsPerSD * per_s;
     if (hi >= static_cast<double>(end_ns)) break;
   }
 }
@@ -84,29 +85,19 @@ std::vector<double> tokens_per_second(std::span<const RequestRecord> records, De
   const int64_t whole = known_whole_seconds(records, window);
   std::vector<double> bins(static_cast<size_t>(whole), 0.0);
   if (whole == 0) return bins;
-  const int64_t end_ns = window.begin_ns + whole * kNsPerS;
-  auto add_at = [&](int64_t t_ns, double tokens) {
-    if (t_ns >= window.begin_ns && t_ns < end_ns) bins[static_cast<size_t>((t_ns - window.begin_ns) / kNsPerS)] += tokens;
-  };
+  const DecodeWindow known{window.begin_ns, window.begin_ns + whole * kNsPerS};
+  const Bins seconds{whole, kNsPerSD};
   for (const auto& r : records) {
     int64_t prev_ns = -1;
     for (const auto& c : r.chunks) {
-      if (prev_ns < 0) {
-        // A first token has no gap before it: it counts at its arrival, unless it opened the
-        // window (the last stream's first token is the ramp's, not the first second's).
-        if (c.t_ns > window.begin_ns) add_at(c.t_ns, c.tokens);
-      } else if (c.t_ns <= prev_ns) {
-        add_at(c.t_ns, c.tokens);
-      } else if (c.t_ns > window.begin_ns && prev_ns < end_ns) {
-        // The chunk's tokens were made over the gap since the previous one: spread them evenly.
-        const double per_ns = c.tokens / static_cast<double>(c.t_ns - prev_ns);
-        const int64_t lo_ns = std::max(prev_ns, window.begin_ns), hi_ns = std::min(c.t_ns, end_ns);
-        for (int64_t b = (lo_ns - window.begin_ns) / kNsPerS; b < whole; ++b) {
-          const int64_t bin_lo = window.begin_ns + b * kNsPerS, bin_hi = bin_lo + kNsPerS;
-          if (bin_lo >= hi_ns) break;
-          bins[static_cast<size_t>(b)] += per_ns * static_cast<double>(std::min(hi_ns, bin_hi) - std::max(lo_ns, bin_lo));
-        }
-      }
+      // A first token has no gap before it: it counts at its arrival, unless it opened the window
+      // (the last stream's first token is the ramp's, not the first second's). Any other chunk's
+      // tokens were made over the gap since the previous one: spread evenly over it.
+      const bool point = prev_ns < 0 || c.t_ns <= prev_ns;
+      if (!point)
+        add_overlap(prev_ns, c.t_ns, known, seconds, bins, c.tokens * kNsPerSD / static_cast<double>(c.t_ns - prev_ns));
+      else if (in_window(c.t_ns, known) && (prev_ns >= 0 || c.t_ns > window.begin_ns))
+        bins[seconds.index(c.t_ns, known)] += c.tokens;
       prev_ns = c.t_ns;
     }
   }

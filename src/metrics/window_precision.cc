@@ -24,7 +24,7 @@ double mean_rate(double alpha, double beta, double full_s) {
 // Squared seconds per token z = 1/bin² against the bins' mid-times (0.5, 1.5, …), fitted by least
 // squares and centred: z = γ + β(t − t̄). None with fewer than kMinBins bins or an empty one.
 struct Trend {
-  std::vector<double> y;  // squared seconds per token of each bin
+  std::vector<double> z;  // squared seconds per token of each bin
   double t_mean = 0, sxx = 0, gamma = 0, beta = 0;
   // The trend's mean rate over [0, full_s]; 0 when it reaches zero within it.
   double projection(double full_s) const { return mean_rate(gamma - beta * t_mean, beta, full_s); }
@@ -38,14 +38,14 @@ std::optional<Trend> fit_trend(std::span<const double> tokens_per_bin) {
   Trend t;
   const double nd = static_cast<double>(n);
   t.t_mean = nd / 2.0;
-  t.y.resize(n);
+  t.z.resize(n);
   for (size_t i = 0; i < n; ++i)
-    t.gamma += (t.y[i] = 1.0 / (tokens_per_bin[i] * tokens_per_bin[i])) / nd;
+    t.gamma += (t.z[i] = 1.0 / (tokens_per_bin[i] * tokens_per_bin[i])) / nd;
   double sxy = 0;
   for (size_t i = 0; i < n; ++i) {
     const double dt = static_cast<double>(i) + 0.5 - t.t_mean;
     t.sxx += dt * dt;
-    sxy += dt * (t.y[i] - t.gamma);
+    sxy += dt * (t.z[i] - t.gamma);
   }
   t.beta = sxy / t.sxx;
   return t;
@@ -63,11 +63,11 @@ PrecisionCheck check_window_precision(std::span<const double> tokens_per_bin, do
   const auto trend = full_s > 0 ? fit_trend(tokens_per_bin) : std::nullopt;
   if (!trend) return out;
   const double nd = static_cast<double>(n);
-  const auto& [y, t_mean, sxx, gamma, beta] = *trend;
+  const auto& [z, t_mean, sxx, gamma, beta] = *trend;
   double ss = 0, lag = 0;
   std::vector<double> residual(n);
   for (size_t i = 0; i < n; ++i) {
-    residual[i] = y[i] - (gamma + beta * (static_cast<double>(i) + 0.5 - t_mean));
+    residual[i] = z[i] - (gamma + beta * (static_cast<double>(i) + 0.5 - t_mean));
     ss += residual[i] * residual[i];
   }
   for (size_t i = 0; i + 1 < n; ++i) lag += residual[i] * residual[i + 1];
