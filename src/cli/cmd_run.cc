@@ -337,7 +337,7 @@ void add_run_command(CLI::App& app, Action& action) {
                   "KV-cache capacity in tokens; overrides what the server reports. Cells with "
                   "concurrency x (context + max output) above it are marked over capacity");
   run->add_option("--max-model-len", flags->max_model_len,
-                  "Longest prompt + output per request; overrides the server. Longer cells are marked too long");
+                  "Longest prompt + output per request; overrides the server. Longer cells are marked beyond the model");
   run->add_option("--out", flags->out, "Run folder (default runs/<timestamp>-<model>)");
   run->add_option("--format", flags->format, "What is printed at the end: 'term' tables or 'json'")
       ->capture_default_str();

@@ -12,7 +12,7 @@ std::string status_label(CellStatus status) {
   switch (status) {
     case CellStatus::Valid: return tr("Valid");
     case CellStatus::OverCapacity: return tr("Over capacity");
-    case CellStatus::TooLong: return tr("Too long");
+    case CellStatus::BeyondModel: return tr("Beyond the model");
     case CellStatus::Error: return tr("Error");
     case CellStatus::Interrupted: return tr("Interrupted");
     case CellStatus::Pending: return tr("Pending");
@@ -24,7 +24,7 @@ std::string status_short(CellStatus status) {
   switch (status) {
     case CellStatus::Valid: return tr("valid");
     case CellStatus::OverCapacity: return tr("over cap");
-    case CellStatus::TooLong: return tr("too long");
+    case CellStatus::BeyondModel: return tr("beyond model");
     case CellStatus::Error: return tr("error");
     case CellStatus::Interrupted: return tr("partial");
     case CellStatus::Pending: return tr("pending");

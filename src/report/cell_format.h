@@ -13,10 +13,10 @@ namespace sm::report {
 /// What a missing value shows.
 inline constexpr std::string_view kDash = "—";
 
-/// "Valid", "Over capacity", "Too long", "Error", "Interrupted", "Pending".
+/// "Valid", "Over capacity", "Beyond the model", "Error", "Interrupted", "Pending".
 std::string status_label(CellStatus status);
 
-/// Short form for narrow terminal cells: "over cap", "too long", "error", "partial", "pending".
+/// Short form for narrow terminal cells: "over cap", "beyond model", "error", "partial", "pending".
 std::string status_short(CellStatus status);
 
 /// True when the cell's numbers exist: it ran (valid) or ran partly (interrupted).

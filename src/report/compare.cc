@@ -172,7 +172,7 @@ std::string term_section(const CompareSection& s, const CompareModel& m, const A
     if (metric < s.metrics.size()) out += "\n";
   }
   if (left_out > 0)
-    out += ansi.dim(wrap(fmt::format("{} {} no run measured (over capacity, too long, …) left out; --format html "
+    out += ansi.dim(wrap(fmt::format("{} {} no run measured (over capacity, beyond the model, …) left out; --format html "
                                      "or md shows them.",
                                      left_out, left_out == 1 ? "cell" : "cells"),
                          width));

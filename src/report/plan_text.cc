@@ -12,7 +12,7 @@ std::string_view short_status(CellStatus s) {
   switch (s) {
     case CellStatus::Valid: return "run";
     case CellStatus::OverCapacity: return "over cap";
-    case CellStatus::TooLong: return "too long";
+    case CellStatus::BeyondModel: return "beyond model";
     default: return to_string(s);
   }
 }

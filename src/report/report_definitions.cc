@@ -67,7 +67,7 @@ std::vector<Definition> definitions(const RunResult& r) {
                               "streams are kept in flight for the whole window (closed loop).")},
       {tr("Over capacity"),
        trf("Not run: requests × (context + {} max output) exceeds the server's KV-cache capacity in tokens.", max_out)},
-      {tr("Too long"), trf("Not run: context + {} max output exceeds the model's context length.", max_out)},
+      {tr("Beyond the model"), trf("Not run: context + {} max output exceeds the model's context length.", max_out)},
   };
   for (auto& d : telemetry_definitions(r)) out.push_back(std::move(d));
   return out;

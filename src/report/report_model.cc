@@ -106,8 +106,8 @@ std::string status_note(CellStatus status) {
   switch (status) {
     case CellStatus::OverCapacity:
       return tr("Over capacity: not run because this many requests at this context would exceed the server's KV cache.");
-    case CellStatus::TooLong:
-      return tr("Too long: not run because context + max output would exceed the model's context length.");
+    case CellStatus::BeyondModel:
+      return tr("Beyond the model: not run because context + max output would exceed the model's context length.");
     case CellStatus::Error: return tr("Error: the cell ran and failed; the reasons are listed under Warnings.");
     case CellStatus::Interrupted: return tr("Interrupted: stopped while running; its numbers are partial.");
     case CellStatus::Pending: return tr("Pending: planned but not measured yet.");
@@ -141,7 +141,7 @@ ReportModel build_report_model(const RunResult& r) {
   m.decode_efficiency = build_matrix(r, MatrixKind::Efficiency);
 
   auto present = statuses(r);
-  for (CellStatus s : {CellStatus::OverCapacity, CellStatus::TooLong, CellStatus::Error, CellStatus::Interrupted,
+  for (CellStatus s : {CellStatus::OverCapacity, CellStatus::BeyondModel, CellStatus::Error, CellStatus::Interrupted,
                        CellStatus::Pending})
     if (present.count(s)) m.decode_notes.push_back(status_note(s));
   if (present.count(CellStatus::OverCapacity)) {
@@ -160,7 +160,7 @@ ReportModel build_report_model(const RunResult& r) {
   m.measurements_caption = tr("Latencies are medians. Total tok/s is output across all simultaneous requests.");
   std::set<CellStatus> all = present;
   for (const auto& p : r.prefill) all.insert(p.status);
-  for (CellStatus s : {CellStatus::OverCapacity, CellStatus::TooLong, CellStatus::Error, CellStatus::Interrupted,
+  for (CellStatus s : {CellStatus::OverCapacity, CellStatus::BeyondModel, CellStatus::Error, CellStatus::Interrupted,
                        CellStatus::Pending})
     if (all.count(s)) m.measurement_notes.push_back(status_note(s));
 

@@ -8,7 +8,7 @@ std::string_view to_string(CellStatus status) {
   switch (status) {
     case CellStatus::Valid: return "valid";
     case CellStatus::OverCapacity: return "over_capacity";
-    case CellStatus::TooLong: return "too_long";
+    case CellStatus::BeyondModel: return "beyond_model";
     case CellStatus::Error: return "error";
     case CellStatus::Interrupted: return "interrupted";
     case CellStatus::Pending: return "pending";
@@ -17,7 +17,8 @@ std::string_view to_string(CellStatus status) {
 }
 
 Result<CellStatus> parse_cell_status(std::string_view text) {
-  for (CellStatus s : {CellStatus::Valid, CellStatus::OverCapacity, CellStatus::TooLong, CellStatus::Error,
+  if (text == "too_long") return CellStatus::BeyondModel;  // its name in files before profiles
+  for (CellStatus s : {CellStatus::Valid, CellStatus::OverCapacity, CellStatus::BeyondModel, CellStatus::Error,
                        CellStatus::Interrupted, CellStatus::Pending}) {
     if (to_string(s) == text) return s;
   }

@@ -7,12 +7,13 @@
 
 namespace sm {
 
-/// Status of a prefill row or decode cell. Planning assigns Valid/OverCapacity/TooLong;
+/// Status of a prefill row or decode cell. Planning assigns Valid/OverCapacity/BeyondModel;
 /// running can turn Valid into Error or Interrupted.
 enum class CellStatus : uint8_t {
   Valid,         ///< runs (or ran) and its numbers hold
   OverCapacity,  ///< not run: concurrency × (context + max output) > KV capacity
-  TooLong,       ///< not run: context + max output > the model's context length
+  BeyondModel,   ///< not run: context + max output > the model's context length ("beyond_model";
+                 ///< files before profiles said "too_long", still read)
   Error,         ///< ran and failed; the reason is kept
   Interrupted,   ///< stopped by Ctrl-C while running; its numbers are partial
   Pending,       ///< planned as valid but not measured yet (a resumable run)

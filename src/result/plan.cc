@@ -25,7 +25,7 @@ std::vector<int64_t> default_prefill_contexts() { return {8 * kK, 16 * kK, 32 * 
 CellStatus decode_cell_status(int64_t context, int64_t concurrency, int64_t max_output_tokens,
                               const CapacityLimits& limits) {
   const int64_t per_request = context + max_output_tokens;
-  if (limits.max_model_len && per_request > *limits.max_model_len) return CellStatus::TooLong;
+  if (limits.max_model_len && per_request > *limits.max_model_len) return CellStatus::BeyondModel;
   if (limits.kv_capacity_tokens && concurrency * per_request > *limits.kv_capacity_tokens)
     return CellStatus::OverCapacity;
   return CellStatus::Valid;

@@ -94,6 +94,15 @@ struct RunSettings {
   /// simulated engine, started again), "launched" (--launch, started again), "url" (must still
   /// answer); empty for predictions.
   std::string target;
+  /// The fixed profile the run followed, name and version ("standard/1", "quick/1"; docs/METRICS.md,
+  /// "Profiles"); empty: a matrix of its own (defaults or flags), not comparable cell for cell.
+  std::string profile;
+  /// --repeat N: every row and cell measured N times, pass after pass over the whole matrix; each
+  /// keeps every pass's figure (repeat_*), and its other figures are its median pass's.
+  int64_t repeat = 1;
+  /// What the plan chose for this server and why: a max output fitted to its context, cells
+  /// dropped beyond the model's length, concurrency stopped at its slots (in words).
+  std::vector<std::string> plan_notes;
 };
 
 /// A median with its tails. All in the unit the field name says.
@@ -131,6 +140,7 @@ struct PrefillRow {
   std::optional<int64_t> cached_tokens;   ///< prompt tokens the server reused (should be ~0: cold)
   bool prompt_length_ok = true;           ///< |prompt_tokens − context| ≤ max(16, 0.5%)
   std::string error;                      ///< why the row failed (status error)
+  std::vector<double> repeat_prompt_tok_s;  ///< --repeat: prompt_tok_s of every pass, in the order run
   CellTelemetry telemetry;                ///< the machine over the request (send → first token)
 };
 
@@ -185,6 +195,8 @@ struct DecodeCell {
   bool prompt_length_ok = true;             ///< every prompt within max(16, 0.5%) of the target
   std::string error;                        ///< why the cell failed (status error)
   std::vector<std::string> warnings;        ///< e.g. "2 requests ended before max output (stop)"
+  std::vector<double> repeat_tok_s;         ///< --repeat: total_tok_s of every pass, in the order run; the
+                                            ///< cell's other figures are its median pass's
   CellTelemetry telemetry;                  ///< the machine over the window
 };
 

@@ -104,6 +104,9 @@ json settings_to_json(const RunSettings& s) {
           {"kv_capacity_override", opt(s.kv_capacity_override)},
           {"max_model_len_override", opt(s.max_model_len_override)}};
   if (!s.target.empty()) j["target"] = s.target;
+  if (!s.profile.empty()) j["profile"] = s.profile;
+  if (s.repeat > 1) j["repeat"] = s.repeat;
+  if (!s.plan_notes.empty()) j["plan_notes"] = s.plan_notes;
   if (s.precision) {
     j["precision"] = *s.precision;
     j["min_window_s"] = s.min_window_s.value_or(0);
@@ -131,6 +134,9 @@ RunSettings settings_from_json(const json& j) {
   read_opt(j, "kv_capacity_override", s.kv_capacity_override);
   read_opt(j, "max_model_len_override", s.max_model_len_override);
   read(j, "target", s.target);
+  read(j, "profile", s.profile);
+  read(j, "repeat", s.repeat);
+  read(j, "plan_notes", s.plan_notes);
   read_opt(j, "precision", s.precision);
   read_opt(j, "min_window_s", s.min_window_s);
   read_opt(j, "precision_audit", s.precision_audit);
@@ -215,6 +221,7 @@ json prefill_to_json(const PrefillRow& r) {
           {"cached_tokens", opt(r.cached_tokens)},
           {"prompt_length_ok", r.prompt_length_ok},
           {"error", r.error}};
+  if (!r.repeat_prompt_tok_s.empty()) out["repeat_prompt_tok_s"] = r.repeat_prompt_tok_s;  // --repeat only
   telemetry_to_json(r.telemetry, out);
   return out;
 }
@@ -231,6 +238,7 @@ Result<PrefillRow> prefill_from_json(const json& j) {
   read_opt(j, "cached_tokens", r.cached_tokens);
   read(j, "prompt_length_ok", r.prompt_length_ok);
   read(j, "error", r.error);
+  read(j, "repeat_prompt_tok_s", r.repeat_prompt_tok_s);
   telemetry_from_json(j, r.telemetry);
   return r;
 }
@@ -281,6 +289,7 @@ json decode_to_json(const DecodeCell& c) {
           {"error", c.error},
           {"warnings", c.warnings}};
   if (!c.audit_bins_tok_s.empty()) out["audit_bins_tok_s"] = c.audit_bins_tok_s;  // audits only
+  if (!c.repeat_tok_s.empty()) out["repeat_tok_s"] = c.repeat_tok_s;              // --repeat only
   telemetry_to_json(c.telemetry, out);
   return out;
 }
@@ -334,6 +343,7 @@ Result<DecodeCell> decode_from_json(const json& j) {
   read(j, "prompt_length_ok", c.prompt_length_ok);
   read(j, "error", c.error);
   read(j, "warnings", c.warnings);
+  read(j, "repeat_tok_s", c.repeat_tok_s);
   telemetry_from_json(j, c.telemetry);
   return c;
 }

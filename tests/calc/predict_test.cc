@@ -93,8 +93,8 @@ TEST(CalcPredict, KvCapacityOverrideAndTooLongCells) {
   EXPECT_EQ(*r->engine.kv_capacity_tokens, 100000);
   EXPECT_EQ(r->decode[0].status, CellStatus::Valid);         // 1 × (0 + 8K)
   EXPECT_EQ(r->decode[1].status, CellStatus::OverCapacity);  // 16 × 8K > 100000
-  EXPECT_EQ(r->decode[2].status, CellStatus::TooLong);       // 64K + 8K > 64K
-  EXPECT_EQ(r->prefill[1].status, CellStatus::TooLong);
+  EXPECT_EQ(r->decode[2].status, CellStatus::BeyondModel);       // 64K + 8K > 64K
+  EXPECT_EQ(r->prefill[1].status, CellStatus::BeyondModel);
 }
 
 TEST(CalcPredict, ShortRequestsRestartInsideTheWindow) {

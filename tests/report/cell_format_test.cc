@@ -39,7 +39,7 @@ TEST(CellFormat, MissingValuesAreDashes) {
 TEST(CellFormat, StatusesAndOthers) {
   EXPECT_EQ(status_label(CellStatus::Valid), "Valid");
   EXPECT_EQ(status_label(CellStatus::OverCapacity), "Over capacity");
-  EXPECT_EQ(status_label(CellStatus::TooLong), "Too long");
+  EXPECT_EQ(status_label(CellStatus::BeyondModel), "Beyond the model");
   EXPECT_EQ(status_label(CellStatus::Error), "Error");
   EXPECT_EQ(status_label(CellStatus::Interrupted), "Interrupted");
   EXPECT_EQ(status_label(CellStatus::Pending), "Pending");

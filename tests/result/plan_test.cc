@@ -46,8 +46,8 @@ TEST(Plan, ReproducesTheSeedPageOverCapacityCellsForEveryCapacityInRange) {
 }
 
 TEST(Plan, TooLongWinsOverCapacity) {
-  EXPECT_EQ(decode_cell_status(260000, 1, 8192, {1000000, 262144}), CellStatus::TooLong);
-  EXPECT_EQ(prefill_row_status(262144, {std::nullopt, 262144}), CellStatus::TooLong);
+  EXPECT_EQ(decode_cell_status(260000, 1, 8192, {1000000, 262144}), CellStatus::BeyondModel);
+  EXPECT_EQ(prefill_row_status(262144, {std::nullopt, 262144}), CellStatus::BeyondModel);
   EXPECT_EQ(prefill_row_status(262143, {std::nullopt, 262144}), CellStatus::Valid);
   EXPECT_EQ(decode_cell_status(1 << 20, 1000, 8192, {}), CellStatus::Valid);  // unknown limits: run
 }

@@ -72,7 +72,7 @@ TEST(JsonSchema, TheEmbeddedResultSchemaAcceptsWhatTheToolWrites) {
   empty.run_id = "20261202T143448Z-3f9a2c1e";
   EXPECT_EQ(violation(*schema, to_json(empty)), "");
   RunResult all_statuses = test::site_result("r2");
-  const CellStatus statuses[] = {CellStatus::Valid, CellStatus::OverCapacity, CellStatus::TooLong, CellStatus::Error};
+  const CellStatus statuses[] = {CellStatus::Valid, CellStatus::OverCapacity, CellStatus::BeyondModel, CellStatus::Error};
   for (size_t i = 0; i < all_statuses.decode.size(); ++i) all_statuses.decode[i].status = statuses[i % 4];
   all_statuses.decode[0].status = CellStatus::Pending;
   all_statuses.decode[1].status = CellStatus::Interrupted;
