@@ -35,6 +35,8 @@ RunConfig config_to_resume(const RunResult& stored, const std::string& dir) {
   c.limits_override.max_model_len = s.max_model_len_override;
   c.temperature = s.temperature;
   c.seed = s.seed;
+  c.profile = s.profile;
+  c.repeat = std::max<int64_t>(1, s.repeat);
   c.launch_command = stored.launch_command;
   if (resume_target(stored) == "embedded") {
     // The built-in engine died with the run: start it again; its old port means nothing.
@@ -84,11 +86,50 @@ Result<void> check_resume_settings(const RunResult& stored, const RunConfig& r, 
     return differ("--api", r.target.api == ApiKind::Chat ? "chat" : "completions", s.api);
   if (is_given("--temperature") && r.temperature != s.temperature)
     return differ("--temperature", fmt::format("{}", r.temperature), fmt::format("{}", s.temperature));
+  if ((is_given("--profile") || is_given("--quick")) && r.profile != s.profile)
+    return differ("--profile", r.profile.empty() ? std::string("(none)") : r.profile,
+                  s.profile.empty() ? std::string("(none)") : s.profile);
+  if (is_given("--repeat") && r.repeat != std::max<int64_t>(1, s.repeat))
+    return differ("--repeat", fmt::format("{}", r.repeat), fmt::format("{}", std::max<int64_t>(1, s.repeat)));
   if (is_given("--model") && r.target.model != stored.engine.model)
     return differ("--model", r.target.model, stored.engine.model);
   return {};
 }
 
 bool needs_measuring(CellStatus status) { return status == CellStatus::Pending || status == CellStatus::Interrupted; }
+
+int64_t passes_done(const PrefillRow& row) {
+  if (!row.repeat_prompt_tok_s.empty()) return static_cast<int64_t>(row.repeat_prompt_tok_s.size());
+  return row.status == CellStatus::Valid ? 1 : 0;
+}
+
+int64_t passes_done(const DecodeCell& cell) {
+  if (!cell.repeat_tok_s.empty()) return static_cast<int64_t>(cell.repeat_tok_s.size());
+  return cell.status == CellStatus::Valid ? 1 : 0;
+}
+
+ResumeWork resume_work(const RunResult& stored, bool retry_failed) {
+  ResumeWork w;
+  const int64_t passes = std::max<int64_t>(1, stored.settings.repeat);
+  auto count = [&](CellStatus status, int64_t done) {
+    if (needs_measuring(status) || (retry_failed && status == CellStatus::Error)) ++w.to_measure;
+    else if (status == CellStatus::Error) ++w.errors_left;
+    else if (status == CellStatus::Valid) {
+      ++w.valid;
+      if (done < passes) ++w.short_of_passes;
+    }
+  };
+  for (const auto& r : stored.prefill) count(r.status, passes_done(r));
+  for (const auto& c : stored.decode) count(c.status, passes_done(c));
+  return w;
+}
+
+std::string finished_run_message(const std::string& dir, const ResumeWork& w) {
+  std::string out = fmt::format("--resume: the run in {} is finished: nothing left to measure ({} valid", dir, w.valid);
+  if (w.errors_left > 0)
+    out += fmt::format(", {} in error; --retry-failed measures {} again", w.errors_left,
+                       w.errors_left == 1 ? "it" : "them");
+  return out + ")";
+}
 
 }  // namespace sm

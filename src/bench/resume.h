@@ -25,4 +25,23 @@ Result<void> check_resume_settings(const RunResult& stored, const RunConfig& req
 /// Cells and rows a resumed run measures again: pending and interrupted.
 bool needs_measuring(CellStatus status);
 
+/// What a resumed run still owes: rows and cells to measure (pending, interrupted; with
+/// --retry-failed also those in error), valid ones short of --repeat's passes, and the errors
+/// left alone (without --retry-failed).
+struct ResumeWork {
+  int64_t to_measure = 0;      ///< rows and cells measured from scratch
+  int64_t short_of_passes = 0; ///< valid rows and cells that still owe passes (--repeat)
+  int64_t errors_left = 0;     ///< error rows and cells not retried (no --retry-failed)
+  int64_t valid = 0;           ///< valid rows and cells
+  bool nothing_to_do() const { return to_measure == 0 && short_of_passes == 0; }
+};
+ResumeWork resume_work(const RunResult& stored, bool retry_failed);
+
+/// Passes a row or cell has measured (with --repeat: its repeat_* figures; else 1 when valid).
+int64_t passes_done(const PrefillRow& row);
+int64_t passes_done(const DecodeCell& cell);
+
+/// What `run --resume` says of a run with nothing left to measure.
+std::string finished_run_message(const std::string& dir, const ResumeWork& work);
+
 }  // namespace sm

@@ -6,6 +6,7 @@
 
 #include "engines/api_kind.h"
 #include "result/plan.h"
+#include "result/plan_fit.h"
 #include "net/stream_client.h"
 #include "result/result.h"
 #include "system/target_locality.h"
@@ -13,8 +14,15 @@
 namespace sm {
 
 /// Exit statuses of `run` and `sweep`: 130 after Ctrl-C, as a shell reports SIGINT.
+/// A finished run: 0 when every planned row and cell is valid, over capacity or beyond the model;
+/// kExitCellErrors when any ended in error (the server died, a stream failed: `--resume DIR
+/// --retry-failed` measures them again); kExitNothingMeasured when not one row or cell was
+/// measured (everything beyond the model, or every one failed). 1: the run could not start or
+/// its result could not be saved; 2: a bad flag (cli).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
+inline constexpr int kExitCellErrors = 3;
+inline constexpr int kExitNothingMeasured = 4;
 inline constexpr int kExitInterrupted = 130;
 
 /// Where the server is and how to talk to it.
@@ -56,12 +64,23 @@ struct RunConfig {
   bool json_output = false;        ///< print the result as JSON instead of tables
   bool redact_host = false;        ///< --redact-host: what is written drops hostnames and local paths too
   bool contexts_given = false;     ///< --contexts was set (else defaults follow the server's max length)
+  bool fit_concurrency = false;    ///< no --concurrency: the defaults stop at the server's slots (cmd_run sets it)
+  bool fit_max_output = false;     ///< no --max-output: fitted to the server's context (cmd_run sets it)
+  std::string profile;             ///< the fixed profile followed, "standard/1" (--profile, --quick); empty: none
+  int64_t repeat = 1;              ///< --repeat N: passes over the matrix, each row and cell measured N times
+  bool retry_failed = false;       ///< --resume --retry-failed: error rows and cells are measured again
+  std::string profile_note;        ///< why the profile asked for was dropped (a flag changed one of its settings)
   bool embedded_sim = false;       ///< no target: measure the built-in simulated engine in-process
   std::string resume_dir;          ///< --resume: continue the run in this folder (settings come from it)
   std::optional<HardwareInfo> server_hardware;    ///< --server-hardware / --gpu: the server's machine, declared
   std::optional<TargetLocality> target_locality;  ///< where the server runs; unset: decided when the run starts
                                                   ///< (bench/attribution.h); tests set it
 };
+
+/// The matrix the configuration asks for, to fit to the server once its limits are known.
+inline MatrixRequest matrix_request(const RunConfig& c) {
+  return {c.matrix, c.contexts_given, !c.fit_concurrency, !c.fit_max_output, c.profile};
+}
 
 /// The default --request-timeout: a generous floor plus time for a slow prefill (50 prompt
 /// tokens/s, a CPU-only server's pace), so only a server that never ends its answer hits it.

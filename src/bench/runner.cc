@@ -17,7 +17,9 @@
 #include "bench/attribution.h"
 #include "bench/closed_loop.h"
 #include "bench/progress.h"
+#include "bench/repeat_passes.h"
 #include "bench/resume.h"
+#include "bench/run_outcome.h"
 #include "bench/run_folder.h"
 #include "bench/server_watch.h"
 #include "bench/telemetry_setup.h"
@@ -116,6 +118,7 @@ class MatrixRun {
   std::string unique_head(std::string_view what, int64_t tokens) const;
   RequestRecord single_request(const std::string& prompt, int64_t prompt_tokens, int64_t max_tokens,
                                std::string& error);
+  bool measure_pass(int64_t pass, bool& engine_warm, RepeatPasses& repeats);
   void measure_prefill(PrefillRow& row, const BuiltPrompt& prompt, bool warm_engine_first);
   void warm_up_engine(int64_t context, std::string& error);
   void measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool needs_warmup);
@@ -338,17 +341,30 @@ Result<void> MatrixRun::prepare_resume() {
   matrix_ = config_.matrix;
   limits_.kv_capacity_tokens = result_.engine.kv_capacity_tokens;
   limits_.max_model_len = result_.engine.max_model_len;
-  // Unfinished rows and cells start over; finished ones are kept exactly as they were.
+  // Unfinished rows and cells start over (with --retry-failed, those in error too); finished ones
+  // are kept exactly as they were.
+  auto redo = [&](CellStatus status) {
+    return needs_measuring(status) || (config_.retry_failed && status == CellStatus::Error);
+  };
+  int64_t retried = 0;
   for (auto& row : result_.prefill)
-    if (needs_measuring(row.status)) row = PrefillRow{row.context, CellStatus::Pending};
+    if (redo(row.status)) {
+      retried += row.status == CellStatus::Error;
+      row = PrefillRow{row.context, CellStatus::Pending};
+    }
   for (auto& cell : result_.decode)
-    if (needs_measuring(cell.status)) {
+    if (redo(cell.status)) {
+      retried += cell.status == CellStatus::Error;
       DecodeCell fresh;
       fresh.context = cell.context;
       fresh.concurrency = cell.concurrency;
       fresh.status = CellStatus::Pending;
       cell = std::move(fresh);
     }
+  if (config_.retry_failed)
+    note(retried > 0 ? fmt::format("--retry-failed: measuring {} {} that ended in error again", retried,
+                                   retried == 1 ? "row or cell" : "rows and cells")
+                     : std::string("--retry-failed: no row or cell ended in error"));
   if (!launch_log_path_.empty()) {
     std::string log = (std::filesystem::path(run_dir_) / fmt::format("server-resume{}.log", result_.resumes)).string();
     if (std::rename(launch_log_path_.c_str(), log.c_str()) == 0) launch_log_path_ = log;
@@ -359,8 +375,9 @@ Result<void> MatrixRun::prepare_resume() {
 Result<void> MatrixRun::prepare() {
   if (!config_.resume_dir.empty()) return prepare_resume();
   const int64_t now_ms = wall_clock_unix_ms();
-  matrix_ = config_.matrix;
-  if (!config_.contexts_given) matrix_.contexts = default_contexts(limits_.max_model_len, matrix_.max_output_tokens);
+  // The matrix asked for, fitted to this server (max output, contexts, slots), every choice said.
+  FittedMatrix fitted = fit_matrix(matrix_request(config_), ServerLimits{limits_, probe_.engine.slots});
+  matrix_ = fitted.matrix;
   Plan plan = make_plan(matrix_, limits_);
 
   result_.tool_version = build::kVersion;
@@ -383,6 +400,11 @@ Result<void> MatrixRun::prepare() {
   }
   RunSettings& s = result_.settings;
   s.target = sim_ ? "embedded" : !config_.launch_command.empty() ? "launched" : "url";
+  s.profile = config_.profile;
+  s.repeat = config_.repeat;
+  if (!config_.profile_note.empty()) s.plan_notes.push_back(config_.profile_note);
+  for (auto& n : fitted.notes) s.plan_notes.push_back(std::move(n));
+  for (const auto& n : s.plan_notes) note("plan: " + n);
   s.api = config_.target.api == ApiKind::Chat ? "chat" : "completions";
   s.max_output_tokens = matrix_.max_output_tokens;
   s.duration_s = matrix_.duration_s;
@@ -903,7 +925,9 @@ int MatrixRun::finish(bool interrupted) {
   std::fprintf(stderr, "speedmatrix: %s: %s%s\n", interrupted ? "interrupted, finished cells saved in" : "results in",
                run_dir_.c_str(), reports_written ? fmt::format(" (open {})", html).c_str() : "");
   if (save_failed_) return kExitFailure;
-  return interrupted ? kExitInterrupted : kExitOk;
+  if (interrupted) return kExitInterrupted;
+  if (const std::string why = outcome_line(result_); !why.empty()) std::fprintf(stderr, "speedmatrix: %s\n", why.c_str());
+  return exit_code_for(result_);
 }
 
 // The first contact failed. A resumed --url run says what to do: its server must still be there.
@@ -916,6 +940,90 @@ void MatrixRun::report_unreachable(const Error& error) {
                  redact_text(error.message, redact_options()).c_str());
   else
     std::fprintf(stderr, "speedmatrix run: %s\n", error.message.c_str());
+}
+
+// One pass over the matrix (the only one without --repeat): the rows and cells that owe this
+// pass, in ascending context. Returns true when interrupted.
+bool MatrixRun::measure_pass(int64_t pass, bool& engine_warm, RepeatPasses& repeats) {
+  // Pass 0 measures what is pending; pass p what has p passes (a resumed run's rows and cells
+  // may stand at different passes).
+  auto owes = [&](CellStatus status, int64_t done) {
+    return pass == 0 ? status == CellStatus::Pending : status == CellStatus::Valid && done == pass;
+  };
+  // Rows in ascending context; the cold request of a context is its prefill measurement and
+  // also warms the prefix cache for that context's decode cells (the seed page's prefill mode).
+  std::set<int64_t> contexts;
+  for (const auto& r : result_.prefill) contexts.insert(r.context);
+  for (const auto& c : result_.decode) contexts.insert(c.context);
+  std::string shorter_prompt;  // the last context's prompt built here, which a decode-only context extends
+  for (int64_t context : contexts) {
+    auto prefill_it = std::find_if(result_.prefill.begin(), result_.prefill.end(), [&](const PrefillRow& r) {
+      return r.context == context && owes(r.status, passes_done(r));
+    });
+    std::vector<DecodeCell*> cells;
+    for (auto& c : result_.decode)
+      if (c.context == context && owes(c.status, passes_done(c))) cells.push_back(&c);
+    if (prefill_it == result_.prefill.end() && cells.empty()) continue;
+
+    // A prefill row's prompt must be cold, so it starts with a head of its own (each pass's
+    // too). A context with only decode cells needs its prompt processed once before its cells,
+    // unmeasured (the seed matrix's 248K: 72 s of the embedded engine's 813); its prompt extends
+    // the previous context's, so an engine with a prefix cache (vLLM, SGLang, a llama.cpp slot,
+    // the embedded engine) reads only the new part. Decode speed depends on the context, not on
+    // what it shares.
+    const bool decode_only = prefill_it == result_.prefill.end();
+    const std::string head = unique_head(pass == 0 ? std::string("context") : fmt::format("context pass {}", pass + 1), context);
+    auto prompt = build_prompt(context, decode_only && !shorter_prompt.empty() ? shorter_prompt : head);
+    if (!prompt) {
+      std::string why = "could not build the prompt: " + prompt.error().message;
+      if (prefill_it != result_.prefill.end()) {
+        PrefillRow failed{context, CellStatus::Error};
+        failed.error = why;
+        repeats.fold(*prefill_it, std::move(failed));
+      }
+      for (auto* c : cells) {
+        DecodeCell failed;
+        failed.context = c->context;
+        failed.concurrency = c->concurrency;
+        failed.status = CellStatus::Error;
+        failed.error = why;
+        repeats.fold(*c, std::move(failed));
+      }
+      save();
+      continue;
+    }
+    if (context > 0) shorter_prompt = prompt->text;
+    bool warm = false;
+    if (prefill_it != result_.prefill.end()) {
+      PrefillRow fresh{context, CellStatus::Pending};
+      measure_prefill(fresh, *prompt, !engine_warm);
+      engine_warm = true;
+      warm = fresh.status == CellStatus::Valid;
+      progress_.finished(unit_summary(fresh));
+      const bool stop = fresh.status == CellStatus::Interrupted;
+      repeats.fold(*prefill_it, std::move(fresh));
+      save();
+      if (stop) return true;
+    }
+    for (auto* c : cells) {
+      DecodeCell fresh;
+      fresh.context = c->context;
+      fresh.concurrency = c->concurrency;
+      fresh.status = CellStatus::Pending;
+      measure_decode(fresh, *prompt, !warm);
+      // A valid cell's streams all just read this prompt: it is as warm as a warm-up would make it
+      // (vLLM's and SGLang's prefix caches keep it; each llama.cpp slot that ran it keeps it, and a
+      // warm-up reaches only one slot). Were it evicted anyway, the ramp pays, not the window: it
+      // opens after every stream's first token. After a failed cell the next one warms up again.
+      warm = fresh.status == CellStatus::Valid;
+      progress_.finished(unit_summary(fresh));
+      const bool stop = fresh.status == CellStatus::Interrupted;
+      repeats.fold(*c, std::move(fresh));
+      save();
+      if (stop) return true;
+    }
+  }
+  return false;
 }
 
 int MatrixRun::execute() {
@@ -961,77 +1069,21 @@ int MatrixRun::execute() {
     return interrupt_requested() ? kExitInterrupted : kExitFailure;
   }
 
+  // Units this session measures: every pass a row or cell still owes (--repeat).
+  const int64_t passes = std::max<int64_t>(1, result_.settings.repeat);
+  auto owed = [&](CellStatus status, int64_t done) -> int64_t {
+    if (status == CellStatus::Pending) return passes;
+    return status == CellStatus::Valid ? std::max<int64_t>(0, passes - done) : 0;
+  };
   int64_t units = 0, decode_units = 0;
-  for (const auto& r : result_.prefill) units += r.status == CellStatus::Pending;
-  for (const auto& c : result_.decode) decode_units += c.status == CellStatus::Pending;
+  for (const auto& r : result_.prefill) units += owed(r.status, passes_done(r));
+  for (const auto& c : result_.decode) decode_units += owed(c.status, passes_done(c));
   progress_.set_plan(units + decode_units, decode_units, matrix_.duration_s);
 
-  // Rows in ascending context; the cold request of a context is its prefill measurement and
-  // also warms the prefix cache for that context's decode cells (the seed page's prefill mode).
-  std::set<int64_t> contexts;
-  for (const auto& r : result_.prefill) contexts.insert(r.context);
-  for (const auto& c : result_.decode) contexts.insert(c.context);
   bool interrupted = false;
   bool engine_warm = false;  // the engine has run a long prompt (warm_up_engine)
-  std::string shorter_prompt;  // the last context's prompt built here, which a decode-only context extends
-  for (int64_t context : contexts) {
-    auto prefill_it = std::find_if(result_.prefill.begin(), result_.prefill.end(),
-                                   [&](const PrefillRow& r) { return r.context == context && r.status == CellStatus::Pending; });
-    std::vector<DecodeCell*> cells;
-    for (auto& c : result_.decode)
-      if (c.context == context && c.status == CellStatus::Pending) cells.push_back(&c);
-    if (prefill_it == result_.prefill.end() && cells.empty()) continue;
-
-    // A prefill row's prompt must be cold, so it starts with a head of its own. A context with
-    // only decode cells needs its prompt processed once before its cells, unmeasured (the seed
-    // matrix's 248K: 72 s of the embedded engine's 813); its prompt extends the previous
-    // context's, so an engine with a prefix cache (vLLM, SGLang, a llama.cpp slot, the embedded
-    // engine) reads only the new part. Decode speed depends on the context, not on what it shares.
-    const bool decode_only = prefill_it == result_.prefill.end();
-    auto prompt = build_prompt(context, decode_only && !shorter_prompt.empty() ? shorter_prompt
-                                                                               : unique_head("context", context));
-    if (!prompt) {
-      std::string why = "could not build the prompt: " + prompt.error().message;
-      if (prefill_it != result_.prefill.end()) {
-        prefill_it->status = CellStatus::Error;
-        prefill_it->error = why;
-      }
-      for (auto* c : cells) {
-        c->status = CellStatus::Error;
-        c->error = why;
-      }
-      save();
-      continue;
-    }
-    if (context > 0) shorter_prompt = prompt->text;
-    bool warm = false;
-    if (prefill_it != result_.prefill.end()) {
-      measure_prefill(*prefill_it, *prompt, !engine_warm);
-      engine_warm = true;
-      warm = prefill_it->status == CellStatus::Valid;
-      save();
-      progress_.finished(unit_summary(*prefill_it));
-      if (prefill_it->status == CellStatus::Interrupted) {
-        interrupted = true;
-        break;
-      }
-    }
-    for (auto* c : cells) {
-      measure_decode(*c, *prompt, !warm);
-      // A valid cell's streams all just read this prompt: it is as warm as a warm-up would make it
-      // (vLLM's and SGLang's prefix caches keep it; each llama.cpp slot that ran it keeps it, and a
-      // warm-up reaches only one slot). Were it evicted anyway, the ramp pays, not the window: it
-      // opens after every stream's first token. After a failed cell the next one warms up again.
-      warm = c->status == CellStatus::Valid;
-      save();
-      progress_.finished(unit_summary(*c));
-      if (c->status == CellStatus::Interrupted) {
-        interrupted = true;
-        break;
-      }
-    }
-    if (interrupted) break;
-  }
+  RepeatPasses repeats(passes);
+  for (int64_t pass = 0; pass < passes && !interrupted; ++pass) interrupted = measure_pass(pass, engine_warm, repeats);
   return finish(interrupted || interrupt_requested());
 }
 

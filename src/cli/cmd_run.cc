@@ -6,16 +6,21 @@
 
 #include "bench/attribution.h"
 #include "result/plan.h"
+#include "bench/profile_check.h"
 #include "bench/progress.h"
 #include "bench/run_config.h"
 #include "bench/resume.h"
+#include "bench/run_outcome.h"
 #include "bench/runner.h"
 #include "cli/commands.h"
 #include "cli/connection_flags.h"
 #include "core/units.h"
+#include "engines/probe.h"
 #include "net/url.h"
 #include "report/plan_text.h"
+#include "result/plan_fit.h"
 #include "result/plan_json.h"
+#include "result/profile.h"
 #include "result/redact.h"
 #include "result/redact_result.h"
 #include "result/result_json.h"
@@ -68,10 +73,32 @@ struct RunFlags {
   bool no_selftest = false;
   bool redact_host = false;  // --redact-host
   bool quick = false;
+  std::string profile;        ///< --profile NAME
+  int64_t repeat = 1;         ///< --repeat N
+  bool retry_failed = false;  ///< --retry-failed (with --resume)
   std::string resume;
+  std::vector<std::string> given;  ///< flags set on the command line
   bool duration_given = false;    ///< --duration was on the command line
   bool max_output_given = false;  ///< --max-output was on the command line
 };
+
+// --profile NAME (--quick is --profile quick): the profile's settings where no flag set them,
+// kept only while no flag departs from it.
+Result<void> apply_target_profile(const RunFlags& f, RunConfig& c) {
+  std::string name = f.profile;
+  if (f.quick) {
+    if (!name.empty() && name != "quick")
+      return fail(ErrorCode::InvalidArgument, fmt::format("--quick is --profile quick; it cannot go with --profile {}", name));
+    name = "quick";
+  }
+  if (name.empty()) return {};
+  auto profile = find_profile(name);
+  if (!profile)
+    return fail(ErrorCode::InvalidArgument,
+                fmt::format("--profile: no profile '{}' (this build knows: {})", name, profile_names()));
+  c.profile_note = apply_profile(*profile, f.given, c);
+  return {};
+}
 
 // Turns the flags into a validated RunConfig; errors name the flag.
 Result<RunConfig> to_config(const RunFlags& f) {
@@ -98,6 +125,7 @@ Result<RunConfig> to_config(const RunFlags& f) {
   auto max_out = parse_token_count(f.max_output);
   if (!max_out) return with_flag("--max-output", max_out.error());
   c.matrix.max_output_tokens = *max_out;
+  c.fit_max_output = !f.max_output_given;
   if (!f.kv_capacity.empty()) {
     auto v = parse_token_count(f.kv_capacity);
     if (!v) return with_flag("--kv-capacity", v.error());
@@ -123,6 +151,7 @@ Result<RunConfig> to_config(const RunFlags& f) {
     if (!v) return with_flag("--concurrency", v.error());
     c.matrix.concurrency = *v;
   }
+  c.fit_concurrency = f.concurrency.empty();
   c.matrix.prefill_contexts = default_prefill_contexts();
   if (!f.prefill_contexts.empty()) {
     if (f.prefill_contexts == "none") {
@@ -154,17 +183,13 @@ Result<RunConfig> to_config(const RunFlags& f) {
   c.matrix.precision_audit = f.precision_audit;
   c.matrix.requests_per_cell = f.requests;
   c.matrix.warmup_requests = f.requests > 0 ? (f.warmup_requests >= 0 ? f.warmup_requests : -1) : 0;
-  if (f.quick) {
-    // A whole matrix in about a minute: fewer, shorter cells (flags given explicitly still win).
-    if (f.contexts.empty()) {
-      c.matrix.contexts = {0, 16 * kK, 32 * kK};
-      c.contexts_given = true;
-    }
-    if (f.concurrency.empty()) c.matrix.concurrency = {1, 4, 16, 64};
-    if (f.prefill_contexts.empty()) c.matrix.prefill_contexts = {8 * kK, 16 * kK, 32 * kK};
-    if (!f.duration_given) c.matrix.duration_s = 2;
-    if (!f.max_output_given) c.matrix.max_output_tokens = 1024;
-  }
+  c.temperature = f.temperature;
+  if (auto ok = apply_target_profile(f, c); !ok) return std::unexpected(ok.error());
+  if (f.repeat < 1 || f.repeat > 100) return fail(ErrorCode::InvalidArgument, "--repeat must be between 1 and 100");
+  c.repeat = f.repeat;
+  if (f.retry_failed && f.resume.empty())
+    return fail(ErrorCode::InvalidArgument, "--retry-failed needs --resume DIR (the run whose error cells to measure again)");
+  c.retry_failed = f.retry_failed;
   if (!c.contexts_given) c.matrix.contexts = default_contexts(c.limits_override.max_model_len, c.matrix.max_output_tokens);
   if (auto ok = validate(c.matrix); !ok) return std::unexpected(ok.error());
   if (f.format != "term" && f.format != "json") return fail(ErrorCode::InvalidArgument, "--format must be 'term' or 'json'");
@@ -175,7 +200,6 @@ Result<RunConfig> to_config(const RunFlags& f) {
   c.telemetry = !f.no_telemetry;
   c.telemetry_interval_s = f.telemetry_interval_s;
   c.nvml_lib = f.nvml_lib;
-  c.temperature = f.temperature;
   c.seed = f.seed;
   c.out_dir = f.out;
   c.dry_run = f.dry_run;
@@ -226,6 +250,7 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   c.quiet = from_flags.quiet;
   c.client_selftest = from_flags.client_selftest;
   c.json_output = from_flags.json_output;
+  c.retry_failed = from_flags.retry_failed;
   if (c.target.base_url.empty() && !c.launch_command.empty()) {
     int port = port_from_command(c.launch_command);
     if (port > 0) c.target.base_url = fmt::format("http://127.0.0.1:{}", port);
@@ -235,21 +260,66 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   return c;
 }
 
+// --dry-run with a URL: the server's limits, read with the probe's GET requests only.
+Result<ServerLimits> dry_run_limits(const RunConfig& config, std::vector<std::string>& notes) {
+  ServerLimits limits{config.limits_override, std::nullopt};
+  if (config.target.base_url.empty()) return limits;
+  std::vector<std::string> headers;
+  if (!config.target.api_key.empty()) headers.push_back("Authorization: Bearer " + config.target.api_key);
+  auto probed = probe_server({config.target.base_url, headers, config.target.model},
+                             default_transport(config.target.connection));
+  if (!probed) return std::unexpected(probed.error());
+  const EngineInfo& e = probed->engine;
+  if (!limits.capacity.kv_capacity_tokens) limits.capacity.kv_capacity_tokens = e.kv_capacity_tokens;
+  if (!limits.capacity.max_model_len) limits.capacity.max_model_len = e.max_model_len;
+  limits.slots = e.slots;
+  auto known = [](std::optional<int64_t> v) { return v ? format_thousands(*v) : std::string("unknown"); };
+  notes.push_back(fmt::format("server: {} serving {}; model length {} tokens, KV capacity {} tokens, {} at once",
+                              to_string(probed->kind), e.model.empty() ? "an unnamed model" : e.model,
+                              known(limits.capacity.max_model_len), known(limits.capacity.kv_capacity_tokens),
+                              e.slots ? fmt::format("{} requests", *e.slots) : std::string("no limit reported")));
+  for (const auto& n : probed->notes) notes.push_back(n);
+  return limits;
+}
+
 int print_dry_run(const RunConfig& config) {
-  Plan plan = make_plan(config.matrix, config.limits_override);
-  const TimeEstimate estimate = estimated_time(plan, config.matrix);
+  std::vector<std::string> notes;
+  auto limits = dry_run_limits(config, notes);
+  if (!limits) {
+    std::fprintf(stderr, "speedmatrix run: --dry-run: cannot ask the server: %s\n", limits.error().message.c_str());
+    return kExitFailure;
+  }
+  const FittedMatrix fitted = fit_matrix(matrix_request(config), *limits);
+  if (!config.profile_note.empty()) notes.push_back(config.profile_note);
+  for (const auto& n : fitted.notes) notes.push_back(n);
+  Plan plan = make_plan(fitted.matrix, limits->capacity);
+  MatrixSettings matrix = config.matrix;
+  matrix.max_output_tokens = fitted.matrix.max_output_tokens;
+  const int64_t passes = config.repeat;
+  TimeEstimate estimate = estimated_time(plan, matrix);
+  estimate.low_s *= static_cast<double>(passes);
+  estimate.high_s *= static_cast<double>(passes);
   if (config.json_output) {
     auto j = plan_to_json(plan);
+    j["profile"] = config.profile.empty() ? nlohmann::json(nullptr) : nlohmann::json(config.profile);
+    j["max_output_tokens"] = fitted.matrix.max_output_tokens;
+    j["repeat"] = passes;
+    j["notes"] = notes;
     j["estimated_seconds"] = estimate.high_s;
     j["estimated_seconds_min"] = estimate.low_s;
     j["estimate_excludes_decode_windows"] = estimate.decode_windows_unknown;
     std::puts(j.dump(2).c_str());
   } else {
+    std::printf("Profile: %s; max output %s tokens%s\n",
+                config.profile.empty() ? "none (a matrix of its own)" : config.profile.c_str(),
+                format_thousands(fitted.matrix.max_output_tokens).c_str(),
+                passes > 1 ? fmt::format("; {} passes (--repeat)", passes).c_str() : "");
+    for (const auto& n : notes) std::printf("Note: %s\n", n.c_str());
     std::fputs(plan_to_text(plan).c_str(), stdout);
     int64_t cells = 0, rows = 0;
     for (const auto& c : plan.decode) cells += c.status == CellStatus::Valid;
     for (const auto& r : plan.prefill) rows += r.status == CellStatus::Valid;
-    const MatrixSettings& m = config.matrix;
+    const MatrixSettings& m = matrix;
     std::string window;
     if (estimate.decode_windows_unknown)
       window = fmt::format("{} requests each at the server's speed, not counted", m.requests_per_cell);
@@ -260,10 +330,12 @@ int print_dry_run(const RunConfig& config) {
     const std::string total = estimate.low_s < estimate.high_s
                                   ? ProgressLine::format_eta(estimate.low_s) + " to " + ProgressLine::format_eta(estimate.high_s)
                                   : ProgressLine::format_eta(estimate.high_s);
-    std::printf("Estimated time: %s%s (%lld decode cells x (%s + ~%g s warm-up and idle wait) + %lld prefill rows x "
-                "~%g s; the server's speed changes it)\n",
-                estimate.decode_windows_unknown ? "at least " : "", total.c_str(), static_cast<long long>(cells),
-                window.c_str(), kDecodeCellOverheadEstimateS, static_cast<long long>(rows), kPrefillRowEstimateS);
+    std::printf("Estimated time: %s%s (%s%lld decode cells x (%s + ~%g s warm-up and idle wait) + %lld prefill rows x "
+                "~%g s%s; the server's speed changes it)\n",
+                estimate.decode_windows_unknown ? "at least " : "", total.c_str(), passes > 1 ? "(" : "",
+                static_cast<long long>(cells), window.c_str(), kDecodeCellOverheadEstimateS,
+                static_cast<long long>(rows), kPrefillRowEstimateS,
+                passes > 1 ? fmt::format(") x {} passes", passes).c_str() : "");
   }
   return kExitOk;
 }
@@ -279,11 +351,16 @@ void add_run_command(CLI::App& app, Action& action) {
       "Qwen3.5-4B AWQ under vLLM, predicted by the decode calculator) and labels everything simulated.\n"
       "Examples:\n"
       "  speedmatrix run --quick\n"
+      "  speedmatrix run --url http://127.0.0.1:8000 --profile standard   (comparable with every standard/1 run)\n"
       "  speedmatrix run --url http://127.0.0.1:8000\n"
       "  speedmatrix run --url http://host:8080 --contexts 0,4K --concurrency 1,2,4 --duration 10\n"
       "  speedmatrix run --url http://gpu-box:8000 --server-hardware gpu-box.json  (from `speedmatrix hardware --out`)\n"
       "  speedmatrix run --url https://lab-box:8443 --cacert lab-ca.pem --header 'api-key: KEY' --http2\n"
-      "  speedmatrix run --dry-run --kv-capacity 530000 --max-model-len 262144 --format json");
+      "  speedmatrix run --dry-run --kv-capacity 530000 --max-model-len 262144 --format json\n"
+      "  speedmatrix run --dry-run --url http://127.0.0.1:8080   (asks the server, GET requests only)\n"
+      "Exit status: 0 every planned row and cell is valid, over capacity or beyond the model; 3 some ended in\n"
+      "error (the server died, a stream failed: --resume DIR --retry-failed measures them again); 4 nothing was\n"
+      "measured at all; 1 the run could not start or save its result; 2 a bad flag; 130 interrupted.");
   run->add_option("--url", flags->url, "Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000");
   run->add_option("--launch", flags->launch,
                   "Start this server command, wait until it is healthy, measure it, stop it; the exact "
@@ -375,16 +452,29 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("--temperature", flags->temperature, "Sampling temperature sent with every request")
       ->capture_default_str();
   run->add_option("--seed", flags->seed, "Seed of the prompt text (0: derived from the run id)");
-  run->add_flag("--dry-run", flags->dry_run, "Print the plan (cells and their status) and contact nothing");
+  run->add_flag("--dry-run", flags->dry_run,
+                "Print the plan (cells and their status) and measure nothing; with --url it asks the server for its "
+                "limits first (GET requests only) and plans against them, else it contacts nothing");
   run->add_option("--resume", flags->resume,
                   "Continue the interrupted run in this folder (stopped by Ctrl-C, a kill, a crash or a reboot): "
                   "measures only its pending and interrupted cells, with its stored settings (flags that change them "
                   "are refused). The built-in engine or the --launch server is started again; a --url server must "
                   "still answer (or give --url where it runs now)");
   run->add_flag("--quiet", flags->quiet, "No live progress line");
-  run->add_flag("--quick", flags->quick,
-                "A quick look (about a minute): contexts 0,16K,32K, concurrency 1,4,16,64, prefill 8K,16K,32K, "
-                "2 s per cell, 1,024 output tokens; explicit flags still win");
+  run->add_option("--profile", flags->profile,
+                  fmt::format("A fixed profile, so runs on any two machines compare cell for cell: 'standard' ({}: {}; "
+                              "the one the results site ranks) or 'quick' ({}: {}; never ranked). Cells beyond the "
+                              "model are marked so and the run keeps its profile; a flag that changes one of its "
+                              "settings drops it (the run says so)",
+                              find_profile("standard")->id, find_profile("standard")->summary, find_profile("quick")->id,
+                              find_profile("quick")->summary));
+  run->add_flag("--quick", flags->quick, "The quick profile (--profile quick): a first look in about a minute");
+  run->add_option("--repeat", flags->repeat,
+                  "Measure the whole matrix N times, pass after pass (each row and cell once per pass), and record "
+                  "every pass's figure, so compare can tell run-to-run noise from a real difference")
+      ->capture_default_str();
+  run->add_flag("--retry-failed", flags->retry_failed,
+                "With --resume: measure the rows and cells that ended in error again (the server may be back)");
   run->add_flag("--no-selftest", flags->no_selftest,
                 "Skip the ~1 s measurement of this client's own ceiling before the run (cells near it are flagged)");
   run->add_option("--upload", flags->upload_url,
@@ -400,6 +490,7 @@ void add_run_command(CLI::App& app, Action& action) {
     std::vector<std::string> given;
     for (const CLI::Option* o : run->get_options())
       if (o->count() > 0) given.push_back(o->get_name());
+    flags->given = given;
     flags->duration_given = run->get_option("--duration")->count() > 0;
     flags->max_output_given = run->get_option("--max-output")->count() > 0;
     action = [flags, given]() -> int {
@@ -411,6 +502,15 @@ void add_run_command(CLI::App& app, Action& action) {
       if (!config) {
         std::fprintf(stderr, "speedmatrix run: %s\n", config.error().message.c_str());
         return kExitUsage;
+      }
+      if (!flags->resume.empty()) {
+        // A finished run is said to be finished, without asking its server anything.
+        auto stored = read_result_file((std::filesystem::path(flags->resume) / "result.json").string());
+        const ResumeWork work = stored ? resume_work(*stored, config->retry_failed) : ResumeWork{};
+        if (stored && work.nothing_to_do()) {
+          std::fprintf(stderr, "speedmatrix run: %s\n", finished_run_message(flags->resume, work).c_str());
+          return exit_code_for(*stored);
+        }
       }
       if (config->dry_run) return print_dry_run(*config);
       const std::string upload_token = upload::upload_token_from(flags->upload_token);

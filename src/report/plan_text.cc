@@ -12,7 +12,7 @@ std::string_view short_status(CellStatus s) {
   switch (s) {
     case CellStatus::Valid: return "run";
     case CellStatus::OverCapacity: return "over cap";
-    case CellStatus::BeyondModel: return "beyond model";
+    case CellStatus::BeyondModel: return "beyond";
     default: return to_string(s);
   }
 }
@@ -48,6 +48,11 @@ std::string plan_to_text(const Plan& plan) {
   for (const auto& r : plan.prefill) runnable += r.status == CellStatus::Valid;
   for (const auto& c : plan.decode) runnable += c.status == CellStatus::Valid;
   out += fmt::format("{} of {} rows and cells will run.\n", runnable, plan.prefill.size() + plan.decode.size());
+  const bool beyond = std::any_of(plan.prefill.begin(), plan.prefill.end(),
+                                  [](const auto& r) { return r.status == CellStatus::BeyondModel; }) ||
+                      std::any_of(plan.decode.begin(), plan.decode.end(),
+                                  [](const auto& c) { return c.status == CellStatus::BeyondModel; });
+  if (beyond) out += "beyond: beyond the model's context length (context + max output); not run.\n";
   return out;
 }
 

@@ -419,7 +419,7 @@ struct ScriptedServer::Impl {
     if (!sglang) return std::nullopt;
     if (req.path == "/get_server_info") {
       json info = {{"version", "0.0.0-scripted"}, {"context_length", options.max_model_len},
-                   {"max_running_requests", 256}, {"disable_radix_cache", false}};
+                   {"max_running_requests", options.max_running_requests}, {"disable_radix_cache", false}};
       if (options.kv_capacity_tokens) info["max_total_num_tokens"] = *options.kv_capacity_tokens;
       return respond(fd, 200, "application/json", info.dump());
     }

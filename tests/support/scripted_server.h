@@ -103,6 +103,8 @@ struct ScriptedServerOptions {
   /// A stream the client cancelled is still reported running for this many more /metrics polls
   /// (an engine that keeps generating after the client left), unless /abort_request names it.
   int64_t cancelled_linger_polls = 0;
+  /// SGLang flavour: the max_running_requests /get_server_info reports (the probe's slots).
+  int64_t max_running_requests = 256;
 
   // --- A gateway in front of the engine ---
   /// Every request on every route must carry these headers (name, any case -> exact value), as
