@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "bench/attribution.h"
+#include "bench/busy_host.h"
 #include "bench/closed_loop.h"
 #include "bench/progress.h"
 #include "bench/repeat_passes.h"
@@ -40,6 +41,7 @@
 #include "sim/calc_sim_config.h"
 #include "sim/sim_server.h"
 #include "system/hardware_probe.h"
+#include "system/local_processes.h"
 #include "system/server_process.h"
 #include "workload/prompt_builder.h"
 #include "workload/token_counter.h"
@@ -128,6 +130,7 @@ class MatrixRun {
   bool server_ready(CellStatus& status, std::string& error);
   HttpRequest completion_request(const std::string& prompt, int64_t max_tokens) const;
   void start_telemetry_sampling();
+  std::vector<int> measurement_processes(bool server_here);
   CellTelemetry window_telemetry(const WindowMark& mark);
   static bool ignores_max_tokens(const RequestRecord& r);
   void note_once_ignores_max_tokens(const RequestRecord& r);
@@ -836,6 +839,26 @@ void MatrixRun::measure_burst(DecodeCell& cell, const BuiltPrompt& prompt) {
 // The sampler thread runs for the whole run; it is only ever asked for a sample or a summary
 // between windows. Without NVML (or for the embedded engine) the run has no GPU telemetry and
 // says why once.
+// speedmatrix itself (the embedded engine runs inside it) and, for a server on this machine, the
+// server and its children: a launched one by its process, a --url one by the socket it listens on.
+std::vector<int> MatrixRun::measurement_processes(bool server_here) {
+  std::vector<int> pids{static_cast<int>(getpid())};
+  if (!server_here || sim_) return pids;
+  std::vector<int> roots;
+  if (!config_.launch_command.empty() && server_.pid() > 0) roots.push_back(server_.pid());
+  else roots = processes_listening_on(url_port(base_url_));
+  for (int root : roots)
+    for (int pid : process_tree(root))
+      if (std::find(pids.begin(), pids.end(), pid) == pids.end()) pids.push_back(pid);
+  if (pids.size() == 1) {
+    // Its load would read as other load: better no figure than a false "busy host".
+    note("the server's processes could not be found (another user's, without root?): a busy host cannot be told "
+         "apart from the server's own load");
+    return {};
+  }
+  return pids;
+}
+
 void MatrixRun::start_telemetry_sampling() {
   if (!config_.telemetry || run_dir_.empty()) return;
   TelemetrySetupOptions o;
@@ -850,6 +873,7 @@ void MatrixRun::start_telemetry_sampling() {
   o.transport = load_transport(connection_);
   o.run_dir = run_dir_;
   o.series_file = result_.resumes > 0 ? fmt::format("telemetry-resume{}.jsonl", result_.resumes) : "telemetry.jsonl";
+  o.own_pids = measurement_processes(!o.remote_target);
   telemetry_ = start_telemetry(o, clock_, [this](const std::string& n) {
     // From the sampler thread too: queued, and taken into the result by save() on this thread.
     std::lock_guard lock(telemetry_notes_mu_);
@@ -901,6 +925,7 @@ void MatrixRun::save() {
 
 int MatrixRun::finish(bool interrupted) {
   if (telemetry_.recorder) telemetry_.recorder->stop();
+  if (const std::string busy = mark_busy_host(result_); !busy.empty()) note(busy);
   char buf[32];
   result_.finished_at = std::string(format_iso8601_utc(wall_clock_unix_ms(), buf));
   redact_result(result_, redact_options());  // the reports and what is printed below, too

@@ -27,6 +27,9 @@ struct TelemetrySetupOptions {
   HttpTransport transport;            ///< metrics reads (load_transport() in a run)
   std::string run_dir;                ///< where the series file goes
   std::string series_file = "telemetry.jsonl";  ///< its name in the run folder
+  /// The measurement's own processes (speedmatrix; a server on this machine and its children):
+  /// the host's CPU beyond theirs is other load (a busy host).
+  std::vector<int> own_pids;
 };
 
 struct TelemetrySetup {

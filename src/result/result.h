@@ -125,6 +125,8 @@ struct CellTelemetry {
   std::string throttle;                      ///< "ok", "power_capped", "thermal", "hw_slowdown",
                                              ///< "clocks_below_max"; empty: no GPU telemetry
   std::optional<double> host_cpu_util_pct;   ///< mean host CPU utilisation over the window, 0–100
+  std::optional<double> host_cpu_other_pct;  ///< of it, what processes other than the measurement's own
+                                             ///< (speedmatrix, a server on this machine) used: a busy host
   std::optional<int64_t> server_waiting_max; ///< most requests the server queued at once (its metrics)
   std::optional<double> server_kv_usage_max; ///< highest KV-cache use the server reported, 0–1
   std::optional<int64_t> server_preemptions; ///< requests the server preempted during the window

@@ -158,6 +158,7 @@ void telemetry_to_json(const CellTelemetry& t, json& out) {
   out["server_kv_usage_max"] = opt(t.server_kv_usage_max);
   out["server_preemptions"] = opt(t.server_preemptions);
   if (t.gpu_util_pct) out["gpu_util_pct"] = *t.gpu_util_pct;  // absent in older files and short windows
+  if (t.host_cpu_other_pct) out["host_cpu_other_pct"] = *t.host_cpu_other_pct;  // absent in older files
 }
 
 void telemetry_from_json(const json& j, CellTelemetry& t) {
@@ -169,6 +170,7 @@ void telemetry_from_json(const json& j, CellTelemetry& t) {
   read_opt(j, "gpu_temp_max_c", t.gpu_temp_max_c);
   read(j, "throttle", t.throttle);
   read_opt(j, "host_cpu_util_pct", t.host_cpu_util_pct);
+  read_opt(j, "host_cpu_other_pct", t.host_cpu_other_pct);
   read_opt(j, "server_waiting_max", t.server_waiting_max);
   read_opt(j, "server_kv_usage_max", t.server_kv_usage_max);
   read_opt(j, "server_preemptions", t.server_preemptions);

@@ -56,6 +56,9 @@ struct GpuStaticInfo {
 /// The host at one moment (the machine speedmatrix runs on).
 struct HostReading {
   std::optional<double> cpu_util_pct;  ///< all CPUs busy share since the previous reading (/proc/stat), 0–100
+  /// The part of it no process of the measurement used (speedmatrix and, when it runs here, the
+  /// server and its children): other load on the host, 0–100 of all CPUs. Empty without own processes.
+  std::optional<double> other_cpu_util_pct;
   std::optional<double> cpu_freq_mhz;  ///< mean current frequency over CPUs (cpufreq scaling_cur_freq)
   std::optional<double> cpu_temp_c;    ///< hottest CPU package/die sensor (hwmon: coretemp, k10temp, ...)
 };

@@ -4,6 +4,7 @@
 // package/die temperature from hwmon (cpu_sensors.h). What the kernel does not expose stays
 // empty: a VM usually has /proc/stat only.
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,12 +19,13 @@ class HostReader {
  public:
   /// Finds the frequency files and temperature sensors under `root` ("/" on this machine; a
   /// fixture tree in tests) once; reads nothing yet.
-  explicit HostReader(std::filesystem::path root = "/");
+  explicit HostReader(std::filesystem::path root = "/", std::vector<int> own_pids = {});
 
   /// One reading: a few small files (one /proc/stat line, one file per CPU and per sensor).
   /// cpu_util_pct is the busy share of all CPUs since the previous read(): empty on the first
-  /// read, which has no interval (never an average since boot). Not thread-safe: one sampler
-  /// thread owns a reader.
+  /// read, which has no interval (never an average since boot). With `own_pids` (speedmatrix, the
+  /// server and its children), other_cpu_util_pct is the busy share those processes did not use.
+  /// Not thread-safe: one sampler thread owns a reader.
   HostReading read();
 
   /// Whether /proc/stat can be read and parsed (reads it once; does not change read()'s interval).
@@ -35,9 +37,12 @@ class HostReader {
 
  private:
   std::filesystem::path proc_stat_;
+  std::filesystem::path proc_;  ///< /proc, for the own processes' stat files
   std::vector<std::filesystem::path> freq_files_;
   std::vector<CpuTempSensor> temp_sensors_;
   std::optional<CpuTicks> previous_;
+  std::vector<int> own_pids_;
+  std::map<int, uint64_t> previous_own_;  ///< each own process's CPU ticks at the previous read
 };
 
 }  // namespace sm

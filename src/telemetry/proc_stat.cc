@@ -38,6 +38,29 @@ std::optional<CpuTicks> parse_cpu_ticks(std::string_view text) {
   return t;
 }
 
+std::optional<uint64_t> parse_process_cpu_ticks(std::string_view text) {
+  const size_t close = text.rfind(')');
+  if (close == std::string_view::npos) return std::nullopt;
+  const char* p = text.data() + close + 1;
+  const char* end = text.data() + text.size();
+  // Fields 3.. after the name: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
+  // cmajflt utime stime: utime is the 12th token, stime the 13th.
+  uint64_t utime = 0, stime = 0;
+  for (int token = 1; token <= 13; ++token) {
+    while (p < end && *p == ' ') ++p;
+    if (p == end) return std::nullopt;
+    const char* start = p;
+    while (p < end && *p != ' ' && *p != '\n') ++p;
+    if (token == 12 || token == 13) {
+      uint64_t v = 0;
+      auto [next, ec] = std::from_chars(start, p, v);
+      if (ec != std::errc() || next != p) return std::nullopt;
+      (token == 12 ? utime : stime) = v;
+    }
+  }
+  return utime + stime;
+}
+
 std::optional<double> cpu_busy_pct(const CpuTicks& before, const CpuTicks& after) {
   if (after.total <= before.total || after.busy < before.busy) return std::nullopt;
   const double total = static_cast<double>(after.total - before.total);

@@ -73,6 +73,7 @@ std::string to_jsonl(const GpuSample& s) {
 std::string to_jsonl(const HostSample& s) {
   json j = {{"kind", "host"}, {"t_ns", s.t_ns}};
   put(j, "cpu_util_pct", s.host.cpu_util_pct);
+  put(j, "other_cpu_util_pct", s.host.other_cpu_util_pct);
   put(j, "cpu_freq_mhz", s.host.cpu_freq_mhz);
   put(j, "cpu_temp_c", s.host.cpu_temp_c);
   return j.dump();
@@ -121,6 +122,7 @@ Result<void> parse_jsonl_line(std::string_view line, TelemetrySeries& series) {
     } else if (kind == "host") {
       HostSample s{t_ns, {}};
       get(j, "cpu_util_pct", s.host.cpu_util_pct);
+      get(j, "other_cpu_util_pct", s.host.other_cpu_util_pct);
       get(j, "cpu_freq_mhz", s.host.cpu_freq_mhz);
       get(j, "cpu_temp_c", s.host.cpu_temp_c);
       series.host.push_back(s);

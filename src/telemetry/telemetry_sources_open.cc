@@ -10,7 +10,7 @@ namespace {
 
 class HostReaderSource final : public HostSource {
  public:
-  explicit HostReaderSource(const std::string& root) : reader_(root) {}
+  HostReaderSource(const std::string& root, std::vector<int> own_pids) : reader_(root, std::move(own_pids)) {}
   HostReading read() override { return reader_.read(); }
   const HostReader& reader() const { return reader_; }
 
@@ -24,8 +24,8 @@ Result<std::unique_ptr<GpuSource>> open_gpu_source(const std::string& path) {
   return NvmlGpus::open(path);
 }
 
-std::unique_ptr<HostSource> open_host_source(const std::string& root) {
-  auto source = std::make_unique<HostReaderSource>(root);
+std::unique_ptr<HostSource> open_host_source(const std::string& root, std::vector<int> own_pids) {
+  auto source = std::make_unique<HostReaderSource>(root, std::move(own_pids));
   if (!source->reader().has_proc_stat()) return nullptr;
   return source;
 }

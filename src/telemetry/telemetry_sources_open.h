@@ -15,9 +15,10 @@ namespace sm {
 /// The GPUs through NVML loaded at run time (`path` empty: libnvidia-ml.so.1). Errors say why
 /// there is no GPU telemetry (no library, no driver, no GPU).
 Result<std::unique_ptr<GpuSource>> open_gpu_source(const std::string& path);
-/// This machine's CPU utilisation, frequency and temperature under `root` ("/" in a run);
-/// null when not even /proc/stat can be read.
-std::unique_ptr<HostSource> open_host_source(const std::string& root);
+/// This machine's CPU utilisation, frequency and temperature under `root` ("/" in a run), and
+/// with `own_pids` (speedmatrix, a server on this machine and its children) the share other
+/// processes used; null when not even /proc/stat can be read.
+std::unique_ptr<HostSource> open_host_source(const std::string& root, std::vector<int> own_pids = {});
 /// The server's metrics; empty when the engine exports none that can be read.
 ServerSource open_server_source(EngineKind kind, const std::string& base_url, const std::vector<std::string>& headers,
                                 const HttpTransport& transport);

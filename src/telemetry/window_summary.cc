@@ -222,6 +222,8 @@ CellTelemetry summarize_window(const TelemetrySeries& series, int64_t b, int64_t
   auto host_near = near_window(std::span<const HostSample>(series.host), b, e, slack_ns);
   auto util = points<HostSample>(host_near, [](const HostSample& s) { return s.host.cpu_util_pct; });
   t.host_cpu_util_pct = time_mean(util, b, e);
+  auto other = points<HostSample>(host_near, [](const HostSample& s) { return s.host.other_cpu_util_pct; });
+  t.host_cpu_other_pct = time_mean(other, b, e);
 
   auto server_near = near_window(std::span<const ServerSample>(series.server), b, e, slack_ns);
   if (!server_near.empty()) {

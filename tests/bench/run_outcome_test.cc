@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "bench/busy_host.h"
 #include "bench/profile_check.h"
 #include "bench/repeat_passes.h"
 #include "bench/resume.h"
@@ -159,6 +160,34 @@ TEST(RepeatPasses, EveryPassIsKeptAndTheFiguresAreTheMedianPasss) {
   EXPECT_EQ(row.repeat_prompt_tok_s, (std::vector<double>{500, 400}));
   EXPECT_EQ(*row.prompt_tok_s, 400);  // the lower median of an even count
   EXPECT_EQ(lower_median({3, 1, 2, 4}), 2);
+}
+
+TEST(BusyHost, WindowsAboveTheThresholdAreNamedOnlyWhenTheServerSharesTheHost) {
+  RunResult r;
+  r.hardware.source = HardwareSource::Probed;
+  r.prefill.push_back({1024, CellStatus::Valid});
+  r.prefill[0].telemetry.host_cpu_other_pct = 40;
+  r.decode = {cell(0, 1, CellStatus::Valid, 100), cell(0, 2, CellStatus::Valid, 190), cell(0, 4, CellStatus::Error)};
+  r.decode[0].telemetry.host_cpu_other_pct = 3;
+  r.decode[1].telemetry.host_cpu_other_pct = 55;
+  r.decode[2].telemetry.host_cpu_other_pct = 80;  // an error cell shows no figure: not named
+  const std::string w = mark_busy_host(r, 10);
+  EXPECT_NE(w.find("during prefill 1K, 0 × 2;"), std::string::npos) << w;
+  EXPECT_NE(w.find("(up to 55%)"), std::string::npos) << w;
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_TRUE(r.decode[0].warnings.empty());
+  EXPECT_EQ(r.decode[1].warnings, (std::vector<std::string>{
+                                      "the host was busy: other processes used 55% of its CPU during the window"}));
+  // Again (a resumed run): one warning each, not two.
+  mark_busy_host(r, 10);
+  EXPECT_EQ(r.warnings.size(), 1u);
+  EXPECT_EQ(r.decode[1].warnings.size(), 1u);
+
+  // A server elsewhere does not compete with this machine's load.
+  RunResult remote = r;
+  remote.hardware.source = HardwareSource::Declared;
+  EXPECT_EQ(mark_busy_host(remote, 10), "");
+  EXPECT_TRUE(remote.warnings.empty());
 }
 
 }  // namespace

@@ -109,6 +109,35 @@ TEST(HostReader, VirtualMachineWithProcStatOnly) {
   EXPECT_DOUBLE_EQ(*reader.read().cpu_util_pct, 0.0);
 }
 
+TEST(ProcStat, AProcesssCpuTicksAreItsUserAndSystemTime) {
+  // A command name with spaces and parentheses, as the kernel writes it.
+  const std::string stat =
+      "4242 (llama-server (w)) S 1 4242 4242 0 -1 4194560 8123 0 12 0 1500 250 3 1 20 0 9 0 1234 567 89\n";
+  EXPECT_EQ(parse_process_cpu_ticks(stat), 1750u);
+  EXPECT_FALSE(parse_process_cpu_ticks("4242 (x) S 1 2 3").has_value()) << "too few fields";
+  EXPECT_FALSE(parse_process_cpu_ticks("no name here").has_value());
+  EXPECT_FALSE(parse_process_cpu_ticks("1 (x) S 1 1 1 0 -1 0 0 0 0 0 ab 1 0").has_value());
+}
+
+// Other load is the host's busy share less the measurement's own processes' (speedmatrix, the
+// server and its children), between the same two reads.
+TEST(HostReader, OtherLoadIsWhatTheOwnProcessesDidNotUse) {
+  CopiedTree tree("vm");
+  write(tree.root() / "proc/10/stat", "10 (speedmatrix) S 1 10 10 0 -1 0 0 0 0 0 100 20 0 0 20 0 3 0\n");
+  write(tree.root() / "proc/20/stat", "20 (llama-server) S 1 20 20 0 -1 0 0 0 0 0 1000 50 0 0 20 0 9 0\n");
+  HostReader reader(tree.root(), {10, 20, 30});  // 30 never runs: it counts for nothing
+  EXPECT_FALSE(reader.read().other_cpu_util_pct.has_value());
+  // 500 ticks, 190 busy (as in VirtualMachineWithProcStatOnly); the two processes used 30 + 100.
+  write(tree.root() / "proc/stat", "cpu  1054360 2423 244944 90830 2107 0 3678 1822 0 0\n");
+  write(tree.root() / "proc/10/stat", "10 (speedmatrix) S 1 10 10 0 -1 0 0 0 0 0 120 30 0 0 20 0 3 0\n");
+  write(tree.root() / "proc/20/stat", "20 (llama-server) S 1 20 20 0 -1 0 0 0 0 0 1090 60 0 0 20 0 9 0\n");
+  HostReading r = reader.read();
+  EXPECT_DOUBLE_EQ(*r.cpu_util_pct, 38.0);
+  EXPECT_DOUBLE_EQ(*r.other_cpu_util_pct, 100.0 * (190 - 130) / 500);
+  // Without own processes there is no such figure.
+  EXPECT_FALSE(HostReader(tree.root()).read().other_cpu_util_pct.has_value());
+}
+
 TEST(HostReader, NothingExposedIsNothingRead) {
   test::TempDir empty;
   HostReader reader(empty.path() / "no-such-root");
