@@ -16,10 +16,10 @@ constexpr double kBusyHostOtherCpuPct = 10.0;
 /// built-in engine): only then does other load compete with the server itself.
 bool server_shares_the_host(const RunResult& result);
 
-/// Marks every row and cell whose window ran on a busy host with a warning ("the host was busy:
-/// other processes used 45% of its CPU during the window"), and returns the run's warning naming
-/// them (empty when none). Idempotent: a resumed run's earlier marks are not repeated.
-std::string mark_busy_host(RunResult& result, double threshold_pct = kBusyHostOtherCpuPct);
+/// Puts into the run's warnings one naming every valid row and cell whose window ran on a busy host
+/// (other processes above `threshold_pct` of the CPU), replacing an earlier one (a resumed run),
+/// and returns it (empty when none).
+std::string busy_host_warning(RunResult& result, double threshold_pct = kBusyHostOtherCpuPct);
 
 /// The start every run-level busy-host warning has (a resumed run replaces its earlier one).
 inline constexpr std::string_view kBusyHostWarningPrefix = "the host was busy while measuring";

@@ -925,7 +925,7 @@ void MatrixRun::save() {
 
 int MatrixRun::finish(bool interrupted) {
   if (telemetry_.recorder) telemetry_.recorder->stop();
-  if (const std::string busy = mark_busy_host(result_); !busy.empty()) note(busy);
+  if (const std::string busy = busy_host_warning(result_); !busy.empty()) note(busy);
   char buf[32];
   result_.finished_at = std::string(format_iso8601_utc(wall_clock_unix_ms(), buf));
   redact_result(result_, redact_options());  // the reports and what is printed below, too
