@@ -21,6 +21,8 @@ struct RunFilter {
   bool with_tokens_per_joule_only = false;  ///< leave out runs without best_tokens_per_joule: the efficiency ranking
   bool unflagged_only = false;  ///< leave out runs flagged implausible or on a synthetic model (default rankings)
   bool include_hidden = false;  ///< list hidden runs too (moderation only; every page and API listing leaves them out)
+  std::string profile;          ///< only runs of this profile (RunSummary::profile; "" = any): a ranking's kCurrentStandardProfile
+  std::string other_than_profile;  ///< leave out runs of this profile ("" = none): the leaderboard's Other runs
 };
 
 /// The calculator setup a run matched (RunSummary::calc_*): which measured runs are evidence for
