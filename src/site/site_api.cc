@@ -173,9 +173,9 @@ SiteResponse Site::api_post_run(SiteRequest& request) {
   // Where the run stands with the leaderboard, so the uploader can say (upload/ranking_note.h).
   body["ranked"] = record.summary.ranked();
   body["profile"] = record.summary.profile;
-  body["standard_profile"] = kCurrentStandardProfile;
-  body["leaderboard_view"] = is_ranked_profile(record.summary.profile) ? kStandardView : kOtherView;
-  if (!record.summary.ranked()) body["not_ranked_because"] = store::not_ranked_because(record.summary);
+  body["standard_profile"] = std::string(kCurrentStandardProfile);
+  body["leaderboard_view"] = std::string(is_ranked_profile(record.summary.profile) ? kStandardView : kOtherView);
+  if (!record.summary.ranked()) body["not_ranked_because"] = std::string(store::not_ranked_because(record.summary));
   SiteResponse r = json_response(status, body);
   r.headers.emplace_back("Location", page);
   return r;
@@ -210,9 +210,9 @@ SiteResponse Site::api_leaderboard(const SiteRequest& request) {
   note_page(*q, *page);
   const bool other = other_runs_view(*q);
   json body = page_json(*page, *q, "/api/v1/leaderboard", !other);
-  body["view"] = other ? kOtherView : kStandardView;
+  body["view"] = std::string(other ? kOtherView : kStandardView);
   body["ranked"] = !other;
-  body["standard_profile"] = kCurrentStandardProfile;
+  body["standard_profile"] = std::string(kCurrentStandardProfile);
   return json_response(200, body);
 }
 

@@ -298,7 +298,8 @@ class ProfileSiteTest : public ::testing::Test {
     SiteResponse r = get(target);
     EXPECT_EQ(r.status, 200) << target << ": " << r.body;
     std::vector<std::string> out;
-    for (const auto& run : json::parse(r.body)["runs"]) out.push_back(run["run_id"]);
+    const json body = json::parse(r.body);  // kept: the loop reads into it
+    for (const auto& run : body["runs"]) out.push_back(run["run_id"]);
     std::sort(out.begin(), out.end());
     return out;
   }
