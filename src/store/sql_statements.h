@@ -70,18 +70,21 @@ std::string_view list_runs_statement(int order_code, PageDirection direction);
 /// Filter $1..$11.
 inline constexpr std::string_view kCountRuns = "SELECT COUNT(*) FROM runs" SM_RUN_FILTER;
 
-// A group's best figure counts only runs not flagged (implausible, synthetic model).
-#define SM_RANKED(column) "MAX(CASE WHEN implausible = '' AND synthetic_model = 0 THEN " column " END)"
+// A group's best figure counts only the runs a ranking would: not flagged (implausible, synthetic
+// model) and of the ranked profile ($3: the current standard's), so a quick run's figure is no best.
+#define SM_RANKED(column) "MAX(CASE WHEN implausible = '' AND synthetic_model = 0 AND profile = $3 THEN " column " END)"
 #define SM_GROUP_FIGURES                                                                            \
   SM_RANKED("single_stream_tok_s") ", " SM_RANKED("best_total_tok_s") ", " SM_RANKED("prefill_32k_tok_s") \
   ", MAX(uploaded_at), " SM_RANKED("best_tokens_per_joule")
 
-/// Per GPU; $1 the unknown-hardware group, which is no GPU and is left out; $2 kind ('' = any).
+/// Per GPU; $1 the unknown-hardware group, which is no GPU and is left out; $2 kind ('' = any);
+/// $3 the profile whose runs give the best figures (every run is counted).
 inline constexpr std::string_view kHardwareSummary =
     "SELECT gpu, COUNT(*), COUNT(DISTINCT model), " SM_GROUP_FIGURES
     " FROM runs WHERE gpu <> $1 AND hidden = 0 AND ($2 = '' OR kind = $2) GROUP BY gpu";
 
-/// Per model; $1 the unknown-hardware group, not counted as a kind of hardware; $2 kind ('' = any).
+/// Per model; $1 the unknown-hardware group, not counted as a kind of hardware; $2 kind ('' = any);
+/// $3 the profile whose runs give the best figures.
 inline constexpr std::string_view kModelSummary =
     "SELECT model, COUNT(*), COUNT(DISTINCT NULLIF(gpu, $1)), " SM_GROUP_FIGURES
     " FROM runs WHERE hidden = 0 AND ($2 = '' OR kind = $2) GROUP BY model";

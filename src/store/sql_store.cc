@@ -304,7 +304,8 @@ Result<RunPage> SqlStore::list_runs(const RunFilter& filter, RunOrder order, con
 Result<std::vector<GroupSummary>> SqlStore::groups(std::string_view statement, std::string_view kind) {
   auto c = pool_.acquire();
   if (!c) return std::unexpected(c.error());
-  const std::array<SqlParam, 2> unknown = {std::string(kUnknownHardwareGroup), std::string(kind)};
+  const std::array<SqlParam, 3> unknown = {std::string(kUnknownHardwareGroup), std::string(kind),
+                                           std::string(kCurrentStandardProfile)};
   auto rows = (*c)->query(statement, unknown);
   if (!rows) return std::unexpected(rows.error());
   std::vector<GroupSummary> out;

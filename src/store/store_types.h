@@ -84,6 +84,7 @@ struct GroupSummary {
   std::string name;                           ///< the GPU or the model
   int64_t runs = 0;                           ///< runs in the group
   int64_t distinct_other = 0;                 ///< distinct models (per GPU) or GPUs (per model)
+  // The best figures are of the runs a ranking compares: the current standard profile's, not flagged.
   std::optional<double> best_single_stream_tok_s;
   std::optional<double> best_total_tok_s;
   std::optional<double> best_prefill_32k_tok_s;

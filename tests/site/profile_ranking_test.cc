@@ -160,6 +160,19 @@ TEST_P(ProfileStoreTest, TheProfileRoundTripsAndFiltersKeepOrLeaveItOut) {
   EXPECT_EQ(ids_of(*second), "std");
   EXPECT_FALSE(second->next);
   EXPECT_EQ(store_->list_runs({}, store::RunOrder::Newest, {}).value().total, 5) << "no profile filter: every run";
+
+  // A group counts every run, but its best figures are the ranked runs': the quick run's 900 is no best.
+  auto hw = store_->hardware_summary();
+  ASSERT_TRUE(hw) << hw.error().message;
+  ASSERT_EQ(hw->size(), 1u);
+  EXPECT_EQ((*hw)[0].runs, 5);
+  EXPECT_EQ((*hw)[0].best_single_stream_tok_s, 200.0);
+  auto models = store_->model_summary();
+  ASSERT_TRUE(models) << models.error().message;
+  for (const auto& g : *models) {
+    if (g.name == "Model-quick") EXPECT_FALSE(g.best_single_stream_tok_s) << "a quick run gives its model no best";
+    if (g.name == "Model-std2") EXPECT_EQ(g.best_single_stream_tok_s, 200.0);
+  }
 }
 
 // Each view is its own cached listing: a key without the profile would answer one view for the other.
