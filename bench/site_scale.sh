@@ -47,7 +47,7 @@ INSERT INTO runs (run_id, kind, gpu, model, engine, engine_version, quantization
   best_total_concurrency, prefill_32k_tok_s, valid_cells, decode_cells, best_tokens_per_joule,
   best_tokens_per_joule_context, best_tokens_per_joule_concurrency, gpu_telemetry, throttle_worst, throttled_cells,
   calc_gpu, calc_gpu_count, calc_model, calc_engine, implausible, synthetic_model, hidden, content_sha256,
-  result_json, measurements_sha256)
+  result_json, measurements_sha256, profile)
 SELECT 'seed-' || lpad(g::text, 6, '0'),
   CASE WHEN g % 10 = 0 THEN 'predicted' WHEN g % 10 = 1 THEN 'simulated' ELSE 'measured' END,
   (ARRAY['RTX 3090 24GB', 'RTX 4090 24GB', 'H100 80GB', 'A100 80GB', 'L40S 48GB', 'RTX 6000 Ada 48GB',
@@ -65,7 +65,8 @@ SELECT 'seed-' || lpad(g::text, 6, '0'),
   CASE WHEN g % 3 = 0 THEN 'server' ELSE '' END, CASE WHEN g % 3 = 0 THEN 'ok' ELSE '' END,
   CASE WHEN g % 3 = 0 THEN 0 ELSE NULL END,
   '', 0, '', '', CASE WHEN g % 97 = 0 THEN 'seeded as implausible' ELSE '' END, 0, CASE WHEN g % 199 = 0 THEN 1 ELSE 0 END,
-  md5(g::text), :'base', md5('measurements-' || g)
+  md5(g::text), :'base', md5('measurements-' || g),
+  CASE WHEN g % 10 = 3 THEN 'quick/1' WHEN g % 10 = 7 THEN '' ELSE 'standard/1' END
 FROM generate_series(1, :runs) AS g;
 ANALYZE runs;
 SQL
@@ -126,7 +127,7 @@ for block in text.split("LOG:  duration: ")[1:]:
     if "ORDER BY" in q and "LIMIT" in q:
         what = "`ORDER BY " + re.search(r"ORDER BY (.*?) LIMIT", q).group(1) + "`"
         what += " after a cursor" if ") < ($" in q or ") > ($" in q else ""
-        offset = re.search(r"\$12 = '(\d+)'", block)
+        offset = re.search(r"\$13 = '(\d+)'", block)
         if offset and offset.group(1) != "0":
             what += f" at OFFSET {int(offset.group(1)):,}"
     elif q.startswith("SELECT COUNT(*) FROM runs"):

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/connection_flags.h"
+#include "upload/ranking_note.h"
 #include "upload/run_upload.h"
 #include "upload/upload_client.h"
 
@@ -33,6 +34,7 @@ int send(const std::string& path, upload::UploadOptions options) {
   }
   std::printf("%s %s: %s\n", sent->already_stored ? "already there" : "uploaded", sent->run_id.c_str(),
               sent->run_url.c_str());
+  if (const std::string note = upload::ranking_note(*sent); !note.empty()) std::printf("  %s\n", note.c_str());
   std::fflush(stdout);
   return kExitOk;
 }

@@ -64,6 +64,4 @@ const std::vector<std::string_view>& profile_fixed_flags() {
   return flags;
 }
 
-bool is_ranked_profile(std::string_view profile_id) { return profile_id == kCurrentStandardProfile; }
-
 }  // namespace sm

@@ -12,8 +12,38 @@
 
 namespace sm {
 
-/// The profile the results site ranks (its leaderboard's default view).
+/// The standard profile rankings compare now (the results site's leaderboard). A new version of
+/// the standard is a new value here; runs of the older version are then listed apart, never
+/// ranked with it (docs/site.md, "Ranked like with like").
 inline constexpr std::string_view kCurrentStandardProfile = "standard/1";
+
+/// The name of the quick profile: a short look at a server, never ranked (any version).
+inline constexpr std::string_view kQuickProfileName = "quick";
+
+/// Where a run stands with rankings, by its profile alone.
+enum class ProfileStanding {
+  CurrentStandard,  ///< kCurrentStandardProfile: ranked
+  OwnMatrix,        ///< no profile: a matrix of the user's own (defaults or flags)
+  Quick,            ///< quick/N: never ranked
+  OtherProfile,     ///< any other: an older (or newer) standard version, or a profile this build does not know
+};
+
+/// The profile's name without its version: "standard/1" -> "standard"; "" -> "".
+constexpr std::string_view profile_name(std::string_view profile) {
+  return profile.substr(0, profile.find('/'));
+}
+
+constexpr ProfileStanding profile_standing(std::string_view profile) {
+  if (profile.empty()) return ProfileStanding::OwnMatrix;
+  if (profile == kCurrentStandardProfile) return ProfileStanding::CurrentStandard;
+  if (profile_name(profile) == kQuickProfileName) return ProfileStanding::Quick;
+  return ProfileStanding::OtherProfile;
+}
+
+/// True for runs rankings may compare (the current standard profile).
+constexpr bool is_ranked_profile(std::string_view profile) {
+  return profile_standing(profile) == ProfileStanding::CurrentStandard;
+}
 
 struct Profile {
   std::string_view id;  ///< name/version, as recorded in settings.profile: "standard/1"
@@ -38,8 +68,5 @@ std::string profile_names();
 /// Flags that do not change a number (--repeat, --kv-capacity, --max-model-len, timeouts, the
 /// connection) keep it.
 const std::vector<std::string_view>& profile_fixed_flags();
-
-/// Whether a run of `profile_id` ("standard/1") is ranked on the site: the current standard only.
-bool is_ranked_profile(std::string_view profile_id);
 
 }  // namespace sm

@@ -3,6 +3,7 @@
 
 #include <charconv>
 
+#include "result/profile.h"
 #include "store/page_cursor.h"
 
 namespace sm::site {
@@ -54,6 +55,12 @@ UiResult<ListingQuery> parse_listing_query(const QueryParams& q, store::RunOrder
   if (!flagged.empty() && flagged != "include" && flagged != "exclude")
     return ui_fail("listing.not_either", {{"param", "flagged"}, {"value", flagged}, {"first", "include"}, {"second", "exclude"}});
   out.include_flagged = flagged == "include";
+  out.profile_param = q.get("profile");
+  if (out.profile_param == kStandardView) out.filter.profile = std::string(kCurrentStandardProfile);
+  else if (out.profile_param == kOtherView) out.filter.other_than_profile = std::string(kCurrentStandardProfile);
+  else if (!out.profile_param.empty())
+    return ui_fail("listing.not_either",
+                   {{"param", "profile"}, {"value", out.profile_param}, {"first", "standard"}, {"second", "other"}});
   out.order = default_order;
   std::string sort = q.has("sort") ? q.get("sort") : q.get("metric");
   if (!sort.empty()) {
@@ -107,13 +114,32 @@ void make_ranking(ListingQuery& q) {
   q.filter.unflagged_only = !q.include_flagged;
 }
 
+UiResult<ListingQuery> parse_leaderboard_query(const QueryParams& query) {
+  // Other runs are not ranked: newest first unless a column was clicked.
+  const bool other = query.get("profile") == kOtherView;
+  auto q = parse_listing_query(query, other ? store::RunOrder::Newest : store::RunOrder::SingleStream, 50, "measured");
+  if (!q) return q;
+  make_ranking(*q);
+  if (other) {
+    // Nothing here is ranked, so nothing needs leaving out but the hardware no run is credited to:
+    // flagged runs are listed with their badges, and runs without an efficiency figure come last.
+    q->filter.with_tokens_per_joule_only = false;
+    q->filter.unflagged_only = false;
+  } else {
+    // A ranking compares like with like: the current standard profile's runs only.
+    q->filter.profile = std::string(kCurrentStandardProfile);
+  }
+  return q;
+}
+
 std::vector<std::pair<std::string, std::string>> listing_params(const ListingQuery& q) {
   return {{"gpu", q.filter.gpu},
           {"model", q.filter.model},
           {"engine", q.filter.engine},
           {"quantization", q.filter.quantization},
           {"kind", q.kind_param},
-          {"flagged", q.include_flagged ? "include" : ""}};
+          {"flagged", q.include_flagged ? "include" : ""},
+          {"profile", q.profile_param}};
 }
 
 }  // namespace sm::site

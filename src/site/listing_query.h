@@ -2,6 +2,7 @@
 // The query parameters every run listing shares (API and pages): filters, order, page.
 //   ?gpu=RTX%203090%2024GB&model=...&engine=vllm&quantization=...&kind=measured
 //   &sort=single_stream|best_total|prefill_32k|tokens_per_joule|newest&limit=50&cursor=a1~50~...
+//   &profile=standard|other (runs of the current standard profile, or every other run)
 // Pages are keyset pages: `cursor` (store/page_cursor.h) names where one starts, so a page deep in
 // 100,000 runs costs what the first does; `offset` still works for old links.
 #include <string>
@@ -21,6 +22,8 @@ struct ListingQuery {
   store::PageRequest page;
   std::string kind_param;        ///< `kind` as links repeat it: "measured", ..., "all" (any kind), "" (the default)
   bool include_flagged = false;  ///< `flagged=include`: rankings keep implausible and synthetic-model runs
+  std::string profile_param;     ///< `profile` as links repeat it: "standard", "other", "" (not given: any profile,
+                                 ///< except on the leaderboard, whose default is "standard")
   std::string next_cursor;       ///< after note_page: the next page's `cursor`; empty on the last page
   std::string previous_cursor;   ///< after note_page: the previous page's `cursor`; empty on the first page
 };
@@ -44,6 +47,20 @@ void note_page(ListingQuery& query, const store::RunPage& page);
 /// GPUs (no GPU telemetry, or readings of the client's machine only): listed, never ranked.
 /// Flagged runs (implausible, synthetic model) are left out unless `flagged=include`.
 void make_ranking(ListingQuery& query);
+
+/// The `profile` values of a listing: the current standard profile's runs, or every other run.
+inline constexpr std::string_view kStandardView = "standard";
+inline constexpr std::string_view kOtherView = "other";
+
+/// Reads the leaderboard's parameters (page and API; docs/site.md, "Ranked like with like"). By
+/// default it ranks measured runs of the current standard profile (kCurrentStandardProfile) by
+/// single-stream decode, leaving out what make_ranking leaves out; `profile=other` is its Other
+/// runs: every run of another profile or of none (a matrix of its own, quick, an older standard)
+/// on known hardware, flagged ones too, newest first by default, listed and never ranked.
+UiResult<ListingQuery> parse_leaderboard_query(const QueryParams& query);
+
+/// True for the leaderboard's Other runs (`profile=other`): listed, never ranked.
+inline bool other_runs_view(const ListingQuery& query) { return query.profile_param == kOtherView; }
 
 /// The filter parameters of a listing as links repeat them (kind as kind_param, flagged).
 std::vector<std::pair<std::string, std::string>> listing_params(const ListingQuery& query);

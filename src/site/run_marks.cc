@@ -5,6 +5,7 @@
 #include <cctype>
 #include <set>
 
+#include "result/profile.h"
 #include "site/page_layout.h"
 #include "site/query_string.h"
 #include "site/ui_language.h"
@@ -29,7 +30,45 @@ std::string run_badges(const store::RunSummary& run) {
   if (run.synthetic_model)
     out += " <span class=\"badge synthetic\" title=\"" + esc(ui_text("badge.synthetic.title")) + "\">" +
            esc(ui_text("badge.synthetic")) + "</span>";
+  if (!is_ranked_profile(run.profile))
+    out += " <span class=\"badge profile\" title=\"" + esc(ui_format("badge.profile.title", kCurrentStandardProfile)) +
+           "\">" + esc(profile_text(run.profile)) + "</span>";
   return out;
+}
+
+std::string profile_text(std::string_view profile) {
+  return profile.empty() ? ui_text("profile.own_matrix") : std::string(profile);
+}
+
+std::string profile_tabs(std::string_view action, const ListingQuery& q) {
+  std::string out = "<nav class=\"tabs profiles\" aria-label=\"" + esc(ui_text("profile_tabs.label")) + "\">";
+  const bool other = other_runs_view(q);
+  for (std::string_view view : {kStandardView, kOtherView}) {
+    auto params = listing_params(q);
+    for (auto& [name, value] : params) {
+      if (name == "profile") value = view == kOtherView ? std::string(kOtherView) : std::string();
+      // Each view has its own default order (ranked by single stream; other runs newest first).
+      if (name == "sort") value.clear();
+    }
+    const bool on = (view == kOtherView) == other;
+    const std::string label = view == kOtherView ? ui_text("profile_tabs.other")
+                                                 : ui_format("profile_tabs.standard", kCurrentStandardProfile);
+    out += fmt::format("<a href=\"{}{}\" class=\"tab {}{}\"{}>{}</a>", action, esc(build_query(params)), esc(view),
+                       on ? " current" : "", on ? " aria-current=\"page\"" : "", esc(label));
+  }
+  out += "</nav>\n";
+  return out;
+}
+
+std::string other_runs_note(std::string_view action, const ListingQuery& q, int64_t others) {
+  if (others <= 0) return "";
+  auto params = listing_params(q);
+  for (auto& [name, value] : params)
+    if (name == "profile") value = std::string(kOtherView);
+  return "<p class=\"note\" id=\"other-runs-unranked\">" +
+         ui_count("profile.others_note.html", others, esc(kCurrentStandardProfile),
+                  std::string(action) + esc(build_query(params))) +
+         "</p>\n";
 }
 
 std::string kind_tabs(std::string_view action, const ListingQuery& q) {

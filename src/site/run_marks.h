@@ -15,8 +15,20 @@ namespace sm::site {
 std::string kind_badge(std::string_view kind);
 
 /// The badges of a run: its kind, then "Implausible" (the reason as its title) and "Synthetic
-/// model" when flagged.
+/// model" when flagged, then its profile when that is not the current standard ("Own matrix",
+/// "quick/1", ...: not ranked).
 std::string run_badges(const store::RunSummary& run);
+
+/// A run's profile in words: "standard/1", "quick/1", or "Own matrix" for none (result/profile.h).
+std::string profile_text(std::string_view profile);
+
+/// The leaderboard's views, under its kind tabs: "Ranked: standard/1" (the current standard
+/// profile's runs) and "Other runs" (`profile=other`), keeping the other filters of `q`.
+std::string profile_tabs(std::string_view action, const ListingQuery& q);
+
+/// Under the ranking: `others` runs of another profile or none are not ranked, with a link to the
+/// Other runs view; "" for none.
+std::string other_runs_note(std::string_view action, const ListingQuery& q, int64_t others);
 
 /// Tabs Measured · Predicted · Simulated · All over a listing at `action`, keeping the other
 /// filters of `q`; the tab of `q`'s kind is marked current.

@@ -3,6 +3,7 @@
 
 #include "result/result_json.h"
 #include "core/clock.h"
+#include "result/profile.h"
 #include "site/calc_input.h"
 #include "site/catalog_match.h"
 #include "site/listing_query.h"
@@ -75,12 +76,14 @@ Result<json> parse_body(std::string_view body) {
   }
 }
 
-json page_json(const store::RunPage& page, const ListingQuery& q, std::string_view path) {
+// `ranks`: each row's rank counts from the page's offset; false (the leaderboard's Other runs,
+// which are not ranked): every rank is null.
+json page_json(const store::RunPage& page, const ListingQuery& q, std::string_view path, bool ranks = true) {
   json runs = json::array();
   int64_t rank = q.page.offset;
   for (const auto& s : page.runs) {
     json row = summary_to_json(s);
-    row["rank"] = ++rank;
+    row["rank"] = ranks ? json(++rank) : json(nullptr);
     runs.push_back(std::move(row));
   }
   // Keyset links: each names the row next to its page, so it costs the same at any depth.
@@ -167,8 +170,12 @@ SiteResponse Site::api_post_run(SiteRequest& request) {
   if (stored_id != result->run_id) body["duplicate_of"] = stored_id, body["uploaded_run_id"] = result->run_id;
   if (!record.summary.implausible.empty()) body["implausible"] = record.summary.implausible;
   if (record.summary.synthetic_model) body["synthetic_model"] = true;
-  if (record.summary.flagged())
-    body["ranked"] = false;
+  // Where the run stands with the leaderboard, so the uploader can say (upload/ranking_note.h).
+  body["ranked"] = record.summary.ranked();
+  body["profile"] = record.summary.profile;
+  body["standard_profile"] = std::string(kCurrentStandardProfile);
+  body["leaderboard_view"] = std::string(is_ranked_profile(record.summary.profile) ? kStandardView : kOtherView);
+  if (!record.summary.ranked()) body["not_ranked_because"] = std::string(store::not_ranked_because(record.summary));
   SiteResponse r = json_response(status, body);
   r.headers.emplace_back("Location", page);
   return r;
@@ -194,14 +201,19 @@ SiteResponse Site::api_get_run(const std::string& run_id) {
 }
 
 SiteResponse Site::api_leaderboard(const SiteRequest& request) {
-  // A ranking compares like with like: measured runs unless `kind` says otherwise.
-  auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::SingleStream, 50, "measured");
+  // A ranking compares like with like: measured runs unless `kind` says otherwise, of the current
+  // standard profile; `profile=other` lists the rest, unranked.
+  auto q = parse_leaderboard_query(QueryParams(request.query));
   if (!q) return error_response(400, "bad_parameter", q.error().message);
-  make_ranking(*q);
   auto page = store_.list_runs(q->filter, q->order, q->page);
   if (!page) return list_error(page.error());
   note_page(*q, *page);
-  return json_response(200, page_json(*page, *q, "/api/v1/leaderboard"));
+  const bool other = other_runs_view(*q);
+  json body = page_json(*page, *q, "/api/v1/leaderboard", !other);
+  body["view"] = std::string(other ? kOtherView : kStandardView);
+  body["ranked"] = !other;
+  body["standard_profile"] = std::string(kCurrentStandardProfile);
+  return json_response(200, body);
 }
 
 namespace {

@@ -42,7 +42,8 @@ json summary_to_json(const store::RunSummary& s) {
           {"throttled_cells", opt(s.throttled_cells)},
           {"implausible", s.implausible.empty() ? json(nullptr) : json(s.implausible)},
           {"synthetic_model", s.synthetic_model},
-          {"ranked", !s.flagged()},
+          {"profile", s.profile},
+          {"ranked", s.ranked()},
           {"url", run_page_path(s.run_id)},
           {"api_url", "/api/v1/runs/" + percent_encode(s.run_id)}};
 }

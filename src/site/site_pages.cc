@@ -8,6 +8,7 @@
 #include "calc/catalog.h"
 #include "core/units.h"
 #include "report/report.h"
+#include "result/profile.h"
 #include "result/result_json.h"
 #include "site/api_docs_page.h"
 #include "site/benchmarks_page.h"
@@ -132,11 +133,14 @@ std::string metric_cell(std::string_view label, const std::string& value_html, s
 // The table of runs shared by the leaderboard, the run list and the per-GPU / per-model views:
 // the model, then the headline numbers, then what the run ran on. Long names are cut with an
 // ellipsis (full name on hover); below 600 px each row is a card (page_layout.cc's style sheet).
+// `ranks`: a # column counting from the page's offset; false for a list that ranks nothing (the
+// leaderboard's Other runs), where a number would read as a place.
 std::string runs_table(const std::vector<store::RunSummary>& runs, const ListingQuery& q, std::string_view action,
-                       bool checkboxes) {
+                       bool checkboxes, bool ranks = true) {
   std::string out = "<div class=\"fit\">\n<table class=\"data board cards\" id=\"runs-table\">\n<thead><tr>";
   if (checkboxes) out += "<th class=\"l pick\">" + esc(ui_text("column.pick")) + "</th>";
-  out += "<th class=\"rank\">#</th><th class=\"l name\">" + esc(ui_text("column.model")) + "</th>";
+  if (ranks) out += "<th class=\"rank\">#</th>";
+  out += "<th class=\"l name\">" + esc(ui_text("column.model")) + "</th>";
   out += sort_header(action, q, store::RunOrder::SingleStream, esc(ui_text("column.single_stream")),
                      esc(ui_text("column.single_stream.sub")));
   out += sort_header(action, q, store::RunOrder::BestTotal, esc(ui_text("column.best_total")),
@@ -158,7 +162,7 @@ std::string runs_table(const std::vector<store::RunSummary>& runs, const Listing
     if (checkboxes)
       out += "<td class=\"l pick\"><input type=\"checkbox\" name=\"run\" value=\"" + esc(s.run_id) + "\" aria-label=\"" +
              esc(ui_format("column.pick.aria", s.model)) + "\"></td>";
-    out += "<td class=\"rank\">" + esc(ui_number(++rank)) + "</td>";
+    if (ranks) out += "<td class=\"rank\">" + esc(ui_number(++rank)) + "</td>";
     out += name_cell(ui_text("column.model"), "<a href=\"" + esc(link) + "\">" + esc(s.model) + "</a>", s.model,
                      run_badges(s));
     out += metric_cell(ui_text("column.single_stream"), rate_text(s.single_stream_tok_s));
@@ -283,9 +287,9 @@ SiteResponse Site::page_error(int status, const std::string& message) {
 }
 
 SiteResponse Site::page_leaderboard(const SiteRequest& request) {
-  auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::SingleStream, 50, "measured");
+  auto q = parse_leaderboard_query(QueryParams(request.query));
   if (!q) return page_error(400, ui_error_text(q.error()));
-  make_ranking(*q);
+  const bool other = other_runs_view(*q);
   auto values = store_.filter_values();
   if (!values) return page_error(503, values.error().message);
   std::erase(values->gpus, std::string(store::kUnknownHardwareGroup));
@@ -312,12 +316,30 @@ SiteResponse Site::page_leaderboard(const SiteRequest& request) {
     if (!listed) return page_error(503, listed.error().message);
     flagged = listed->total - page->total;
   }
+  // Runs of another profile (or none) are never ranked: say how many, and where they are listed.
+  int64_t others = 0;
+  if (!other) {
+    store::RunFilter rest = q->filter;
+    rest.profile.clear();
+    rest.other_than_profile = std::string(kCurrentStandardProfile);
+    rest.with_tokens_per_joule_only = false;
+    rest.unflagged_only = false;
+    auto listed = store_.list_runs(rest, store::RunOrder::Newest, {.limit = 1});
+    if (!listed) return page_error(503, listed.error().message);
+    others = listed->total;
+  }
   std::string body = "<p class=\"eyebrow\">" + esc(ui_text("leaderboard.eyebrow")) + "</p>\n<h1>" +
                      esc(ui_text("nav.leaderboard")) + "</h1>\n<p class=\"lede\">" + ui_text("leaderboard.lede.html") +
                      "</p>\n";
   body += kind_tabs("/", *q);
+  body += profile_tabs("/", *q);
+  if (other)
+    body += "<p class=\"note\" id=\"other-runs-lede\">" +
+            ui_format("profile.other_lede.html", esc(kCurrentStandardProfile)) + "</p>\n";
   body += filter_form("/", *values, *q, true, false);
-  if (page->runs.empty()) {
+  if (page->runs.empty() && other) {
+    body += empty_box(esc(ui_text("empty.no_other_runs")));
+  } else if (page->runs.empty()) {
     const bool unfiltered = q->filter.gpu.empty() && q->filter.model.empty() && q->filter.engine.empty() &&
                             q->filter.quantization.empty();
     const std::string none_of_kind =
@@ -328,9 +350,10 @@ SiteResponse Site::page_leaderboard(const SiteRequest& request) {
                           ? none_of_kind + " " + ui_text("empty.getting_started.html")
                           : esc(ui_text("empty.no_match")));
   } else {
-    body += runs_table(page->runs, *q, "/", false);
+    body += runs_table(page->runs, *q, "/", false, !other);
     body += pager("/", *q, static_cast<int64_t>(page->runs.size()), page->total);
   }
+  body += other_runs_note("/", *q, others);
   if (unranked > 0)
     body += "<p class=\"note\" id=\"efficiency-unranked\">" + esc(ui_count("leaderboard.efficiency_unranked", unranked)) +
             "</p>\n";
@@ -371,6 +394,16 @@ int64_t cells_page(const QueryParams& params, int64_t pages) {
   return std::clamp<int64_t>(page, 1, pages);
 }
 
+// Which profile the run followed, and so whether the leaderboard ranks it.
+std::string profile_line(const std::string& profile) {
+  const std::string key = is_ranked_profile(profile) ? "run.profile.ranked.html"
+                          : profile_standing(profile) == ProfileStanding::Quick ? "run.profile.quick.html"
+                          : profile.empty()                                    ? "run.profile.own.html"
+                                                                               : "run.profile.other.html";
+  return "<p class=\"note\" id=\"run-profile\">" +
+         ui_format(key, esc(profile_text(profile)), esc(kCurrentStandardProfile)) + "</p>\n";
+}
+
 // What a run page says first about a flagged run.
 std::string flag_boxes(const store::RunSummary& s) {
   std::string out;
@@ -397,6 +430,7 @@ SiteResponse Site::page_run(const std::string& run_id, const SiteRequest& reques
   std::string top = "<p class=\"note\"><a href=\"/runs\">← " + esc(ui_text("nav.runs")) + "</a> · <a href=\"" + esc(api) +
                     "\">result.json</a> · <a href=\"/compare?run=" + esc(percent_encode(run_id)) + "\">" +
                     esc(ui_text("run.compare_with")) + "</a></p>\n";
+  top += profile_line(result->settings.profile);
   if (*summary) top += flag_boxes(**summary);
   top += run_telemetry_panel(*result);
   // A huge run is shown a page of cells at a time.

@@ -29,6 +29,24 @@ namespace {
       "CREATE INDEX runs_model_best_total ON runs (model, kind, " SM_KEY_BEST_TOTAL ", uploaded_at, run_id)", \
       "CREATE TABLE IF NOT EXISTS rate_buckets (bucket_key TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, updated_ms BIGINT NOT NULL)"
 
+// Migration 6: a ranking (the leaderboard) is of one kind and one profile (result/profile.h), so
+// each ranking order has an index that starts with both: a page of the current standard's runs is
+// one range of it, whatever other profiles are stored. Shared by both dialects.
+#define SM_PROFILE_RANKING_INDEXES                                                                      \
+  "CREATE INDEX runs_kind_profile_single_stream ON runs (kind, profile, " SM_KEY_SINGLE_STREAM ", uploaded_at, run_id)", \
+      "CREATE INDEX runs_kind_profile_best_total ON runs (kind, profile, " SM_KEY_BEST_TOTAL ", uploaded_at, run_id)",   \
+      "CREATE INDEX runs_kind_profile_prefill_32k ON runs (kind, profile, " SM_KEY_PREFILL_32K ", uploaded_at, run_id)", \
+      "CREATE INDEX runs_kind_profile_tokens_per_joule ON runs (kind, profile, " SM_KEY_TOKENS_PER_JOULE             \
+      ", uploaded_at, run_id)"
+
+// Migration 6's backfill: a run stored before it gets the profile its stored result names. Only
+// results with a key named "profile" are parsed (the text is canonical JSON, so such a key reads
+// `"profile":`); the others, written before profiles existed, keep '' (a matrix of their own). A
+// value that is not a string reads as none. PostgreSQL reads the text as `json`, not `jsonb`, which
+// would refuse a \u0000 a stored string may hold.
+#define SM_PROFILE_COLUMN "ALTER TABLE runs ADD COLUMN profile TEXT NOT NULL DEFAULT ''"
+#define SM_PROFILE_MENTIONED " WHERE result_json LIKE '%\"profile\":%'"
+
 // Types both dialects accept with the same meaning: TEXT, BIGINT (SQLite: INTEGER affinity) and
 // DOUBLE PRECISION (SQLite: REAL affinity; PostgreSQL's REAL would be 4-byte). Ids are text made
 // by the application, so no dialect-specific auto-increment is needed.
@@ -112,9 +130,25 @@ const std::vector<Migration> kMigrations = {
      {SM_LISTING_INDEXES, "CREATE TABLE IF NOT EXISTS site_generation (id BIGINT PRIMARY KEY, generation BIGINT NOT NULL)",
       "INSERT INTO site_generation (id, generation) VALUES (1, 0) ON CONFLICT DO NOTHING"},
      {SM_LISTING_INDEXES, "CREATE SEQUENCE IF NOT EXISTS site_generation_seq"}},
+    // Ranked like with like: only runs of the current standard profile are ranked; the rest are
+    // listed apart (docs/site.md, "Ranked like with like").
+    {6,
+     "profiles: each run's settings.profile, backfilled from its stored result; ranking indexes by kind and profile",
+     {SM_PROFILE_COLUMN,
+      "UPDATE runs SET profile = COALESCE(CASE WHEN json_type(result_json, '$.settings.profile') = 'text' THEN"
+      " json_extract(result_json, '$.settings.profile') END, '')" SM_PROFILE_MENTIONED,
+      SM_PROFILE_RANKING_INDEXES},
+     {SM_PROFILE_COLUMN,
+      "UPDATE runs SET profile = COALESCE(CASE WHEN json_typeof(result_json::json #> '{settings,profile}') = 'string'"
+      " THEN result_json::json #>> '{settings,profile}' END, '')" SM_PROFILE_MENTIONED,
+      SM_PROFILE_RANKING_INDEXES}},
 };
 
+#undef SM_PROFILE_COLUMN
+#undef SM_PROFILE_MENTIONED
+
 #undef SM_LISTING_INDEXES
+#undef SM_PROFILE_RANKING_INDEXES
 
 constexpr std::string_view kCreateMigrationsTable =
     "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, description TEXT NOT NULL, "

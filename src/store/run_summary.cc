@@ -5,6 +5,22 @@
 
 namespace sm::store {
 
+bool RunSummary::ranked() const { return not_ranked_because(*this).empty(); }
+
+std::string_view not_ranked_because(const RunSummary& run) {
+  // The profile first: another matrix is not comparable however good its numbers.
+  switch (profile_standing(run.profile)) {
+    case ProfileStanding::CurrentStandard: break;
+    case ProfileStanding::OwnMatrix: return "no_profile";
+    case ProfileStanding::Quick: return "quick_profile";
+    case ProfileStanding::OtherProfile: return "other_profile";
+  }
+  if (run.gpu == kUnknownHardwareGroup) return "unknown_hardware";
+  if (!run.implausible.empty()) return "implausible";
+  if (run.synthetic_model) return "synthetic_model";
+  return "";
+}
+
 RunSummary summarize_run(const RunResult& r) {
   RunSummary s;
   s.run_id = r.run_id;
@@ -18,6 +34,7 @@ RunSummary summarize_run(const RunResult& r) {
   s.quantization = r.engine.quantization;
   s.submitted_by = r.submitted_by;
   s.started_at = r.started_at;
+  s.profile = r.settings.profile;
   s.decode_cells = static_cast<int64_t>(r.decode.size());
   for (const DecodeCell& c : r.decode) {
     if (c.status != CellStatus::Valid || !c.total_tok_s) continue;

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "report/report_model.h"
+#include "result/profile.h"
 #include "result/result.h"
 
 namespace sm::store {
@@ -50,9 +51,13 @@ struct RunSummary {
   std::string implausible;       ///< why the run is flagged implausible (above the roofline); "" when it is not
   bool synthetic_model = false;  ///< measured on a synthetic model (speedmatrix synth-model's GGUF)
   bool hidden = false;           ///< hidden by a moderator: out of every page and listing
+  std::string profile;           ///< settings.profile: "standard/1", "quick/1", ...; "" = a matrix of its own
 
   /// Out of default rankings: flagged implausible or on a synthetic model.
   bool flagged() const { return !implausible.empty() || synthetic_model; }
+  /// In the default rankings: of the current standard profile (result/profile.h), on known
+  /// hardware, not flagged (not_ranked_because says why not).
+  bool ranked() const;
 };
 
 /// The `gpu` of runs whose hardware is unknown (a server on another machine, nothing declared):
@@ -65,6 +70,11 @@ constexpr int64_t kLeaderboardPrefillContext = 32 * 1024;
 
 /// The engine column of a simulated run (`speedmatrix sim` imitates vLLM, but `engine=sim` finds it).
 inline constexpr std::string_view kSimulatedEngine = "sim";
+
+/// Why a run is out of the default rankings, the first reason of: "no_profile" (a matrix of its
+/// own), "quick_profile", "other_profile" (another version of the standard, or a profile this
+/// build does not know), "unknown_hardware", "implausible", "synthetic_model"; "" when it is ranked.
+std::string_view not_ranked_because(const RunSummary& run);
 
 /// Works out the summary of a result (uploaded_at and token_id are left empty).
 RunSummary summarize_run(const RunResult& result);

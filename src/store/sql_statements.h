@@ -15,29 +15,32 @@ namespace sm::store::sql {
   "best_total_context, best_total_concurrency, prefill_32k_tok_s, valid_cells, decode_cells, "                 \
   "best_tokens_per_joule, best_tokens_per_joule_context, best_tokens_per_joule_concurrency, gpu_telemetry, "   \
   "throttle_worst, throttled_cells, calc_gpu, calc_gpu_count, calc_model, calc_engine, implausible, "          \
-  "synthetic_model, hidden"
+  "synthetic_model, hidden, profile"
 
 // The filter of listings: $1 gpu, $2 model, $3 engine, $4 quantization, $5 kind ('' = any);
 // $6 a gpu to leave out ('' = none: the unknown-hardware group is left out of rankings);
 // $7 1 = only runs with a tokens-per-joule figure (the efficiency ranking), 0 = any;
 // $8 1 = leave out flagged runs (implausible, synthetic model: default rankings), 0 = keep;
-// $9 1 = hidden runs too (moderation), 0 = visible runs only.
+// $9 1 = hidden runs too (moderation), 0 = visible runs only;
+// $10 a profile to keep ('' = any: a ranking keeps the current standard's);
+// $11 a profile to leave out ('' = none: the leaderboard's Other runs leave out the standard's).
 #define SM_RUN_FILTER                                                                               \
   " WHERE ($1 = '' OR gpu = $1) AND ($2 = '' OR model = $2) AND ($3 = '' OR engine = $3)"          \
   " AND ($4 = '' OR quantization = $4) AND ($5 = '' OR kind = $5) AND ($6 = '' OR gpu <> $6)"      \
   " AND ($7 = 0 OR best_tokens_per_joule IS NOT NULL)"                                              \
-  " AND ($8 = 0 OR (implausible = '' AND synthetic_model = 0)) AND ($9 = 1 OR hidden = 0)"
+  " AND ($8 = 0 OR (implausible = '' AND synthetic_model = 0)) AND ($9 = 1 OR hidden = 0)"          \
+  " AND ($10 = '' OR profile = $10) AND ($11 = '' OR profile <> $11)"
 
 /// The RunSummary columns and the listing filter, for the statements built in sql_statements.cc.
 inline constexpr std::string_view kRunSummaryColumns = SM_RUN_SUMMARY_COLUMNS;
 inline constexpr std::string_view kRunFilter = SM_RUN_FILTER;
 
-/// $1..$32: the RunSummary columns; $33 content_sha256; $34 result_json; $35 measurements_sha256
+/// $1..$33: the RunSummary columns; $34 content_sha256; $35 result_json; $36 measurements_sha256
 /// (NULL: not checked). Nothing is inserted when the run id or the measurements hash is taken.
 inline constexpr std::string_view kInsertRun =
     "INSERT INTO runs (" SM_RUN_SUMMARY_COLUMNS ", content_sha256, result_json, measurements_sha256) VALUES "
     "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, "
-    "$24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35) ON CONFLICT DO NOTHING";
+    "$24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36) ON CONFLICT DO NOTHING";
 
 /// $1 measurements_sha256.
 inline constexpr std::string_view kSelectRunByMeasurements =
@@ -53,32 +56,35 @@ inline constexpr std::string_view kSelectRunSummary =
 
 /// How a listing statement pages (list_runs_statement).
 enum class PageDirection {
-  First,   ///< from the top of the order, skipping $12 rows (an offset: 0, or an old link's)
-  After,   ///< the rows after the key ($13 metric, $14 uploaded_at, $15 run_id), in the order
+  First,   ///< from the top of the order, skipping $13 rows (an offset: 0, or an old link's)
+  After,   ///< the rows after the key ($14 metric, $15 uploaded_at, $16 run_id), in the order
   Before,  ///< the rows before that key, nearest first (the order reversed; the caller turns them round)
 };
 
-/// The listing statement of one order and direction. Filter $1..$9 (SM_RUN_FILTER); $10 unused
-/// (kept so every listing binds the same parameters); $11 limit; $12 offset; $13..$15 the
-/// cursor's key (a metric order's key is SM_KEY_*, sort_keys.h; Newest has none and ignores $13).
-/// Each is ordered by its index of migration 5, so a page costs the same at any depth.
+/// The listing statement of one order and direction. Filter $1..$11 (SM_RUN_FILTER); $12 limit;
+/// $13 offset; $14..$16 the cursor's key (a metric order's key is SM_KEY_*, sort_keys.h; Newest
+/// has none and ignores $14). Each is ordered by its index of migration 5 (a ranking of one kind
+/// and profile: of migration 6), so a page costs the same at any depth.
 std::string_view list_runs_statement(int order_code, PageDirection direction);
 
-/// Filter $1..$9.
+/// Filter $1..$11.
 inline constexpr std::string_view kCountRuns = "SELECT COUNT(*) FROM runs" SM_RUN_FILTER;
 
-// A group's best figure counts only runs not flagged (implausible, synthetic model).
-#define SM_RANKED(column) "MAX(CASE WHEN implausible = '' AND synthetic_model = 0 THEN " column " END)"
+// A group's best figure counts only the runs a ranking would: not flagged (implausible, synthetic
+// model) and of the ranked profile ($3: the current standard's), so a quick run's figure is no best.
+#define SM_RANKED(column) "MAX(CASE WHEN implausible = '' AND synthetic_model = 0 AND profile = $3 THEN " column " END)"
 #define SM_GROUP_FIGURES                                                                            \
   SM_RANKED("single_stream_tok_s") ", " SM_RANKED("best_total_tok_s") ", " SM_RANKED("prefill_32k_tok_s") \
   ", MAX(uploaded_at), " SM_RANKED("best_tokens_per_joule")
 
-/// Per GPU; $1 the unknown-hardware group, which is no GPU and is left out; $2 kind ('' = any).
+/// Per GPU; $1 the unknown-hardware group, which is no GPU and is left out; $2 kind ('' = any);
+/// $3 the profile whose runs give the best figures (every run is counted).
 inline constexpr std::string_view kHardwareSummary =
     "SELECT gpu, COUNT(*), COUNT(DISTINCT model), " SM_GROUP_FIGURES
     " FROM runs WHERE gpu <> $1 AND hidden = 0 AND ($2 = '' OR kind = $2) GROUP BY gpu";
 
-/// Per model; $1 the unknown-hardware group, not counted as a kind of hardware; $2 kind ('' = any).
+/// Per model; $1 the unknown-hardware group, not counted as a kind of hardware; $2 kind ('' = any);
+/// $3 the profile whose runs give the best figures.
 inline constexpr std::string_view kModelSummary =
     "SELECT model, COUNT(*), COUNT(DISTINCT NULLIF(gpu, $1)), " SM_GROUP_FIGURES
     " FROM runs WHERE hidden = 0 AND ($2 = '' OR kind = $2) GROUP BY model";

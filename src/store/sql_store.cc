@@ -61,10 +61,11 @@ RunSummary read_summary(const SqlRow& r) {
   s.implausible = r.text(29);
   s.synthetic_model = r.integer(30) != 0;
   s.hidden = r.integer(31) != 0;
+  s.profile = r.text(32);
   return s;
 }
 
-std::array<SqlParam, 35> insert_params(const RunRecord& rec) {
+std::array<SqlParam, 36> insert_params(const RunRecord& rec) {
   const RunSummary& s = rec.summary;
   return {s.run_id,
           s.kind,
@@ -98,16 +99,17 @@ std::array<SqlParam, 35> insert_params(const RunRecord& rec) {
           s.implausible,
           int64_t{s.synthetic_model ? 1 : 0},
           int64_t{s.hidden ? 1 : 0},
+          s.profile,
           rec.content_sha256,
           rec.result_json,
           text_or_null(rec.measurements_sha256)};
 }
 
-std::array<SqlParam, 9> filter_params(const RunFilter& f) {
+std::array<SqlParam, 11> filter_params(const RunFilter& f) {
   return {f.gpu, f.model, f.engine, f.quantization, f.kind,
           f.known_hardware_only ? std::string(kUnknownHardwareGroup) : std::string(),
           int64_t{f.with_tokens_per_joule_only ? 1 : 0}, int64_t{f.unflagged_only ? 1 : 0},
-          int64_t{f.include_hidden ? 1 : 0}};
+          int64_t{f.include_hidden ? 1 : 0}, f.profile, f.other_than_profile};
 }
 
 int64_t order_code(RunOrder order) {
@@ -237,8 +239,8 @@ Result<RunPage> SqlStore::list_runs(const RunFilter& filter, RunOrder order, con
   // One row more than the page shows tells whether there is a page beyond it.
   auto fetch = [&](sql::PageDirection direction, int64_t offset,
                    const PageCursor* at) -> Result<std::vector<SqlRow>> {
-    const std::array<SqlParam, 15> params = {
-        f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], order_code(order), limit + 1, offset,
+    const std::array<SqlParam, 16> params = {
+        f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], limit + 1, offset,
         at && at->key ? *at->key : kNoFigureKey, at ? at->uploaded_at : std::string(), at ? at->run_id : std::string()};
     return (*c)->query(sql::list_runs_statement(static_cast<int>(order_code(order)), direction), params);
   };
@@ -302,7 +304,8 @@ Result<RunPage> SqlStore::list_runs(const RunFilter& filter, RunOrder order, con
 Result<std::vector<GroupSummary>> SqlStore::groups(std::string_view statement, std::string_view kind) {
   auto c = pool_.acquire();
   if (!c) return std::unexpected(c.error());
-  const std::array<SqlParam, 2> unknown = {std::string(kUnknownHardwareGroup), std::string(kind)};
+  const std::array<SqlParam, 3> unknown = {std::string(kUnknownHardwareGroup), std::string(kind),
+                                           std::string(kCurrentStandardProfile)};
   auto rows = (*c)->query(statement, unknown);
   if (!rows) return std::unexpected(rows.error());
   std::vector<GroupSummary> out;

@@ -21,6 +21,8 @@ struct RunFilter {
   bool with_tokens_per_joule_only = false;  ///< leave out runs without best_tokens_per_joule: the efficiency ranking
   bool unflagged_only = false;  ///< leave out runs flagged implausible or on a synthetic model (default rankings)
   bool include_hidden = false;  ///< list hidden runs too (moderation only; every page and API listing leaves them out)
+  std::string profile;          ///< only runs of this profile (RunSummary::profile; "" = any): a ranking's kCurrentStandardProfile
+  std::string other_than_profile;  ///< leave out runs of this profile ("" = none): the leaderboard's Other runs
 };
 
 /// The calculator setup a run matched (RunSummary::calc_*): which measured runs are evidence for
@@ -82,6 +84,7 @@ struct GroupSummary {
   std::string name;                           ///< the GPU or the model
   int64_t runs = 0;                           ///< runs in the group
   int64_t distinct_other = 0;                 ///< distinct models (per GPU) or GPUs (per model)
+  // The best figures are of the runs a ranking compares: the current standard profile's, not flagged.
   std::optional<double> best_single_stream_tok_s;
   std::optional<double> best_total_tok_s;
   std::optional<double> best_prefill_32k_tok_s;

@@ -8,6 +8,7 @@
 
 #include "bench/run_folder.h"
 #include "core/clock.h"
+#include "upload/ranking_note.h"
 #include "upload/upload_client.h"
 
 namespace sm::upload {
@@ -65,6 +66,7 @@ int upload_after_run(const std::string& out_dir, int64_t started_unix_ms, const 
   }
   std::fprintf(stderr, "speedmatrix run: uploaded %s%s: %s\n", sent->run_id.c_str(),
                sent->already_stored ? " (already there)" : "", sent->run_url.c_str());
+  if (const std::string note = ranking_note(*sent); !note.empty()) std::fprintf(stderr, "  %s\n", note.c_str());
   return run_exit_code;
 }
 

@@ -51,6 +51,21 @@ std::string describe_response(const HttpResponse& r) {
   return fmt::format("HTTP {}{}{}", r.status, body.empty() ? "" : ": ", body);
 }
 
+// The run's standing with the leaderboard from the site's answer (upload/ranking_note.h); a site
+// older than profiles does not say, and a field of another type is read as not said.
+void read_standing(const json& j, UploadOutcome& out) {
+  auto text = [&](const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (auto it = j.find("ranked"); it != j.end() && it->is_boolean() && j.contains("standard_profile"))
+    out.ranked = it->get<bool>();
+  out.profile = text("profile");
+  out.standard_profile = text("standard_profile");
+  out.not_ranked_because = text("not_ranked_because");
+  out.implausible = text("implausible");
+}
+
 Result<std::string> read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return fail(ErrorCode::Io, fmt::format("cannot open {}", path));
@@ -115,6 +130,7 @@ Result<UploadOutcome> upload_result_text(const std::string& json_text, const Upl
       if (!j.is_discarded() && j.is_object()) {
         out.run_id = j.value("run_id", "");
         out.run_url = site_root(o.site_url) + j.value("url", "");
+        read_standing(j, out);
       }
       return out;
     } else {

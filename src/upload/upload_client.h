@@ -8,6 +8,7 @@
 //   if (!sent) ...;            // the marker file now names the site and the last error
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,13 @@ struct UploadOutcome {
   std::string run_url;         ///< absolute URL of the run's page
   bool already_stored = false; ///< the site had this run (a retried upload is not a duplicate)
   int attempts = 0;            ///< tries it took
+  // Where the run stands with the site's leaderboard, as the site answered (upload/ranking_note.h).
+  std::optional<bool> ranked;      ///< in the default ranking; none: the site did not say (an older site)
+  std::string profile;             ///< the run's profile as the site read it ("" = none)
+  std::string standard_profile;    ///< the profile the site ranks, e.g. "standard/1"
+  std::string not_ranked_because;  ///< "no_profile", "quick_profile", "other_profile", "unknown_hardware",
+                                   ///< "implausible", "synthetic_model"; "" when ranked
+  std::string implausible;         ///< the site's reason when it flagged the run implausible
 };
 
 /// The file left beside a result that could not be uploaded.

@@ -65,6 +65,8 @@ for i, kind in enumerate(["measured", "simulated", "measured"]):
     x["engine"]["model_path"] = ""
     x["engine"]["model"] = ("Very-Long-Model-Name-" * 6 + f"{i}") if i == 0 else f"Qwen3.5-4B-variant-{i}"
     x["hardware"]["source"] = "probed"
+    # Two ranked runs (the long name among them) and a quick one under Other runs.
+    x["settings"]["profile"] = "quick/1" if i == 1 else "standard/1"
     json.dump(x, open(f"{sys.argv[2]}/l{i}.json", "w"))
 PY
 "$bin" upload "$tmp/r1.json" "$tmp/r2.json" "$tmp/l0.json" "$tmp/l1.json" "$tmp/l2.json" --to "$url" --token "$token" >/dev/null
@@ -73,7 +75,8 @@ id2=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run_id"])
 
 if [ "$mode" = layout ]; then
   python3 "$here/layout_check.py" layout "$chrome" "$shots" \
-    "$url/" "$url/?kind=all&flagged=include" "$url/runs" "$url/?kind=all&lang=ja" "$url/runs?lang=ja" \
+    "$url/" "$url/?kind=all&flagged=include" "$url/?kind=all&profile=other" "$url/runs" "$url/?kind=all&lang=ja" \
+    "$url/?kind=all&profile=other&lang=ja" "$url/runs?lang=ja" \
     "$url/hardware?kind=all" "$url/models?kind=all" "$url/benchmarks" "$url/api" "$url/getting-started" \
     "$url/compare" "$url/calc"
   # The compare view's permalink reproduces the comparison.

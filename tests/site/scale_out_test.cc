@@ -240,7 +240,10 @@ TEST_P(ScaleOutStoreTest, EveryListingOrderIsServedByAnIndex) {
     std::string kind;
     std::string gpu;
     std::string index;
+    std::string profile = "";  // the ranking's profile (the leaderboard: the current standard's)
+    std::string other_than_profile = "";  // the leaderboard's Other runs
   };
+  const std::string standard(kCurrentStandardProfile);
   const std::vector<Case> cases = {
       {RunOrder::Newest, "", "", "runs_newest"},
       {RunOrder::SingleStream, "measured", "", pg ? "runs_kind_single_stream" : "runs_single_stream"},
@@ -248,13 +251,20 @@ TEST_P(ScaleOutStoreTest, EveryListingOrderIsServedByAnIndex) {
       {RunOrder::Prefill32K, "", "", "runs_prefill_32k"},
       {RunOrder::TokensPerJoule, "measured", "", pg ? "runs_kind_tokens_per_joule" : "runs_tokens_per_joule"},
       {RunOrder::BestTotal, "measured", "RTX 3090 24GB", pg ? "runs_gpu_best_total" : "runs_best_total"},
+      // The leaderboard: one kind and one profile, each order one range of its index (migration 6).
+      {RunOrder::SingleStream, "measured", "", pg ? "runs_kind_profile_single_stream" : "runs_single_stream", standard},
+      {RunOrder::BestTotal, "measured", "", pg ? "runs_kind_profile_best_total" : "runs_best_total", standard},
+      {RunOrder::Prefill32K, "measured", "", pg ? "runs_kind_profile_prefill_32k" : "runs_prefill_32k", standard},
+      {RunOrder::TokensPerJoule, "measured", "", pg ? "runs_kind_profile_tokens_per_joule" : "runs_tokens_per_joule",
+       standard},
+      {RunOrder::Newest, "measured", "", pg ? "runs_kind_newest" : "runs_newest", "", standard},
   };
   for (const Case& k : cases) {
     for (auto direction : {sql::PageDirection::First, sql::PageDirection::After, sql::PageDirection::Before}) {
       const int code = static_cast<int>(k.order);
-      const std::array<SqlParam, 15> params = {k.gpu, std::string(), std::string(), std::string(), k.kind,
+      const std::array<SqlParam, 16> params = {k.gpu, std::string(), std::string(), std::string(), k.kind,
                                                std::string(kUnknownHardwareGroup), int64_t{0}, int64_t{1}, int64_t{0},
-                                               int64_t{code}, int64_t{5}, int64_t{0}, 150.0,
+                                               k.profile, k.other_than_profile, int64_t{5}, int64_t{0}, 150.0,
                                                std::string("2026-12-03T10:00:10.000Z"), std::string("run-10")};
       const std::string explain = std::string(pg ? "EXPLAIN " : "EXPLAIN QUERY PLAN ") +
                                   std::string(sql::list_runs_statement(code, direction));

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Getting started walkthrough, end to end, as a newcomer would type it: serve, create a
 # token, run a (small) matrix against `speedmatrix sim` with --upload, see the run on the
-# leaderboard. Then the failure path: a run whose upload fails stays marked pending and
+# leaderboard (its Other runs: a matrix of its own is not ranked). Then the failure path: a run whose upload fails stays marked pending and
 # `speedmatrix upload --pending` sends it once the site is back.
 # Usage: walkthrough_test.sh SPEEDMATRIX
 set -euo pipefail
@@ -52,20 +52,26 @@ wait_for "http://127.0.0.1:$sim_port/health"
 "$bin" run --url "http://127.0.0.1:$sim_port" --contexts 0 --concurrency 1,2 --prefill-contexts none --duration 2 \
   --max-output 256 --quiet --upload "$site" --upload-token "$token" >run1.out 2>run1.err || { cat run1.err >&2; exit 1; }
 grep -q "uploaded" run1.err || { cat run1.err >&2; exit 1; }
-# 5. On the leaderboard's Simulated tab (measured runs are ranked apart).
+# A matrix of its own (no standard profile): the upload says it is listed apart, not ranked.
+grep -q "listed under other runs, not ranked: no standard profile" run1.err || { cat run1.err >&2; exit 1; }
+# 5. On the leaderboard's Simulated tab (measured runs are ranked apart), under its Other runs
+#    (only runs of the standard profile are ranked).
 python3 - "$site" <<'PY'
 import json, sys, urllib.request
 site = sys.argv[1]
 assert json.load(urllib.request.urlopen(site + "/api/v1/leaderboard"))["total"] == 0, "a simulated run ranked as measured"
-board = json.load(urllib.request.urlopen(site + "/api/v1/leaderboard?kind=simulated"))
-assert board["total"] == 1, board
+assert json.load(urllib.request.urlopen(site + "/api/v1/leaderboard?kind=simulated"))["total"] == 0, "a run of its own matrix ranked"
+board = json.load(urllib.request.urlopen(site + "/api/v1/leaderboard?kind=simulated&profile=other"))
+assert board["total"] == 1 and board["view"] == "other", board
 run = board["runs"][0]
 assert run["kind"] == "simulated" and run["engine"] == "sim" and run["single_stream_tok_s"] > 0 and run["valid_cells"] == 2, run
-page = urllib.request.urlopen(site + "/?kind=simulated").read().decode()
-assert run["run_id"] in page, "the run is not on the leaderboard page"
+assert run["rank"] is None and run["profile"] == "" and run["ranked"] is False, run
+page = urllib.request.urlopen(site + "/?kind=simulated&profile=other").read().decode()
+assert run["run_id"] in page, "the run is not on the leaderboard's Other runs page"
 report = urllib.request.urlopen(site + run["url"]).read().decode()
 assert 'id="decode-matrix"' in report
-print(f"walkthrough: {run['model']} on {run['gpu']}: {run['single_stream_tok_s']:.1f} tok/s single stream, on the leaderboard")
+assert 'id="run-profile"' in report
+print(f"walkthrough: {run['model']} on {run['gpu']}: {run['single_stream_tok_s']:.1f} tok/s single stream, under Other runs")
 PY
 
 # The site goes away: the run is kept and marked pending.
