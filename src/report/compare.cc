@@ -69,14 +69,16 @@ std::vector<CompareColumn> metric_columns(const CompareSection& s, size_t metric
 
 std::string summary_text(const CompareSummary& s, const CompareModel& m) {
   std::string out = trf("{} vs {}: ", s.letter, m.runs[0].letter);
+  // With no cell beyond noise, the mean of the ratios is noise too: it must not read as a change.
+  const std::string mean = s.geo_mean ? (s.better + s.worse == 0 ? "≈" : "") + format_ratio(*s.geo_mean) : "";
   if (!s.geo_mean) {
     out += tr("no decode cell with output tok/s in both");
   } else if (s.cells == 1) {
     out += trf("output tok/s {} (geometric mean over {} cell both ran) · {} faster · {} slower · {} within noise",
-               format_ratio(*s.geo_mean), s.cells, s.better, s.worse, s.same);
+               mean, s.cells, s.better, s.worse, s.same);
   } else {
     out += trf("output tok/s {} (geometric mean over {} cells both ran) · {} faster · {} slower · {} within noise",
-               format_ratio(*s.geo_mean), s.cells, s.better, s.worse, s.same);
+               mean, s.cells, s.better, s.worse, s.same);
   }
   if (s.only_first) out += trf(" · {} ran only in {}", s.only_first, m.runs[0].letter);
   if (s.only_this) out += trf(" · {} ran only in {}", s.only_this, s.letter);

@@ -220,6 +220,26 @@ TEST(CompareModel, RepeatPassesComeFromTheCells) {
   EXPECT_NEAR(*m.decode.rows[0].values[1][1].between, 0.5 / 103, 1e-12);
 }
 
+TEST(CompareRender, ABusyHostsNoisyCellDoesNotReadAsASpeedUp) {
+  // The case of issue 29: 1K × 1 read 392 ± 193 in A and 1.64 times that in B.
+  RunResult a = one_cell_run("a", 392, {}), b = one_cell_run("b", 392 * 1.64, {});
+  a.decode[0].total_tok_s_ci = 193;
+  b.decode[0].total_tok_s_ci = 392 * 1.64 * 0.3;
+  CompareOptions options{{false, 100}, {"a", "b"}};
+  const std::string md = render_compare({a, b}, ReportFormat::Markdown, options);
+  EXPECT_EQ(md.find("1.64× faster"), std::string::npos);
+  EXPECT_NE(md.find("output tok/s ≈1.64× (geometric mean over 1 cell both ran) · 0 faster · 0 slower · 1 within noise"),
+            std::string::npos)
+      << md;
+  // The cell's row: both values with their ±, and ≈ where the ratio would be.
+  EXPECT_NE(md.find("| 1K | 1 | 392.0 ± 193.0 | 642.9 ± 192.9 | ≈ |"), std::string::npos) << md;
+  // Quiet cells with the same ratio: a speed-up, shown as one.
+  a.decode[0].total_tok_s_ci = 392 * 0.005;
+  b.decode[0].total_tok_s_ci = 392 * 1.64 * 0.005;
+  const std::string quiet = render_compare({a, b}, ReportFormat::Markdown, options);
+  EXPECT_NE(quiet.find("output tok/s 1.64× (geometric mean over 1 cell both ran) · 1 faster"), std::string::npos) << quiet;
+}
+
 TEST(CompareJson, EveryCellHasItsRatioIntervalAndVerdict) {
   CompareOptions options{{false, 100}, {"seed", "variant"}};
   const RunResult seed = test::seed_fixture(), variant = test::variant_fixture();
