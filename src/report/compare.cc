@@ -185,7 +185,7 @@ std::string render_term(const CompareModel& m, const RenderOptions& options) {
   Ansi ansi(options.color);
   size_t width = static_cast<size_t>(std::max(40, options.width_columns));
   std::string out = ansi.bold(fmt::format("Compare · {} runs", m.runs.size())) + "\n" +
-                    wrap("Ratios are to run A; ≈ marks a difference within the cells' noise.", width);
+                    wrap("Ratios are to run A; ≈ marks a difference within noise (the cells' own and run to run).", width);
   size_t label_w = 0;
   for (const auto& r : m.runs) label_w = std::max(label_w, display_width(r.label));
   for (const auto& r : m.runs) {
