@@ -69,14 +69,16 @@ std::vector<CompareColumn> metric_columns(const CompareSection& s, size_t metric
 
 std::string summary_text(const CompareSummary& s, const CompareModel& m) {
   std::string out = trf("{} vs {}: ", s.letter, m.runs[0].letter);
+  // With no cell beyond noise, the mean of the ratios is noise too: it must not read as a change.
+  const std::string mean = s.geo_mean ? (s.better + s.worse == 0 ? "≈" : "") + format_ratio(*s.geo_mean) : "";
   if (!s.geo_mean) {
-    out += tr("no decode cell with total tok/s in both");
+    out += tr("no decode cell with output tok/s in both");
   } else if (s.cells == 1) {
-    out += trf("total tok/s {} (geometric mean over {} cell both ran) · {} faster · {} slower · {} within noise",
-               format_ratio(*s.geo_mean), s.cells, s.better, s.worse, s.same);
+    out += trf("output tok/s {} (geometric mean over {} cell both ran) · {} faster · {} slower · {} within noise",
+               mean, s.cells, s.better, s.worse, s.same);
   } else {
-    out += trf("total tok/s {} (geometric mean over {} cells both ran) · {} faster · {} slower · {} within noise",
-               format_ratio(*s.geo_mean), s.cells, s.better, s.worse, s.same);
+    out += trf("output tok/s {} (geometric mean over {} cells both ran) · {} faster · {} slower · {} within noise",
+               mean, s.cells, s.better, s.worse, s.same);
   }
   if (s.only_first) out += trf(" · {} ran only in {}", s.only_first, m.runs[0].letter);
   if (s.only_this) out += trf(" · {} ran only in {}", s.only_this, s.letter);
@@ -183,7 +185,7 @@ std::string render_term(const CompareModel& m, const RenderOptions& options) {
   Ansi ansi(options.color);
   size_t width = static_cast<size_t>(std::max(40, options.width_columns));
   std::string out = ansi.bold(fmt::format("Compare · {} runs", m.runs.size())) + "\n" +
-                    wrap("Ratios are to run A; ≈ marks a difference within the cells' noise.", width);
+                    wrap("Ratios are to run A; ≈ marks a difference within noise (the cells' own and run to run).", width);
   size_t label_w = 0;
   for (const auto& r : m.runs) label_w = std::max(label_w, display_width(r.label));
   for (const auto& r : m.runs) {
@@ -290,7 +292,7 @@ std::string html_section_table(const CompareSection& s, const CompareModel& m) {
   return html_scroll(t + "</tbody>\n</table>\n");
 }
 
-// The total tok/s ratios of one later run as a matrix, coloured by size and direction.
+// The output tok/s ratios of one later run as a matrix, coloured by size and direction.
 std::string html_ratio_matrix(const CompareModel& m, size_t run) {
   std::vector<int64_t> contexts, conc;
   for (const auto& row : m.decode.rows) {
@@ -353,7 +355,7 @@ std::string render_html(const CompareModel& m) {
   // The subtitle's text is put in as written (the catalogs are trusted, like their ".html" keys).
   std::string body = "<header class=\"top\">\n<p class=\"eyebrow\">" + html_escape(tr("Speed test matrix · compare")) +
                      "</p>\n<h1 id=\"title\">" + html_escape(title) + "</h1>\n<p class=\"subtitle\">" +
-                     tr("Every cell side by side; ratios to run A; ≈ marks a difference within the cells' noise.") +
+                     tr("Every cell side by side; ratios to run A; ≈ marks a difference within noise: the cells' own and run to run.") +
                      "</p>\n</header>\n";
   body += "<section id=\"runs\">\n<h2>" + html_escape(tr("Runs")) + "</h2>\n";
   std::string runs = "<table class=\"data\">\n<thead><tr><th class=\"l\" scope=\"col\">" + html_escape(tr("Run")) +
@@ -378,7 +380,7 @@ std::string render_html(const CompareModel& m) {
   if (!m.decode.rows.empty()) {
     for (size_t run = 1; run < m.runs.size(); ++run) {
       body += fmt::format("<section id=\"ratios-{}\">\n<h2>{}</h2>\n<p class=\"caption\">{}</p>\n", html_escape(m.runs[run].letter),
-                          html_escape(trf("{} ÷ {}: total tok/s", m.runs[run].letter, m.runs[0].letter)),
+                          html_escape(trf("{} ÷ {}: output tok/s (all requests)", m.runs[run].letter, m.runs[0].letter)),
                           html_escape(trf("rows are context length, columns are simultaneous requests; each cell: ratio, then {} → {}",
                                           m.runs[0].letter, m.runs[run].letter)));
       body += html_ratio_matrix(m, run) + "</section>\n";
@@ -413,6 +415,11 @@ std::string render_compare(const std::vector<RunResult>& runs, ReportFormat form
     case ReportFormat::Csv: return report::render_markdown(model);
   }
   return report::render_markdown(model);
+}
+
+std::string render_compare_json(const std::vector<RunResult>& runs, const CompareOptions& options) {
+  report::TranslationScope language(options.render.translate);
+  return report::compare_json(report::build_compare_model(runs, options.labels));
 }
 
 }  // namespace sm

@@ -7,6 +7,7 @@
 
 #include "core/units.h"
 #include "report/cell_format.h"
+#include "report/cell_noise.h"
 #include "report/report_model.h"
 #include "report/translate.h"
 
@@ -19,8 +20,6 @@ constexpr double kP90Sigmas = 1.2816;
 // Standard error of a median ÷ that of a mean, for a normal distribution (√(π/2)).
 constexpr double kMedianFactor = 1.2533;
 constexpr double kZ95 = 1.959964;  // a 95% half-width is this many standard errors
-// Differences count as real beyond this many combined standard errors.
-constexpr double kSigmas = 2.0;
 
 std::string letter(size_t i) {
   if (i < 26) return std::string(1, static_cast<char>('A' + i));
@@ -33,10 +32,6 @@ std::optional<double> relative_sigma(std::optional<double> p50, std::optional<do
   return (*p90 - *p50) / (kP90Sigmas * *p50);
 }
 
-double floor_for(CompareMetric metric) {
-  return metric == CompareMetric::TotalTokS || metric == CompareMetric::PerRequestTokS ? kThroughputNoiseFloor
-                                                                                       : kLatencyNoiseFloor;
-}
 
 std::string value_text(CompareMetric metric, std::optional<double> v) {
   switch (metric) {
@@ -56,6 +51,9 @@ CompareValue prefill_value(const PrefillRow* row, CompareMetric metric) {
   v.present = true;
   v.status = row->status;
   if (has_numbers(row->status)) v.value = metric == CompareMetric::PromptTokS ? row->prompt_tok_s : row->ttft_ms;
+  // One request per pass: no interval of its own; its passes' spread, when repeated, holds for
+  // TTFT too (TTFT = prompt tokens ÷ prompt tok/s).
+  if (v.value) v.between = prefill_noise(*row).between;
   v.text = v.value ? value_text(metric, v.value) : status_label(row->status);
   return v;
 }
@@ -70,9 +68,16 @@ CompareValue decode_value(const DecodeCell* cell, CompareMetric metric) {
     v.value = metric == CompareMetric::TotalTokS        ? cell->total_tok_s
               : metric == CompareMetric::PerRequestTokS ? cell->per_request_tok_s
                                                         : cell->ttft_ms;
-    v.standard_error = decode_standard_error(*cell, metric);
+    const CellNoise noise = decode_noise(*cell);
+    const bool rate = metric != CompareMetric::DecodeTtft;
+    // tok/s: the cell's noise as every printer shows it; per-request tok/s shares the total's
+    // relative noise. Cells without an interval (older files) and TTFT: from their spread.
+    v.within = rate && noise.within ? *noise.within : kZ95 * decode_standard_error(*cell, metric);
+    if (rate) v.between = noise.between;
   }
   v.text = v.value ? value_text(metric, v.value) : status_label(cell->status);
+  if (v.value && metric != CompareMetric::DecodeTtft)
+    v.text = format_tok_s_noise(v.value, decode_noise(*cell));
   return v;
 }
 
@@ -105,11 +110,27 @@ std::string metric_title(CompareMetric metric) {
   switch (metric) {
     case CompareMetric::PromptTokS: return tr("prompt tok/s");
     case CompareMetric::PrefillTtft: return tr("TTFT");
-    case CompareMetric::TotalTokS: return tr("total tok/s");
+    case CompareMetric::TotalTokS: return tr("output tok/s (all requests)");
     case CompareMetric::PerRequestTokS: return tr("per request tok/s");
-    case CompareMetric::DecodeTtft: return tr("TTFT");
+    case CompareMetric::DecodeTtft: return tr("TTFT (warm prefix)");
   }
   return "";
+}
+
+std::string metric_key(CompareMetric metric) {
+  switch (metric) {
+    case CompareMetric::PromptTokS: return "prompt_tok_s";
+    case CompareMetric::PrefillTtft: return "ttft_ms";
+    case CompareMetric::TotalTokS: return "total_tok_s";
+    case CompareMetric::PerRequestTokS: return "per_request_tok_s";
+    case CompareMetric::DecodeTtft: return "ttft_ms";
+  }
+  return "";
+}
+
+double between_run_floor(CompareMetric metric) {
+  return metric == CompareMetric::TotalTokS || metric == CompareMetric::PerRequestTokS ? kBetweenRunNoiseFloor
+                                                                                       : kLatencyNoiseFloor;
 }
 
 bool higher_is_better(CompareMetric metric) {
@@ -143,15 +164,27 @@ double decode_standard_error(const DecodeCell& cell, CompareMetric metric) {
 
 void judge(const CompareValue& base, CompareValue& v, CompareMetric metric) {
   v.ratio.reset();
+  v.ratio_low.reset();
+  v.ratio_high.reset();
+  v.threshold = 0;
+  v.significant = false;
   v.change = Change::None;
   v.ratio_text.clear();
-  if (!base.value || !v.value || !(*base.value > 0)) return;
-  double ratio = *v.value / *base.value;
+  if (!base.value || !v.value || !(*base.value > 0) || !(*v.value > 0)) return;
+  const double ratio = *v.value / *base.value;
+  const double floor = between_run_floor(metric);
+  // Both measurements' own noise and how far each could land in another run, combined as
+  // independent errors of log(B) and log(A).
+  const double h = std::sqrt(base.within * base.within + v.within * v.within +
+                             std::pow(base.between.value_or(floor), 2) + std::pow(v.between.value_or(floor), 2));
   v.ratio = ratio;
-  v.threshold = std::max(floor_for(metric), kSigmas * std::hypot(base.standard_error, v.standard_error));
-  if (std::abs(ratio - 1) <= v.threshold) {
+  v.threshold = h;
+  v.ratio_low = ratio * std::exp(-h);
+  v.ratio_high = ratio * std::exp(h);
+  v.significant = *v.ratio_low > 1 || *v.ratio_high < 1;
+  if (!v.significant) {
     v.change = Change::Same;
-    v.ratio_text = "≈" + format_ratio(ratio);
+    v.ratio_text = "≈";
   } else {
     v.change = (ratio > 1) == higher_is_better(metric) ? Change::Better : Change::Worse;
     v.ratio_text = format_ratio(ratio);
@@ -275,14 +308,14 @@ CompareModel build_compare_model(const std::vector<RunResult>& runs, const std::
   }
 
   m.noise_rule = trf(
-      "Ratios are each run's value ÷ run A's. \"≈\" marks a difference within the cells' noise: |ratio − 1| ≤ "
-      "max(floor, 2·√(noise_A² + noise_B²)), where a cell's noise is the standard error of what it measured: for "
-      "tok/s, its 95% interval ÷ 1.96 ÷ its value where the cell has one (batch means over its window), else from "
-      "its own spread, ((p90 − p50) ÷ 1.28 ÷ p50 of the time between tokens) ÷ √(output tokens per "
-      "request); for TTFT, 1.25 × ((p90 − p50) ÷ 1.28 ÷ p50 of TTFT) ÷ √(requests). The floor is {:.0f}% for "
-      "decode tok/s and {:.0f}% for TTFT and prefill (one request each). For tok/s higher is better; for TTFT "
-      "lower is better.",
-      kThroughputNoiseFloor * 100, kLatencyNoiseFloor * 100);
+      "Ratios are each run's value ÷ run A's. A difference counts only when the ratio's 95% interval excludes 1; "
+      "\"≈\" marks one within noise. The interval is ratio × e^±h, h = √(within_A² + within_B² + between_A² + "
+      "between_B²), each a relative half-width: within, the cell's own 95% interval (decode tok/s: its window's "
+      "batch-means interval, the ± shown; TTFT: from the spread of its requests; prefill: none); between, how far "
+      "another run could land: half the range of the cell's --repeat passes, else a floor of {:.0f}% for decode "
+      "tok/s and {:.0f}% for TTFT and prefill, measured between repeated runs on one host. For tok/s higher is "
+      "better; for TTFT lower is better.",
+      kBetweenRunNoiseFloor * 100, kLatencyNoiseFloor * 100);
   return m;
 }
 

@@ -2,14 +2,16 @@
 // Several runs side by side: every prefill row and decode cell any of them has, each run's value,
 // its ratio to the first run, and whether the difference is within the cells' noise.
 //
-// The noise rule (docs/reports.md): a value's relative noise is the standard error of what the
-// cell measured, estimated from its own spread —
-//   tok/s:  s = (tbt_p90 − tbt_p50) / (1.2816 · tbt_p50),  n = output tokens ÷ concurrency
-//   TTFT:   s = (ttft_p90 − ttft_p50) / (1.2816 · ttft_p50), n = requests started (else concurrency),
-//           standard error of a median = 1.2533 · s / √n
-//   prefill: one request, no spread: 0
-// and two values differ within noise when |B/A − 1| ≤ max(floor, 2·√(se_A² + se_B²)), with the
-// floor 2% for decode tok/s and 5% for TTFT and prefill (few samples).
+// The noise rule (docs/reports.md, "The noise rule"): each value carries two relative 95%
+// half-widths —
+//   within:  the cell's own interval (report/cell_noise.h: total_tok_s_ci ÷ total_tok_s; cells
+//            written before intervals existed: from their spread, 1.96 × the standard error of
+//            decode_standard_error); TTFT: 1.96 × the standard error of its median; prefill: 0;
+//   between: how far a second run could land: the spread of the cell's --repeat passes (half
+//            their range, report/cell_noise.h), else a floor measured on real runs
+//            (kBetweenRunNoiseFloor for decode tok/s, kLatencyNoiseFloor for TTFT and prefill).
+// The ratio B/A has the interval B/A · exp(±h), h = √(within_A² + within_B² + between_A² +
+// between_B²); the difference is significant only when that interval excludes 1.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,9 +22,12 @@
 
 namespace sm::report {
 
-/// Differences below this share are never called real for decode tok/s.
-inline constexpr double kThroughputNoiseFloor = 0.02;
-/// ... nor for TTFT and prefill, which rest on few requests.
+/// How far one run's decode tok/s lands from another's with the same settings on the same host,
+/// as a relative half-width (half the range of repeated runs), when the cell has no --repeat
+/// passes to say so itself. Measured with bench/between_run_noise.sh (docs/performance.md,
+/// "Between-run noise"; how it was chosen: docs/reports.md).
+inline constexpr double kBetweenRunNoiseFloor = 0.06;
+/// ... of TTFT and prefill, which rest on few requests.
 inline constexpr double kLatencyNoiseFloor = 0.05;
 
 /// What a compared number measures: decides its noise and which direction is better.
@@ -34,15 +39,17 @@ enum class CompareMetric {
   DecodeTtft,      ///< decode median TTFT (lower is better)
 };
 
-/// Column title: "prompt tok/s", "TTFT", "total tok/s", "per request tok/s".
+/// Column title: "prompt tok/s", "TTFT", "output tok/s (all requests)", "per request tok/s", "TTFT (warm prefix)".
 std::string metric_title(CompareMetric metric);
+/// The metric's name in compare's JSON (the result file's field): "prompt_tok_s", "ttft_ms", "total_tok_s", …
+std::string metric_key(CompareMetric metric);
 /// True when a larger value is better.
 bool higher_is_better(CompareMetric metric);
 
 /// How a later run's value relates to the first run's.
 enum class Change {
   None,    ///< no ratio: either value is missing (not run, error, absent)
-  Same,    ///< within noise ("≈")
+  Same,    ///< within noise ("≈"): the ratio's interval holds 1
   Better,  ///< beyond noise, in the good direction
   Worse,   ///< beyond noise, in the bad direction
 };
@@ -52,12 +59,17 @@ struct CompareValue {
   bool present = false;                     ///< the run has this row or cell
   CellStatus status = CellStatus::Pending;  ///< meaningful when present
   std::optional<double> value;              ///< the number, when the cell has numbers
-  double standard_error = 0;                ///< relative standard error estimated from the cell (0.01 = 1%)
-  std::string text;                         ///< "181.7", "24 ms", or the status label; "—" when absent
+  double within = 0;                        ///< relative 95% half-width of the cell's own measurement (0.02 = 2%)
+  std::optional<double> between;            ///< relative run-to-run half-width from its --repeat passes;
+                                            ///< nullopt: the metric's floor stands in
+  std::string text;                         ///< "181.7", "181.7 ± 9.1", "24 ms", or the status label; "—" when absent
   std::optional<double> ratio;              ///< value ÷ first run's value (later runs, both numbers known)
-  double threshold = 0;                     ///< the noise threshold the ratio was judged against
+  std::optional<double> ratio_low;          ///< the ratio's interval: ratio · exp(−threshold) ...
+  std::optional<double> ratio_high;         ///< ... to ratio · exp(+threshold)
+  double threshold = 0;                     ///< h: the interval's half-width in log ratio
+  bool significant = false;                 ///< the interval excludes 1
   Change change = Change::None;
-  std::string ratio_text;                   ///< "1.12×", "≈1.01×"; empty without a ratio
+  std::string ratio_text;                   ///< "1.12×"; "≈" within noise; empty without a ratio
 };
 
 /// One prefill row or decode cell across runs.
@@ -93,7 +105,7 @@ struct CompareSummary {
   std::optional<double> geo_mean;    ///< geometric mean of the total tok/s ratios
   int better = 0;                    ///< cells faster beyond noise
   int worse = 0;                     ///< cells slower beyond noise
-  int same = 0;                      ///< cells within noise
+  int same = 0;                      ///< cells within noise (the ratio's interval holds 1)
   int only_first = 0;                ///< cells the first run ran and this one did not
   int only_this = 0;                 ///< cells this run ran and the first did not
 };
@@ -111,10 +123,18 @@ struct CompareModel {
 /// Compares `runs` (at least one) to the first. `labels` name them (empty: run ids).
 CompareModel build_compare_model(const std::vector<RunResult>& runs, const std::vector<std::string>& labels);
 
-/// The relative standard error of one decode cell's metric, from its own spread (0 when unknown).
+/// The relative standard error of one decode cell's metric: its interval ÷ 1.96 where it has one,
+/// else from its own spread (0 when unknown).
 double decode_standard_error(const DecodeCell& cell, CompareMetric metric);
 
-/// Judges `value` against `base`: ratio, threshold = max(floor, 2·√(se_a² + se_b²)), change.
+/// The between-run half-width that stands in for a cell without --repeat passes.
+double between_run_floor(CompareMetric metric);
+
+/// The comparison as JSON for scripts and CI (compare_json.cc; docs/reports.md, "compare --format json").
+std::string compare_json(const CompareModel& model);
+
+/// Judges `value` against `base`: ratio, its interval (h = √(within_A² + within_B² + between_A² +
+/// between_B²), each between defaulting to between_run_floor), significant, change.
 void judge(const CompareValue& base, CompareValue& value, CompareMetric metric);
 
 }  // namespace sm::report

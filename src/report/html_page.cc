@@ -12,7 +12,7 @@ constexpr std::string_view kStyle = R"css(
 :root {
   color-scheme: light dark;
   --bg: #ffffff; --fg: #17202a; --muted: #5b6675; --line: #e2e6eb; --card: #f6f8fa; --accent: #0f766e;
-  --heat-lo: #eef8f5; --heat-hi: #0b6b5c; --hot-fg: #ffffff; --hatch: rgba(91, 102, 117, 0.16);
+  --heat-lo: #eef8f5; --heat-hi: #0b6b5c; --hot-fg: #ffffff; --hatch: rgba(91, 102, 117, 0.16); --noise-dot: rgba(30, 36, 48, 0.38);
   --warn-bg: #fff7e6; --warn-line: #f0b429; --err-bg: #fdecec; --err-line: #d64545; --info-bg: #eaf2fd; --info-line: #4a86e8;
   --good: #11875d; --bad: #c53030;
   --c0: #1f77b4; --c1: #e8590c; --c2: #2f9e44; --c3: #c2255c; --c4: #7048e8; --c5: #8d6e00; --c6: #0c8599; --c7: #5c677d;
@@ -20,7 +20,7 @@ constexpr std::string_view kStyle = R"css(
 @media (prefers-color-scheme: dark) {
   :root {
     --bg: #0f1318; --fg: #e4e8ee; --muted: #98a2b3; --line: #2a313b; --card: #161c23; --accent: #4fd1b5;
-    --heat-lo: #16221f; --heat-hi: #1ba487; --hot-fg: #ffffff; --hatch: rgba(152, 162, 179, 0.14);
+    --heat-lo: #16221f; --heat-hi: #1ba487; --hot-fg: #ffffff; --hatch: rgba(152, 162, 179, 0.14); --noise-dot: rgba(235, 240, 248, 0.42);
     --warn-bg: #2b2414; --warn-line: #d69e2e; --err-bg: #2d1618; --err-line: #f56565; --info-bg: #14213a; --info-line: #63a4ff;
     --good: #48bb78; --bad: #fc8181;
     --c0: #5aa9e6; --c1: #ff8c42; --c2: #69db7c; --c3: #f783ac; --c4: #b197fc; --c5: #ffd43b; --c6: #3bc9db; --c7: #adb5bd;
@@ -93,10 +93,15 @@ table.heatmap td.notrun {
 }
 table.heatmap td.error { background: var(--err-bg); color: var(--bad); font-weight: 600; }
 table.heatmap td.partial { outline: 2px dashed var(--warn-line); outline-offset: -2px; }
+/* A cell whose noise is wider than 2% (report/cell_noise.h): dots over its heat colour. */
+table.heatmap td.noisy, .legend-bar .noisy {
+  background-image: radial-gradient(circle, var(--noise-dot) 1.2px, transparent 1.6px); background-size: 6px 6px;
+}
 .legend-bar { display: flex; align-items: center; gap: 8px; font-size: .82rem; color: var(--muted); margin: 4px 0 10px; }
 .legend-bar .ramp { width: 140px; height: 10px; border-radius: 5px;
   background: linear-gradient(90deg, var(--heat-lo), var(--heat-hi)); border: 1px solid var(--line);
   -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+.legend-bar .noisy { width: 22px; height: 12px; border-radius: 3px; border: 1px solid var(--line); background-color: var(--heat-lo); }
 .legend-bar .hatch { width: 22px; height: 12px; border-radius: 3px; border: 1px solid var(--line);
   background: repeating-linear-gradient(135deg, transparent 0 4px, var(--hatch) 4px 6px); }
 .prefill-grid { display: grid; grid-template-columns: minmax(320px, 400px) minmax(0, 1fr); gap: 24px; align-items: start; }

@@ -71,4 +71,9 @@ struct CompareOptions {
 /// Formats: Term, Html, Markdown (Csv renders as Markdown). Needs at least one run.
 std::string render_compare(const std::vector<RunResult>& runs, ReportFormat format, const CompareOptions& options);
 
+/// The same comparison as one JSON document for scripts and CI: the runs (ids), and for every later
+/// run every prefill row and decode cell with each metric's values, ratio, its 95% interval
+/// (`ratio_low`, `ratio_high`) and `significant` (the interval excludes 1). docs/reports.md.
+std::string render_compare_json(const std::vector<RunResult>& runs, const CompareOptions& options);
+
 }  // namespace sm

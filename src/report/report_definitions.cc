@@ -12,6 +12,7 @@
 #include "core/units.h"
 #include "metrics/cell_metrics.h"
 #include "report/cell_format.h"
+#include "report/cell_noise.h"
 #include "report/connection_model.h"
 #include "report/telemetry_model.h"
 #include "report/translate.h"
@@ -51,9 +52,15 @@ std::vector<Definition> definitions(const RunResult& r) {
        tr("Prompt tokens ÷ TTFT of one cold request: a prompt of exactly that many tokens, never seen by the server "
           "(no prefix-cache hit), asking for 1 output token.")},
       {tr("TTFT"), tr("Time to first token: request sent → first token received, on a monotonic clock when the bytes "
-                      "reach the client. In decode cells, the median over the cell's requests.")},
-      {tr("Total tok/s"), tr("Output tokens that arrived inside the measurement window ÷ window length, across all "
-                             "simultaneous requests.")},
+                      "reach the client. In decode cells, the median over the cell's requests, read after the "
+                      "benchmark warmed the prompt into the server's prefix cache (warm prefix): not the cold TTFT "
+                      "other tools report, which the prefill rows measure.")},
+      {tr("Output tok/s (all requests)"),
+       tr("Output tokens that arrived inside the measurement window ÷ window length, across all simultaneous "
+          "requests. Output tokens only: vLLM bench serve's \"total token throughput\" also counts prompt tokens.")},
+      {tr("±"), trf("The cell's noise: the wider of its window's 95% interval and, with --repeat, half the range of its "
+                    "passes. Shown beside a figure when wider than {:.0f}% of it.",
+                    kShowNoiseAbove * 100)},
       {tr("Per request tok/s"), tr("Median over requests of (tokens − 1) ÷ (last token time − first token time) inside "
                                    "the window: the speed one user sees.")},
       {tr("Time between tokens"), tr("Median gap between consecutive tokens of one stream; a chunk carrying k tokens "

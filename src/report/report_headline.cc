@@ -4,6 +4,7 @@
 
 #include "core/units.h"
 #include "report/cell_format.h"
+#include "report/cell_noise.h"
 #include "report/translate.h"
 
 namespace sm::report {
@@ -18,10 +19,10 @@ std::vector<HeadlineFigure> headline_figures(const RunResult& r) {
     if (c.concurrency == 1 && c.per_request_tok_s && (!single || c.context < single->context)) single = &c;
   }
   if (best)
-    out.push_back({tr("Best total decode"), format_tok_s(best->total_tok_s) + " tok/s",
+    out.push_back({tr("Best total decode"), format_tok_s_noise(best->total_tok_s, decode_noise(*best)) + " tok/s",
                    trf("{} context × {} requests", format_tokens(best->context), best->concurrency)});
   if (single)
-    out.push_back({tr("Single stream"), format_tok_s(single->per_request_tok_s) + " tok/s",
+    out.push_back({tr("Single stream"), format_tok_s_noise(single->per_request_tok_s, decode_noise(*single)) + " tok/s",
                    trf("one request, {} context", format_tokens(single->context))});
   const PrefillRow* prefill = nullptr;
   for (const auto& p : r.prefill)

@@ -6,6 +6,7 @@
 
 #include "core/units.h"
 #include "report/cell_format.h"
+#include "report/cell_noise.h"
 #include "report/html_escape.h"
 #include "report/html_page.h"
 #include "report/printers.h"
@@ -166,6 +167,7 @@ std::string heatmap_html(const Matrix& m, std::string_view id) {
       if (!cell.present) classes.push_back("notrun");
       else if (std::string c = status_class(cell.status); !c.empty()) classes.push_back(c);
       if (cell.heat && *cell.heat >= kHotHeat) classes.push_back("hot");
+      if (cell.noisy) classes.push_back("noisy");
       std::string attrs;
       if (!classes.empty()) {
         std::string joined;
@@ -191,9 +193,10 @@ std::string heatmap_html(const Matrix& m, std::string_view id) {
 
 LineChart concurrency_chart(const RunResult& r, const Matrix& m, bool total) {
   LineChart chart;
-  chart.title = total ? tr("Total tok/s by simultaneous requests") : tr("Tok/s each request sees by simultaneous requests");
+  chart.title = total ? tr("Output tok/s (all requests) by simultaneous requests")
+                      : tr("Tok/s each request sees by simultaneous requests");
   chart.x_label = tr("simultaneous requests");
-  chart.y_label = total ? tr("total tok/s") : tr("tok/s per request");
+  chart.y_label = total ? tr("output tok/s (all requests)") : tr("tok/s per request");
   for (int64_t n : m.concurrency) chart.x_ticks.push_back(static_cast<double>(n));
   chart.x_format = [](double v) { return fmt::format("{}", static_cast<int64_t>(v)); };
   std::map<int64_t, std::vector<const DecodeCell*>> by_context;
@@ -219,11 +222,19 @@ LineChart concurrency_chart(const RunResult& r, const Matrix& m, bool total) {
 
 std::string decode_html(const ReportModel& m, const RunResult& r) {
   if (m.decode_total.cells.empty()) return "";
+  bool noisy = false;
+  for (const auto* matrix : {&m.decode_total, &m.decode_per_request})
+    for (const auto& row : matrix->cells)
+      for (const auto& cell : row) noisy |= cell.noisy;
   std::string out = "<section id=\"decode\">\n<h2>" + html_escape(tr("Sustained decode")) + "</h2>\n<p class=\"caption\">" +
-                    html_escape(m.decode_total.caption) + "</p>\n";
+                    html_escape(trf("{}, {} under each value", m.decode_total.caption, m.decode_total.detail_name)) + "</p>\n";
   out += "<div class=\"legend-bar\" aria-hidden=\"true\"><span>" + html_escape(tr("slower")) +
          "</span><span class=\"ramp\"></span><span>" +
-         html_escape(tr("faster")) + "</span><span class=\"hatch\"></span><span>" + html_escape(tr("not run")) + "</span></div>\n";
+         html_escape(tr("faster")) + "</span><span class=\"hatch\"></span><span>" + html_escape(tr("not run")) + "</span>" +
+         (noisy ? "<span class=\"noisy\"></span><span>" + html_escape(trf("noise wider than {:.0f}% (± shown)", kShowNoiseAbove * 100)) +
+                      "</span>"
+                : std::string()) +
+         "</div>\n";
   out += heatmap_html(m.decode_total, "decode-matrix");
   for (const auto& note : m.decode_notes) out += "<p class=\"note\">" + html_escape(note) + "</p>\n";
   LineChart total = concurrency_chart(r, m.decode_total, true);

@@ -13,6 +13,7 @@
 #include "core/units.h"
 #include "metrics/cell_metrics.h"
 #include "report/cell_format.h"
+#include "report/cell_noise.h"
 #include "report/connection_model.h"
 #include "report/telemetry_model.h"
 #include "report/translate.h"
@@ -64,9 +65,9 @@ Matrix build_matrix(const RunResult& r, MatrixKind kind) {
   Matrix m;
   if (kind == MatrixKind::Total) {
     m.title = tr("Sustained decode");
-    m.caption = tr("total tok/s · rows are context length, columns are simultaneous requests");
+    m.caption = tr("output tok/s (all requests) · rows are context length, columns are simultaneous requests");
     m.detail_label = tr("TTFT");
-    m.detail_name = tr("TTFT");
+    m.detail_name = tr("TTFT (warm prefix)");
   } else if (kind == MatrixKind::PerRequest) {
     m.title = tr("Per request");
     m.caption = tr("tok/s each request sees · rows are context length, columns are simultaneous requests");
@@ -95,14 +96,25 @@ Matrix build_matrix(const RunResult& r, MatrixKind kind) {
     }
     std::optional<double> value = kind == MatrixKind::Total ? c.total_tok_s : c.per_request_tok_s;
     if (has_numbers(c.status) && value) {
+      // Per-request tok/s has the total's relative noise (docs/METRICS.md).
+      const CellNoise noise = decode_noise(c);
       cell.value_num = value;
-      cell.value = format_tok_s(value);
+      cell.value = format_tok_s_noise(value, noise);
+      cell.noisy = noise.shown();
       cell.detail = kind == MatrixKind::Total ? format_latency_ms(c.ttft_ms) : format_gap_ms(c.tbt_ms);
     } else {
       cell.value = status_label(c.status);
     }
   }
   set_heat(m);
+  if (kind == MatrixKind::Total) {
+    for (int64_t context : m.contexts) {
+      auto p = std::find_if(r.prefill.begin(), r.prefill.end(), [&](const PrefillRow& row) {
+        return row.context == context && has_numbers(row.status) && row.ttft_ms;
+      });
+      m.cold_ttft.push_back(p == r.prefill.end() ? std::string(kDash) : format_latency_ms(p->ttft_ms));
+    }
+  }
   if (kind == MatrixKind::Efficiency) {
     bool any = std::any_of(m.cells.begin(), m.cells.end(), [](const auto& row) {
       return std::any_of(row.begin(), row.end(), [](const MatrixCell& cell) { return cell.value_num.has_value(); });
@@ -122,6 +134,9 @@ std::vector<PrefillLine> prefill_lines(const RunResult& r) {
     line.note = p.error;
     if (has_numbers(p.status) && p.prompt_tok_s) {
       line.rate = format_prompt_rate(p.prompt_tok_s);
+      // --repeat: the passes' spread, when wide enough to matter (report/cell_noise.h).
+      if (const CellNoise noise = prefill_noise(p); noise.shown())
+        line.rate += " ± " + format_prompt_rate(*noise.relative() * *p.prompt_tok_s);
       line.rate_tok_s = p.prompt_tok_s;
       line.ttft_ms = p.ttft_ms;
       line.ttft = trf("{} TTFT", format_latency_ms(p.ttft_ms));
@@ -142,9 +157,9 @@ Table measurements_table(const RunResult& r) {
               tr("Context"),
               tr("Requests at once"),
               tr("Status"),
-              tr("Total tok/s"),
+              tr("Output tok/s (all requests)"),
               tr("Per request tok/s"),
-              tr("TTFT"),
+              tr("TTFT (decode: warm prefix)"),
               tr("Time between tokens"),
               tr("Average active requests"),
               tr("Completed requests"),
@@ -194,8 +209,8 @@ Table measurements_table(const RunResult& r) {
       continue;
     }
     t.rows.push_back({{burst ? tr("Burst decode") : tr("Sustained decode"), format_tokens(c->context), fmt::format("{}", c->concurrency),
-                       status_label(c->status), format_tok_s_ci(c->total_tok_s, c->total_tok_s_ci),
-                       format_tok_s_ci(c->per_request_tok_s, c->per_request_tok_s_ci),
+                       status_label(c->status), format_tok_s_noise_always(c->total_tok_s, decode_noise(*c)),
+                       format_tok_s_noise_always(c->per_request_tok_s, decode_noise(*c)),
                        format_latency_ms(c->ttft_ms), format_gap_ms(c->tbt_ms), format_active(c->avg_active),
                        format_count(c->completed), format_count(c->output_tokens),
                        format_window_s(c->measured_s) + (!c->settled ? "" : *c->settled ? tr(" (settled)") : tr(" (cap)"))},

@@ -11,6 +11,7 @@
 #include "core/units.h"
 #include "metrics/cell_metrics.h"
 #include "report/cell_format.h"
+#include "report/cell_noise.h"
 #include "report/connection_model.h"
 #include "report/report_sections.h"
 #include "report/telemetry_model.h"
@@ -152,12 +153,29 @@ ReportModel build_report_model(const RunResult& r) {
           "A cell needs requests × (context + {} max output) tokens of KV cache; this server holds {} tokens.",
           format_thousands(r.settings.max_output_tokens), format_thousands(*kv)));
   }
-  if (ran_any(r))
-    m.decode_notes.push_back(
-        tr("TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill."));
+  if (ran_any(r)) {
+    if (r.engine.kind == "llamacpp")
+      // llama.cpp keeps its prompt cache per slot: the warm-up fills one slot, so the other
+      // streams of a cell with several read the prompt cold and their TTFT includes a prefill.
+      m.decode_notes.push_back(
+          tr("TTFT is measured after the benchmark warms the prompt into one of llama.cpp's slots; llama.cpp caches "
+             "prompts per slot, so in a cell with more than one request the other streams read the prompt cold and "
+             "its TTFT includes prefill (compare the prefill rows)."));
+    else
+      m.decode_notes.push_back(
+          tr("TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill."));
+  }
+  bool noisy = false;
+  for (const auto& row : m.decode_total.cells)
+    for (const auto& cell : row) noisy |= cell.noisy;
+  if (noisy)
+    m.decode_notes.push_back(trf("± marks a cell whose noise is wider than {:.0f}% of its figure: the wider of its "
+                                 "window's 95% interval and, with --repeat, half the range of its passes.",
+                                 kShowNoiseAbove * 100));
 
   m.measurements = measurements_table(r);
-  m.measurements_caption = tr("Latencies are medians. Total tok/s is output across all simultaneous requests.");
+  m.measurements_caption = tr("Latencies are medians. Output tok/s counts output tokens across all simultaneous "
+                              "requests (a prefill row shows its prompt tok/s there).");
   std::set<CellStatus> all = present;
   for (const auto& p : r.prefill) all.insert(p.status);
   for (CellStatus s : {CellStatus::OverCapacity, CellStatus::BeyondModel, CellStatus::Error, CellStatus::Interrupted,

@@ -63,6 +63,7 @@ struct MatrixCell {
   std::string detail;                       ///< "24 ms"; empty when there is no number (see Matrix::detail_text)
   std::optional<double> value_num;          ///< the number behind `value`
   std::optional<double> heat;               ///< 0..1, log position between the matrix's smallest and largest value
+  bool noisy = false;                       ///< `value` carries its ± (report/cell_noise.h: wider than 2%)
   std::string note;                         ///< error reason and cell warnings (tooltips)
 };
 
@@ -75,6 +76,9 @@ struct Matrix {
   std::vector<int64_t> contexts;               ///< rows, ascending
   std::vector<int64_t> concurrency;            ///< columns, ascending
   std::vector<std::vector<MatrixCell>> cells;  ///< [row][column]
+  /// Total matrix: each row's cold TTFT, from the prefill row of the same context (kDash when the
+  /// run has none); empty for the other matrices. The terminal shows it beside the warm TTFTs.
+  std::vector<std::string> cold_ttft;
 };
 
 enum class Severity { Info, Warning, Error };

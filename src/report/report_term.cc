@@ -103,8 +103,17 @@ std::string cell_text(const MatrixCell& cell) {
   return status_short(cell.status);
 }
 
+// The total matrix's cold TTFT column: shown when some context has a prefill row.
+bool has_cold_ttft(const Matrix& m) {
+  return std::any_of(m.cold_ttft.begin(), m.cold_ttft.end(), [](const std::string& t) { return t != kDash; });
+}
+
 std::string matrix_text(const Matrix& m, const Ansi& ansi, size_t width) {
-  std::string out = ansi.bold(m.title) + "\n" + wrap_block(m.caption + ", " + m.detail_name + " below", width, "  ");
+  const bool cold = has_cold_ttft(m);
+  std::string caption = m.caption + ", " + m.detail_name + " below";
+  // Beside the warm TTFTs, the cold one a reader of other tools expects: the prefill row's.
+  if (cold) caption += "; cold TTFT: the prefill row of the same context";
+  std::string out = ansi.bold(m.title) + "\n" + wrap_block(caption, width, "  ");
   if (m.contexts.empty() || m.concurrency.empty()) return out + "  (no cells)\n";
   size_t cell_w = 8;
   for (const auto& row : m.cells)
@@ -112,15 +121,27 @@ std::string matrix_text(const Matrix& m, const Ansi& ansi, size_t width) {
       std::string shown = cell.value_num ? cell.value : status_short(cell.status);
       cell_w = std::max({cell_w, display_width(shown) + 2, display_width(cell.detail) + 2});
     }
-  size_t per_block = std::max<size_t>(1, (width - kContextColumn) / cell_w);
+  const std::string cold_head = "cold TTFT";
+  size_t cold_w = 0;
+  if (cold) {
+    cold_w = display_width(cold_head) + 2;
+    for (const auto& t : m.cold_ttft) cold_w = std::max(cold_w, display_width(t) + 2);
+  }
+  size_t room = width > kContextColumn + cold_w ? width - kContextColumn - cold_w : cell_w;
+  size_t per_block = std::max<size_t>(1, room / cell_w);
   for (size_t first = 0; first < m.concurrency.size(); first += per_block) {
     size_t last = std::min(m.concurrency.size(), first + per_block);
     std::string head = pad_right("Context", kContextColumn);
+    if (cold) head += pad_left(cold_head, cold_w);
     for (size_t j = first; j < last; ++j) head += pad_left(fmt::format("{}", m.concurrency[j]), cell_w);
     out += ansi.bold(head) + "\n";
     for (size_t i = 0; i < m.contexts.size(); ++i) {
       std::string values = pad_left(format_tokens(m.contexts[i]), kContextColumn - 1) + " ";
       std::string details = std::string(kContextColumn, ' ');
+      if (cold) {
+        values += std::string(cold_w, ' ');
+        details += ansi.dim(pad_left(m.cold_ttft[i], cold_w));
+      }
       size_t detail_end = first;  // one past the last cell with a detail
       for (size_t j = first; j < last; ++j)
         if (!m.cells[i][j].detail.empty()) detail_end = j + 1;
@@ -130,8 +151,9 @@ std::string matrix_text(const Matrix& m, const Ansi& ansi, size_t width) {
         values += styled_cell(ansi, cell, pad_left(shown, cell_w), false);
         if (j < detail_end) details += styled_cell(ansi, cell, pad_left(cell.detail, cell_w), true);
       }
+      while (!values.empty() && values.back() == ' ') values.pop_back();
       out += values + "\n";
-      if (detail_end > first) out += details + "\n";
+      if (detail_end > first || (cold && m.cold_ttft[i] != kDash)) out += details + "\n";
     }
     if (last < m.concurrency.size()) out += "\n";
   }

@@ -135,10 +135,24 @@ def parse_dom(text):
     return dom
 
 
+# Names the report changed on purpose so they mean what other tools mean by them (docs/reports.md,
+# "Against the seed page"; the same list as kRenamed in tests/report/seed_page_test.cc).
+RENAMED = [
+    ("total tok/s · rows are context length", "output tok/s (all requests) · rows are context length"),
+    ("StatusTotal tok/sPer request tok/sTTFTTime",
+     "StatusOutput tok/s (all requests)Per request tok/sTTFT (decode: warm prefix)Time"),
+    ("Latencies are medians. Total tok/s is output across all simultaneous requests.",
+     "Latencies are medians. Output tok/s counts output tokens across all simultaneous requests "
+     "(a prefill row shows its prompt tok/s there)."),
+]
+
+
 def seed_blocks(path):
     """The seed page's paragraphs after each heading (the lines up to the next empty line)."""
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
+    for page, report in RENAMED:
+        lines = [line.replace(page, report) for line in lines]
 
     def after(heading):
         i = lines.index(heading) + 1
@@ -232,7 +246,8 @@ def check_seed_page(chromium, binary, source_dir, out_dir, work):
         check(shown == line, f"measurement row differs:\n  DOM:  {shown}\n  page: {line}")
     for note in ("Over capacity: not run because this many requests at this context would exceed the server's KV cache.",
                  "TTFT is measured after the benchmark warms the server's prompt cache, so it mostly excludes prefill.",
-                 "Latencies are medians. Total tok/s is output across all simultaneous requests."):
+                 "Latencies are medians. Output tok/s counts output tokens across all simultaneous requests "
+                 "(a prefill row shows its prompt tok/s there)."):
         check(note in text, f"note missing: {note}")
 
     fetched = page_requests(net_log)

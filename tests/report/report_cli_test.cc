@@ -1,5 +1,7 @@
 // `speedmatrix report` and `speedmatrix compare` as a user runs them: the real binary.
 #include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -118,7 +120,7 @@ TEST(CompareCli, TwoAndThreeRuns) {
   test::TempDir dir;
   Outcome two = run_binary(dir, "compare " + seed_path() + " " + variant_path());
   EXPECT_EQ(two.exit_code, 0) << two.err;
-  EXPECT_NE(two.out.find("B vs A: total tok/s"), std::string::npos);
+  EXPECT_NE(two.out.find("B vs A: output tok/s"), std::string::npos);
   EXPECT_NE(two.out.find("seed-rtx3090-qwen3.5-4b"), std::string::npos);
   Outcome three = run_binary(dir, "compare " + seed_path() + " " + variant_path() + " " + seed_path() + " --format md");
   EXPECT_EQ(three.exit_code, 0) << three.err;
@@ -129,6 +131,21 @@ TEST(CompareCli, TwoAndThreeRuns) {
   Outcome missing = run_binary(dir, "compare " + seed_path() + " " + quoted(dir.file("nope.json")));
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_TRUE(one_line(missing.err)) << missing.err;
+}
+
+TEST(CompareCli, JsonForScriptsAndCi) {
+  test::TempDir dir;
+  Outcome json = run_binary(dir, "compare " + seed_path() + " " + variant_path() + " --format json");
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  const nlohmann::json doc = nlohmann::json::parse(json.out);
+  ASSERT_EQ(doc["comparisons"].size(), 1u);
+  EXPECT_TRUE(doc["comparisons"][0]["decode"][0]["total_tok_s"]["significant"].is_boolean());
+  EXPECT_FALSE(doc["comparisons"][0]["run_id"].get<std::string>().empty());
+  // --out with a .json name and no --format: JSON too.
+  Outcome out = run_binary(dir, "compare " + seed_path() + " " + variant_path() + " --out " + quoted(dir.file("c.json")));
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_EQ(nlohmann::json::parse(test::read_file(dir.file("c.json"))), doc);
+  EXPECT_EQ(run_binary(dir, "compare " + seed_path() + " " + variant_path() + " --format yaml").exit_code, 2);
 }
 
 TEST(ReportCli, HtmlOfARunFolderDrawsItsTelemetrySeries) {

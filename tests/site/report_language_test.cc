@@ -215,7 +215,7 @@ const std::vector<std::string> kEnglishLabels = {
     "<dt>Quantization</dt>",  "<dt>Driver</dt>",         "scope=\"col\">Context</th>",
     ">Requests at once</th>", ">Time between tokens</th>", "aria-label=\"Headline figures\"",
     "<span class=\"label\">Best total decode</span>", "<span>not run</span>", ">Per request</h3>",
-    ">Speed test matrix</p>", "<dt>Total tok/s</dt>"};
+    ">Speed test matrix</p>", "<dt>Output tok/s (all requests)</dt>"};
 
 TEST_F(ReportLanguageSiteTest, TheRunPagesReportSpeaksThePagesLanguage) {
   upload(test::site_result("ja-run"));
