@@ -214,6 +214,13 @@ FactGroup run_facts(const RunResult& r) {
   const RunSettings& s = r.settings;
   FactGroup g{"run", tr("Run"), {}};
   add(g.facts, tr("Served model"), r.engine.model);
+  if (r.kind != "predicted") add(g.facts, tr("Profile"), s.profile.empty() ? tr("None (a matrix of its own)") : s.profile);
+  if (s.repeat > 1) add(g.facts, tr("Passes"), fmt::format("{}", s.repeat));
+  if (!s.plan_notes.empty()) {
+    std::string notes;
+    for (const auto& n : s.plan_notes) notes += (notes.empty() ? "" : "; ") + n;
+    add(g.facts, tr("Plan"), notes);
+  }
   if (s.requests_per_cell > 0) {
     add(g.facts, tr("Decode test"),
         trf("Burst: {} requests per cell through its simultaneous slots, timed first send to last end",

@@ -29,8 +29,9 @@ for key in [("0", 1), ("0", 4), ("1K", 1), ("1K", 4)]:
         failures.append(f"decode row {key} missing from the comparison")
         continue
     ratio = rows[key][4]
-    if not re.search(r"\d\.\d\d×", ratio):
-        failures.append(f"decode row {key}: no B/A ratio ({rows[key]})")
+    # A ratio, or "≈" where the difference is within both runs' noise (docs/reports.md).
+    if not re.search(r"\d\.\d\d×|≈", ratio):
+        failures.append(f"decode row {key}: no B/A ratio or ≈ ({rows[key]})")
 
 # On a CPU-bound tiny model the totals need not differ, but per request they must: with 2 slots
 # only 2 of the 4 requests generate at once, so each of those runs about twice as fast as one of
