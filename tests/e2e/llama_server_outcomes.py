@@ -6,6 +6,7 @@ Usage: llama_server_outcomes.py BINARY SOURCE_DIR WORK_DIR
 Starts its own llama-server (Debian's, a synthetic model) and ends it, also when a check fails.
 """
 import json
+import shutil
 import signal
 import socket
 import subprocess
@@ -16,6 +17,8 @@ from pathlib import Path
 
 binary, source_dir, work = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
 work.mkdir(parents=True, exist_ok=True)
+for old in ("outcomes-fitted", "outcomes-killed"):  # an earlier run's folders (a run refuses to overwrite one)
+    shutil.rmtree(work / old, ignore_errors=True)
 failures = []
 
 
