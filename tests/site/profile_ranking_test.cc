@@ -170,8 +170,12 @@ TEST_P(ProfileStoreTest, TheProfileRoundTripsAndFiltersKeepOrLeaveItOut) {
   auto models = store_->model_summary();
   ASSERT_TRUE(models) << models.error().message;
   for (const auto& g : *models) {
-    if (g.name == "Model-quick") EXPECT_FALSE(g.best_single_stream_tok_s) << "a quick run gives its model no best";
-    if (g.name == "Model-std2") EXPECT_EQ(g.best_single_stream_tok_s, 200.0);
+    if (g.name == "Model-quick") {
+      EXPECT_FALSE(g.best_single_stream_tok_s) << "a quick run gives its model no best";
+    }
+    if (g.name == "Model-std2") {
+      EXPECT_EQ(g.best_single_stream_tok_s, 200.0);
+    }
   }
 }
 
