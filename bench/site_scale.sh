@@ -74,27 +74,35 @@ seed_end=$(date +%s.%N)
 python3 -c "import sys; print(f'site_scale: seeded {sys.argv[1]} runs in {float(sys.argv[3]) - float(sys.argv[2]):.1f} s')" \
   "$runs" "$seed_start" "$seed_end" | tee "$out/seed.txt"
 
-start_server() {  # $1 name, then serve flags; prints the URL once /api/v1/health answers
+# Started in this shell, not in a $(...) subshell, where `pids+=($!)` would be lost and the
+# cleanup would leave the servers running.
+start_server() {  # $1 name, then serve flags
   local name=$1
   shift
   "$bin" serve --db "$dsn" --listen 127.0.0.1:0 --threads 4 --rate-limit 1000000 "$@" >"$out/$name.out" 2>"$out/$name.err" &
   pids+=($!)
+}
+server_url() {  # $1 name; prints the URL once /api/v1/health answers
+  local url
   for _ in $(seq 300); do
-    url=$(grep -o 'http://[0-9.:]*' "$out/$name.out" || true)
+    url=$(grep -o 'http://[0-9.:]*' "$out/$1.out" || true)
     if [ -n "$url" ] && curl -fsS "$url/api/v1/health" >/dev/null 2>&1; then
       echo "$url"
       return 0
     fi
     sleep 0.1
   done
-  echo "site_scale: server $name did not become healthy" >&2
+  echo "site_scale: server $1 did not become healthy" >&2
   return 1
 }
-a=$(start_server cached-a)
-b=$(start_server cached-b)
-c=$(start_server uncached-c --listing-cache 0)
-d=$(start_server uncached-d --listing-cache 0)
-
+start_server cached-a
+start_server cached-b
+start_server uncached-c --listing-cache 0
+start_server uncached-d --listing-cache 0
+a=$(server_url cached-a)
+b=$(server_url cached-b)
+c=$(server_url uncached-c)
+d=$(server_url uncached-d)
 # The row 50,000 runs deep in the newest-first order, for a deep page by cursor and by offset.
 deep=$(psql -At "$dsn" -c "SELECT uploaded_at || '~' || run_id FROM runs WHERE hidden = 0
   ORDER BY uploaded_at DESC, run_id DESC OFFSET 49999 LIMIT 1")
@@ -105,7 +113,8 @@ python3 "$here/site_load.py" --cached "$a" "$b" --uncached "$c" "$d" --token "$t
 psql -q "$dsn" -c "ALTER DATABASE speedmatrix_bench SET session_preload_libraries = 'auto_explain'" \
   -c "ALTER DATABASE speedmatrix_bench SET auto_explain.log_min_duration = 0" \
   -c "ALTER DATABASE speedmatrix_bench SET auto_explain.log_analyze = on"
-e=$(start_server explain --listing-cache 0)
+start_server explain --listing-cache 0
+e=$(server_url explain)
 log_from=$(wc -c <"$pg/server.log")
 for path in "/" "/api/v1/leaderboard" "/api/v1/leaderboard?sort=best_total" "/api/v1/leaderboard?sort=tokens_per_joule" \
   "/api/v1/runs" "/api/v1/runs?sort=prefill_32k" "/api/v1/runs?cursor=a0~50000~0~$deep" "/api/v1/runs?offset=50000" \

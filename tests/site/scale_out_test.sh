@@ -35,9 +35,13 @@ echo "scale_out_test: PostgreSQL at $dsn"
 tokens=()
 for i in 1 2 3 4 5; do tokens+=("$("$bin" serve token create --db "$dsn" --name "scale-$i" 2>/dev/null)"); done
 
-start_server() {  # $1: name; prints the base URL once /api/v1/health answers
+# Started in this shell, not in a $(...) subshell: there `pids+=($!)` would be lost, and the
+# cleanup would leave both servers running after the test.
+start_server() {  # $1: name
   "$bin" serve --db "$dsn" --listen 127.0.0.1:0 --threads 8 --rate-limit 60 >"$tmp/$1.out" 2>"$tmp/$1.err" &
   pids+=($!)
+}
+server_url() {  # $1: name; prints the base URL once /api/v1/health answers
   local url=""
   for _ in $(seq 300); do  # bounded: the health answer is the readiness, not the wait
     url=$(grep -o 'http://[0-9.:]*' "$tmp/$1.out" || true)
@@ -51,8 +55,10 @@ start_server() {  # $1: name; prints the base URL once /api/v1/health answers
   cat "$tmp/$1.err" >&2
   return 1
 }
-url_a=$(start_server a)
-url_b=$(start_server b)
+start_server a
+start_server b
+url_a=$(server_url a)
+url_b=$(server_url b)
 echo "scale_out_test: servers at $url_a and $url_b"
 
 "$bin" calc --gpu "RTX 3090" --model Qwen3.5-4B --quant AWQ --engine vllm --contexts 0,16K --concurrency 1,2 \
