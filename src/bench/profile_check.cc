@@ -6,11 +6,6 @@
 namespace sm {
 
 namespace {
-std::vector<int64_t> sorted_unique(std::vector<int64_t> v) {
-  std::sort(v.begin(), v.end());
-  v.erase(std::unique(v.begin(), v.end()), v.end());
-  return v;
-}
 bool has(const std::vector<std::string>& given, std::string_view flag) {
   return std::find(given.begin(), given.end(), flag) != given.end();
 }

@@ -57,17 +57,12 @@ Result<void> check_resume_settings(const RunResult& stored, const RunConfig& r, 
                             "must measure the same matrix: drop the flag, or start a new run",
                             flag, now, before));
   };
-  auto sorted = [](std::vector<int64_t> v) {
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-    return v;
-  };
-  if (is_given("--contexts") && sorted(r.matrix.contexts) != sorted(s.contexts))
+  if (is_given("--contexts") && sorted_unique(r.matrix.contexts) != sorted_unique(s.contexts))
     return differ("--contexts", fmt::format("{}", fmt::join(r.matrix.contexts, ",")), fmt::format("{}", fmt::join(s.contexts, ",")));
-  if (is_given("--concurrency") && sorted(r.matrix.concurrency) != sorted(s.concurrency))
+  if (is_given("--concurrency") && sorted_unique(r.matrix.concurrency) != sorted_unique(s.concurrency))
     return differ("--concurrency", fmt::format("{}", fmt::join(r.matrix.concurrency, ",")),
                   fmt::format("{}", fmt::join(s.concurrency, ",")));
-  if (is_given("--prefill-contexts") && sorted(r.matrix.prefill_contexts) != sorted(s.prefill_contexts))
+  if (is_given("--prefill-contexts") && sorted_unique(r.matrix.prefill_contexts) != sorted_unique(s.prefill_contexts))
     return differ("--prefill-contexts", fmt::format("{}", fmt::join(r.matrix.prefill_contexts, ",")),
                   fmt::format("{}", fmt::join(s.prefill_contexts, ",")));
   if (is_given("--duration") && r.matrix.duration_s != s.duration_s)
@@ -108,6 +103,11 @@ int64_t passes_done(const DecodeCell& cell) {
   return cell.status == CellStatus::Valid ? 1 : 0;
 }
 
+int64_t passes_owed(CellStatus status, int64_t done, int64_t passes) {
+  if (status == CellStatus::Pending) return passes;
+  return status == CellStatus::Valid ? std::max<int64_t>(0, passes - done) : 0;
+}
+
 ResumeWork resume_work(const RunResult& stored, bool retry_failed) {
   ResumeWork w;
   const int64_t passes = std::max<int64_t>(1, stored.settings.repeat);
@@ -116,7 +116,7 @@ ResumeWork resume_work(const RunResult& stored, bool retry_failed) {
     else if (status == CellStatus::Error) ++w.errors_left;
     else if (status == CellStatus::Valid) {
       ++w.valid;
-      if (done < passes) ++w.short_of_passes;
+      if (passes_owed(status, done, passes) > 0) ++w.short_of_passes;
     }
   };
   for (const auto& r : stored.prefill) count(r.status, passes_done(r));

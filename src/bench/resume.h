@@ -37,6 +37,10 @@ struct ResumeWork {
 };
 ResumeWork resume_work(const RunResult& stored, bool retry_failed);
 
+/// Passes a row or cell still owes a run of `passes` (--repeat): all of them while pending, the
+/// rest of them when valid with `done`, none when in error, over capacity or beyond the model.
+int64_t passes_owed(CellStatus status, int64_t done, int64_t passes);
+
 /// Passes a row or cell has measured (with --repeat: its repeat_* figures; else 1 when valid).
 int64_t passes_done(const PrefillRow& row);
 int64_t passes_done(const DecodeCell& cell);

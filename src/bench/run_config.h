@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engines/api_kind.h"
 #include "result/plan.h"
@@ -76,6 +77,12 @@ struct RunConfig {
   std::optional<TargetLocality> target_locality;  ///< where the server runs; unset: decided when the run starts
                                                   ///< (bench/attribution.h); tests set it
 };
+
+/// The headers that carry the API key ("Authorization: Bearer KEY"); none without a key.
+inline std::vector<std::string> bearer_headers(const std::string& api_key) {
+  if (api_key.empty()) return {};
+  return {"Authorization: Bearer " + api_key};
+}
 
 /// The matrix the configuration asks for, to fit to the server once its limits are known.
 inline MatrixRequest matrix_request(const RunConfig& c) {

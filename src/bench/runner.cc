@@ -254,7 +254,7 @@ HttpRequest MatrixRun::completion_request(const std::string& prompt, int64_t max
 // HTTP version (--http2 against a server that does not speak it falls back to HTTP/1.1), and
 // fail early, with the fix named, on a certificate, proxy or header problem.
 Result<void> MatrixRun::connect() {
-  if (!config_.target.api_key.empty()) headers_.push_back("Authorization: Bearer " + config_.target.api_key);
+  headers_ = bearer_headers(config_.target.api_key);
   const HttpRequest models{join_url(base_url_, "/v1/models"), "", headers_};
   if (connection_.http2 && !is_https_url(base_url_) && !libcurl_reuses_cleartext_http2()) {
     note(fmt::format("--http2: this libcurl ({}) cannot reuse an HTTP/2 connection over plain http (curl issue "
@@ -1096,13 +1096,9 @@ int MatrixRun::execute() {
 
   // Units this session measures: every pass a row or cell still owes (--repeat).
   const int64_t passes = std::max<int64_t>(1, result_.settings.repeat);
-  auto owed = [&](CellStatus status, int64_t done) -> int64_t {
-    if (status == CellStatus::Pending) return passes;
-    return status == CellStatus::Valid ? std::max<int64_t>(0, passes - done) : 0;
-  };
   int64_t units = 0, decode_units = 0;
-  for (const auto& r : result_.prefill) units += owed(r.status, passes_done(r));
-  for (const auto& c : result_.decode) decode_units += owed(c.status, passes_done(c));
+  for (const auto& r : result_.prefill) units += passes_owed(r.status, passes_done(r), passes);
+  for (const auto& c : result_.decode) decode_units += passes_owed(c.status, passes_done(c), passes);
   progress_.set_plan(units + decode_units, decode_units, matrix_.duration_s);
 
   bool interrupted = false;

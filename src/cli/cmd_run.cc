@@ -264,9 +264,7 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
 Result<ServerLimits> dry_run_limits(const RunConfig& config, std::vector<std::string>& notes) {
   ServerLimits limits{config.limits_override, std::nullopt};
   if (config.target.base_url.empty()) return limits;
-  std::vector<std::string> headers;
-  if (!config.target.api_key.empty()) headers.push_back("Authorization: Bearer " + config.target.api_key);
-  auto probed = probe_server({config.target.base_url, headers, config.target.model},
+  auto probed = probe_server({config.target.base_url, bearer_headers(config.target.api_key), config.target.model},
                              default_transport(config.target.connection));
   if (!probed) return std::unexpected(probed.error());
   const EngineInfo& e = probed->engine;

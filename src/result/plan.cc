@@ -35,13 +35,11 @@ CellStatus prefill_row_status(int64_t context, const CapacityLimits& limits) {
   return decode_cell_status(context, 1, 1, limits);
 }
 
-namespace {
 std::vector<int64_t> sorted_unique(std::vector<int64_t> v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
   return v;
 }
-}  // namespace
 
 Plan make_plan(const MatrixSettings& settings, const CapacityLimits& limits) {
   Plan plan;

@@ -66,6 +66,9 @@ CellStatus decode_cell_status(int64_t context, int64_t concurrency, int64_t max_
 /// Status of one prefill row (one request, one output token).
 CellStatus prefill_row_status(int64_t context, const CapacityLimits& limits);
 
+/// A list of contexts or concurrencies as the plan reads it: ascending, each value once.
+std::vector<int64_t> sorted_unique(std::vector<int64_t> v);
+
 /// Sorts and de-duplicates the lists, then assigns every cell its status.
 Plan make_plan(const MatrixSettings& settings, const CapacityLimits& limits);
 

@@ -36,39 +36,37 @@ std::optional<double> read_number(const std::filesystem::path& file) {
 
 HostReader::HostReader(std::filesystem::path root, std::vector<int> own_pids)
     : proc_stat_(root / "proc/stat"),
-      proc_(root / "proc"),
       freq_files_(find_cpu_freq_files(root / "sys")),
       temp_sensors_(find_cpu_temp_sensors(root / "sys")),
-      own_pids_(std::move(own_pids)) {}
+      own_ticks_(own_pids.size()) {
+  for (int pid : own_pids) own_stat_files_.push_back(root / "proc" / std::to_string(pid) / "stat");
+}
 
 HostReading HostReader::read() {
   HostReading r;
 
   // The aggregate line is the first one; 4 KiB holds it on any machine.
   char stat[4096];
-  // The own processes' ticks just before the machine's, so their share is never the larger.
-  std::map<int, uint64_t> own;
-  for (int pid : own_pids_) {
+  // The own processes' ticks just before the machine's, so their share is never the larger. A
+  // process counts only where both reads saw it (one that ended, or was not yet readable, not).
+  uint64_t own_used = 0;
+  for (size_t i = 0; i < own_stat_files_.size(); ++i) {
     char buf[1024];
-    if (auto t = parse_process_cpu_ticks(read_head(proc_ / std::to_string(pid) / "stat", buf, sizeof(buf))))
-      own[pid] = *t;
+    const auto now = parse_process_cpu_ticks(read_head(own_stat_files_[i], buf, sizeof(buf)));
+    if (now && own_ticks_[i] && *now >= *own_ticks_[i]) own_used += *now - *own_ticks_[i];
+    own_ticks_[i] = now;
   }
   if (auto ticks = parse_cpu_ticks(read_head(proc_stat_, stat, sizeof(stat)))) {
     if (previous_) {
       r.cpu_util_pct = cpu_busy_pct(*previous_, *ticks);
-      if (!own_pids_.empty() && r.cpu_util_pct) {
-        // Processes that ended (or were not yet readable) count only where both reads saw them.
-        uint64_t own_ticks = 0;
-        for (const auto& [pid, t] : own)
-          if (auto it = previous_own_.find(pid); it != previous_own_.end() && t >= it->second) own_ticks += t - it->second;
+      if (!own_stat_files_.empty() && r.cpu_util_pct) {
         const double total = static_cast<double>(ticks->total - previous_->total);
-        const double other = static_cast<double>(ticks->busy - previous_->busy) - static_cast<double>(own_ticks);
+        const double other = static_cast<double>(ticks->busy - previous_->busy) - static_cast<double>(own_used);
         r.other_cpu_util_pct = std::clamp(100.0 * other / total, 0.0, 100.0);
       }
     }
     previous_ = ticks;
   }
-  previous_own_ = std::move(own);
 
   double khz_sum = 0;
   int cpus = 0;

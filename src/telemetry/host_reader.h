@@ -3,8 +3,8 @@
 // utilisation from /proc/stat, mean current frequency from cpufreq, and the hottest CPU
 // package/die temperature from hwmon (cpu_sensors.h). What the kernel does not expose stays
 // empty: a VM usually has /proc/stat only.
+#include <cstdint>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,12 +37,11 @@ class HostReader {
 
  private:
   std::filesystem::path proc_stat_;
-  std::filesystem::path proc_;  ///< /proc, for the own processes' stat files
   std::vector<std::filesystem::path> freq_files_;
   std::vector<CpuTempSensor> temp_sensors_;
   std::optional<CpuTicks> previous_;
-  std::vector<int> own_pids_;
-  std::map<int, uint64_t> previous_own_;  ///< each own process's CPU ticks at the previous read
+  std::vector<std::filesystem::path> own_stat_files_;  ///< /proc/<pid>/stat of each own process
+  std::vector<std::optional<uint64_t>> own_ticks_;     ///< their CPU ticks at the last read (unreadable: none)
 };
 
 }  // namespace sm
