@@ -71,7 +71,7 @@ TelemetrySetup start_telemetry(const TelemetrySetupOptions& o, const Clock& cloc
 std::string live_telemetry_text(const LiveTelemetry& live) {
   std::string out;
   if (live.gpu_power_w) out += fmt::format(" · {:.0f} W", *live.gpu_power_w);
-  if (live.gpu_sm_clock_mhz) out += " · " + format_thousands(std::llround(*live.gpu_sm_clock_mhz)) + " MHz";
+  if (live.gpu_sm_clock_mhz) out += " · " + format_whole(*live.gpu_sm_clock_mhz) + " MHz";
   return out;
 }
 

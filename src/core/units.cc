@@ -81,7 +81,9 @@ std::string format_tokens(int64_t tokens) {
 }
 
 std::string format_thousands(int64_t value) {
-  std::string digits = fmt::format("{}", value < 0 ? -value : value);
+  // The magnitude as unsigned: -INT64_MIN does not fit an int64_t.
+  const uint64_t magnitude = value < 0 ? uint64_t{0} - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+  std::string digits = fmt::format("{}", magnitude);
   std::string out;
   int n = static_cast<int>(digits.size());
   for (int i = 0; i < n; ++i) {
@@ -91,8 +93,20 @@ std::string format_thousands(int64_t value) {
   return value < 0 ? "-" + out : out;
 }
 
+namespace {
+// Past this no real figure goes (a 1e15 tok/s or watts); llround would overflow near 9.2e18.
+constexpr double kScientificFrom = 1e15;
+}  // namespace
+
+std::string format_whole(double value) {
+  if (!std::isfinite(value)) return "—";
+  if (std::abs(value) >= kScientificFrom) return fmt::format("{:.2e}", value);
+  return format_thousands(std::llround(value));
+}
+
 std::string format_rate(double per_s) {
   if (!std::isfinite(per_s)) return "—";
+  if (std::abs(per_s) >= kScientificFrom) return fmt::format("{:.2e}", per_s);
   if (per_s >= 999'950) return fmt::format("{:.2f}M", per_s / 1e6);
   if (per_s >= 10'000) return fmt::format("{:.1f}K", per_s / 1000.0);
   if (per_s >= 1'000) {

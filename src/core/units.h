@@ -30,6 +30,11 @@ std::string format_tokens(int64_t tokens);
 /// Thousands separators: 32424 -> "32,424".
 std::string format_thousands(int64_t value);
 
+/// A whole number from a double, any magnitude, never overflowing: 8801.4 -> "8,801";
+/// at or past 1e15 (beyond any real figure, but an upload can say 1e30) -> "1.00e+30";
+/// not finite -> "—". Use this, never format_thousands(llround(x)), for figures from data.
+std::string format_whole(double value);
+
 /// A rate the way the seed page writes it: 10600 -> "10.6K", 9919 -> "9,919", 181.7 -> "181.7".
 std::string format_rate(double per_s);
 

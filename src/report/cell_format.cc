@@ -50,18 +50,18 @@ std::string format_tok_s_ci(std::optional<double> per_s, std::optional<double> h
 std::string format_prompt_rate(std::optional<double> per_s) {
   if (!per_s || !std::isfinite(*per_s)) return std::string(kDash);
   if (*per_s >= 10'000) return format_rate(*per_s);
-  return format_thousands(std::llround(*per_s));
+  return format_whole(*per_s);
 }
 
 std::string format_latency_ms(std::optional<double> ms) {
   if (!ms || !std::isfinite(*ms)) return std::string(kDash);
   if (*ms < 9.95) return fmt::format("{:.1f} ms", *ms);
-  return format_thousands(std::llround(*ms)) + " ms";
+  return format_whole(*ms) + " ms";
 }
 
 std::string format_gap_ms(std::optional<double> ms) {
   if (!ms || !std::isfinite(*ms)) return std::string(kDash);
-  if (*ms >= 1000) return format_thousands(std::llround(*ms)) + " ms";
+  if (*ms >= 1000) return format_whole(*ms) + " ms";
   return fmt::format("{:.1f} ms", *ms);
 }
 
@@ -81,6 +81,7 @@ std::string format_window_s(std::optional<double> seconds) {
 }
 
 std::string format_duration_s(double seconds) {
+  if (!std::isfinite(seconds) || std::abs(seconds) >= 1e15) return format_whole(seconds) + " s";
   if (std::abs(seconds - std::round(seconds)) < 1e-9) return fmt::format("{} s", std::llround(seconds));
   return fmt::format("{:g} s", seconds);
 }
@@ -88,6 +89,7 @@ std::string format_duration_s(double seconds) {
 std::string format_elapsed_s(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return std::string(kDash);
   if (seconds < 9.95) return fmt::format("{:.1f} s", seconds);
+  if (seconds >= 1e15) return format_whole(seconds) + " s";
   const int64_t total = std::llround(seconds);
   if (total < 60) return fmt::format("{} s", total);
   if (total < 3600) return fmt::format("{}m{:02}s", total / 60, total % 60);
@@ -109,7 +111,7 @@ std::string format_ratio(double ratio) {
 
 std::string format_power_w(std::optional<double> watts) {
   if (!watts || !std::isfinite(*watts)) return std::string(kDash);
-  return format_thousands(std::llround(*watts)) + " W";
+  return format_whole(*watts) + " W";
 }
 
 std::string format_tokens_per_joule(std::optional<double> tokens_per_j) {
@@ -117,22 +119,22 @@ std::string format_tokens_per_joule(std::optional<double> tokens_per_j) {
   double v = *tokens_per_j;
   if (v < 9.995) return fmt::format("{:.2f}", v);
   if (v < 99.95) return fmt::format("{:.1f}", v);
-  return format_thousands(std::llround(v));
+  return format_whole(v);
 }
 
 std::string format_clock_mhz(std::optional<double> mhz) {
   if (!mhz || !std::isfinite(*mhz)) return std::string(kDash);
-  return format_thousands(std::llround(*mhz)) + " MHz";
+  return format_whole(*mhz) + " MHz";
 }
 
 std::string format_temp_c(std::optional<double> celsius) {
   if (!celsius || !std::isfinite(*celsius)) return std::string(kDash);
-  return fmt::format("{} °C", std::llround(*celsius));
+  return format_whole(*celsius) + " °C";
 }
 
 std::string format_percent(std::optional<double> percent) {
   if (!percent || !std::isfinite(*percent)) return std::string(kDash);
-  return fmt::format("{}%", std::llround(*percent));
+  return format_whole(*percent) + "%";
 }
 
 std::string throttle_label(std::string_view verdict) {

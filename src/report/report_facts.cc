@@ -145,7 +145,7 @@ FactGroup hardware_facts(const HardwareInfo& hw) {
   if (!hw.gpus.empty()) {
     const GpuInfo& gpu = hw.gpus.front();
     add(g.facts, tr("Driver"), gpu.driver);
-    if (gpu.power_limit_w) add(g.facts, tr("Power limit"), fmt::format("{} W", std::llround(*gpu.power_limit_w)));
+    if (gpu.power_limit_w) add(g.facts, tr("Power limit"), format_whole(*gpu.power_limit_w) + " W");
     add(g.facts, tr("PCIe"), gpu.pcie);
   }
   add(g.facts, tr("Kernel"), hw.kernel);

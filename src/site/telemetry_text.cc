@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::string_view kDash = "—";
 
-std::string whole(double v) { return format_thousands(static_cast<int64_t>(std::llround(v))); }
+std::string whole(double v) { return format_whole(v); }
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <set>
 #include <cstdio>
 #include <vector>
 
@@ -39,6 +40,45 @@ Result<void> non_negative(const std::optional<double>& v, const std::string& fie
 
 bool close_to(double a, double b, double tolerance) {
   return std::fabs(a - b) <= tolerance * std::max(std::fabs(a), std::fabs(b));
+}
+
+// A window's efficiency figures agree with each other: tokens_per_joule is the window's tokens
+// ÷ gpu_energy_j (as the tool computes it: telemetry/window_summary.cc), and the energy is about
+// the mean power × the window where the window is long enough for the sampler to see it.
+Result<void> check_efficiency(const CellTelemetry& t, std::optional<int64_t> tokens, std::optional<double> window_s,
+                              const std::string& at) {
+  for (const auto& [value, name] : {std::pair{&t.gpu_power_w, "gpu_power_w"}, {&t.gpu_energy_j, "gpu_energy_j"},
+                                    {&t.tokens_per_joule, "tokens_per_joule"}})
+    if (auto ok = non_negative(*value, at + name); !ok) return ok;
+  if (t.tokens_per_joule) {
+    if (!t.gpu_energy_j || *t.gpu_energy_j <= 0)
+      return refuse(at + "tokens_per_joule", "given without the window's gpu_energy_j it is computed from");
+    if (tokens) {
+      const double implied = static_cast<double>(*tokens) / *t.gpu_energy_j;
+      if (!close_to(*t.tokens_per_joule, implied, kRateTolerance))
+        return refuse(at + "tokens_per_joule",
+                      fmt::format("{:.6g} disagrees with tokens / gpu_energy_j = {} / {:.6g} = {:.6g} by more than {:.0f}%",
+                                  *t.tokens_per_joule, *tokens, *t.gpu_energy_j, implied, kRateTolerance * 100));
+    }
+  }
+  if (t.gpu_energy_j && t.gpu_power_w && window_s && *window_s >= kEnergyCheckMinWindowS) {
+    const double implied = *t.gpu_power_w * *window_s;
+    if (!close_to(*t.gpu_energy_j, implied, kEnergyTolerance))
+      return refuse(at + "gpu_energy_j",
+                    fmt::format("{:.6g} J disagrees with gpu_power_w × window = {:.6g} W × {:.6g} s = {:.6g} J by more "
+                                "than {:.0f}%",
+                                *t.gpu_energy_j, *t.gpu_power_w, *window_s, implied, kEnergyTolerance * 100));
+  }
+  return {};
+}
+
+// The shortest window a valid sustained cell can have under the run's own settings: the fixed
+// --duration, or an adaptive window's --min-window (kWindowAllowance of either, for a window
+// that closes on the tick after its last token). Burst cells have no minimum beyond > 0.
+double shortest_window_s(const RunSettings& s) {
+  if (s.decode_test == "burst") return 0;
+  const double window = s.precision ? s.min_window_s.value_or(0) : s.duration_s;
+  return window * kWindowAllowance;
 }
 
 Result<void> check_time(const std::string& text, const char* field, int64_t now_unix_ms) {
@@ -95,6 +135,11 @@ std::optional<int64_t> parse_iso8601_ms(std::string_view text) {
 Result<void> check_upload_numbers(const RunResult& run, int64_t now_unix_ms) {
   if (auto ok = check_time(run.started_at, "$.started_at", now_unix_ms); !ok) return ok;
   if (auto ok = check_time(run.finished_at, "$.finished_at", now_unix_ms); !ok) return ok;
+  if (const auto start = parse_iso8601_ms(run.started_at), finish = parse_iso8601_ms(run.finished_at);
+      start && finish && *finish < *start)
+    return refuse("$.finished_at", fmt::format("{} is before started_at {}", run.finished_at, run.started_at));
+  bool measured_anything = false;
+  std::set<std::pair<int64_t, int64_t>> cells_seen;
   for (size_t i = 0; i < run.decode.size(); ++i) {
     const DecodeCell& c = run.decode[i];
     const std::string at = fmt::format("$.decode[{}].", i);
@@ -102,7 +147,20 @@ Result<void> check_upload_numbers(const RunResult& run, int64_t now_unix_ms) {
                                       {&c.ttft_ms, "ttft_ms"}, {&c.tbt_ms, "tbt_ms"}, {&c.measured_s, "measured_s"}})
       if (auto ok = non_negative(*value, at + name); !ok) return ok;
     if (c.output_tokens && *c.output_tokens < 0) return refuse(at + "output_tokens", "is negative");
+    if (!cells_seen.emplace(c.context, c.concurrency).second)
+      return refuse(at + "context", fmt::format("a second cell at context {} × concurrency {}", c.context, c.concurrency));
+    if (auto ok = check_efficiency(c.telemetry, c.output_tokens, c.measured_s, at + "telemetry."); !ok) return ok;
     if (c.status != CellStatus::Valid) continue;
+    if (!c.total_tok_s || *c.total_tok_s <= 0 || !c.output_tokens || *c.output_tokens <= 0)
+      return refuse(at + "total_tok_s", "a valid cell measured no output tokens (status valid needs total_tok_s and "
+                                        "output_tokens above 0)");
+    if (!c.measured_s || *c.measured_s <= 0)
+      return refuse(at + "measured_s", "a valid cell needs a window longer than 0 s");
+    if (const double shortest = shortest_window_s(run.settings); *c.measured_s < shortest)
+      return refuse(at + "measured_s", fmt::format("{:.6g} s is shorter than the run's settings allow ({:.6g} s: "
+                                                   "settings.duration_s or min_window_s)",
+                                                   *c.measured_s, shortest));
+    measured_anything = true;
     if (auto ok = non_negative(c.window_tok_s, at + "window_tok_s"); !ok) return ok;
     // An adaptive window that closed early reports its projection to the full window: the
     // window's own rate (window_tok_s) is the one tokens ÷ length must give, and the projection
@@ -137,7 +195,16 @@ Result<void> check_upload_numbers(const RunResult& run, int64_t now_unix_ms) {
     const std::string at = fmt::format("$.prefill[{}].", i);
     if (auto ok = non_negative(p.prompt_tok_s, at + "prompt_tok_s"); !ok) return ok;
     if (auto ok = non_negative(p.ttft_ms, at + "ttft_ms"); !ok) return ok;
-    if (p.status != CellStatus::Valid || !p.prompt_tok_s || !p.ttft_ms || p.context <= 0) continue;
+    const std::optional<double> request_s = p.ttft_ms ? std::optional(*p.ttft_ms / 1000.0) : std::nullopt;
+    if (auto ok = check_efficiency(p.telemetry, p.prompt_tokens ? p.prompt_tokens : std::optional(p.context), request_s,
+                                   at + "telemetry.");
+        !ok)
+      return ok;
+    if (p.status != CellStatus::Valid) continue;
+    if (!p.prompt_tok_s || *p.prompt_tok_s <= 0 || !p.ttft_ms || *p.ttft_ms <= 0)
+      return refuse(at + "prompt_tok_s", "a valid row needs prompt_tok_s and ttft_ms above 0");
+    measured_anything = true;
+    if (p.context <= 0) continue;
     const double tokens = *p.prompt_tok_s * *p.ttft_ms / 1000.0;
     const bool matches = close_to(tokens, static_cast<double>(p.context), kRateTolerance) ||
                          (p.prompt_tokens && close_to(tokens, static_cast<double>(*p.prompt_tokens), kRateTolerance));
@@ -147,6 +214,8 @@ Result<void> check_upload_numbers(const RunResult& run, int64_t now_unix_ms) {
                                 "faster (or slower) than its context allows",
                                 *p.prompt_tok_s, *p.ttft_ms, tokens, p.context));
   }
+  if (!measured_anything && run.kind == "measured")
+    return refuse("$.decode", "a measured run with no valid decode cell or prefill row: nothing was measured");
   return {};
 }
 

@@ -6,7 +6,12 @@
 //    a per-request rate above the cell's total (by more than the gaps between one stream's
 //    requests explain, TTFT × rate / max output, and kPerRequestAllowance); a start or
 //    finish before 2023 or in the future (beyond kClockSkewMs); a prefill row whose TTFT × prompt
-//    tok/s is not its prompt tokens (within 2%): a prefill faster than its context allows.
+//    tok/s is not its prompt tokens (within 2%): a prefill faster than its context allows;
+//    tokens_per_joule that is not the window's tokens ÷ gpu_energy_j (2%), or without an energy;
+//    gpu_energy_j more than 50% from gpu_power_w × the window (windows of 1 s or more); a valid
+//    cell or row with no tokens, a 0 s window, or a sustained window shorter than 0.9 × the run's
+//    duration_s (adaptive: min_window_s); two cells at one context × concurrency; a finish
+//    before the start; a measured run with nothing valid in it.
 //    (More than 1,000 decode cells: upload-rules.json.)
 //  - flagged, accepted (implausible_reason): decode throughput above twice the calculator's
 //    roofline for the run's GPUs and model (roofline_total_tok_s);
@@ -32,6 +37,9 @@ constexpr double kPerRequestAllowance = 0.10;    ///< per-request may exceed tot
 constexpr int64_t kClockSkewMs = 3600 * 1000;    ///< a start this far ahead of the site's clock is still accepted
 constexpr int64_t kEarliestRunUnixMs = 1672531200000;  ///< 2023-01-01T00:00:00Z
 constexpr double kImplausibleFactor = 2.0;       ///< flagged above this many times the roofline
+constexpr double kEnergyTolerance = 0.5;         ///< a window's gpu_energy_j vs gpu_power_w × its length
+constexpr double kEnergyCheckMinWindowS = 1.0;   ///< ... checked only on windows at least this long (sampling)
+constexpr double kWindowAllowance = 0.9;         ///< a valid window may be this share of the settings' window
 
 /// Milliseconds since the epoch of an ISO-8601 time ("2026-12-02T14:34:48Z", fractions and
 /// "+hh:mm" offsets accepted); nullopt when it is not one.

@@ -1,6 +1,7 @@
 #include "core/units.h"
 
 #include <gtest/gtest.h>
+#include <limits>
 
 namespace sm {
 namespace {
@@ -40,6 +41,25 @@ TEST(Units, Format) {
   EXPECT_EQ(format_rate(2'256'800), "2.26M");
   EXPECT_EQ(format_rate(1081.04), "1,081.0");
   EXPECT_EQ(format_rate(181.7), "181.7");
+}
+
+// An upload can say anything: 1e30 used to go through llround (undefined past 9.2e18) and
+// showed as "--9,223,372,036,854,775,808" on the site.
+TEST(Units, WholeNumbersNeverOverflow) {
+  EXPECT_EQ(format_whole(0), "0");
+  EXPECT_EQ(format_whole(1e-9), "0");
+  EXPECT_EQ(format_whole(8801.4), "8,801");
+  EXPECT_EQ(format_whole(-8801.6), "-8,802");
+  EXPECT_EQ(format_whole(999'999'999'999'999.0), "999,999,999,999,999");
+  EXPECT_EQ(format_whole(1e15), "1.00e+15");
+  EXPECT_EQ(format_whole(1e30), "1.00e+30");
+  EXPECT_EQ(format_whole(-1e30), "-1.00e+30");
+  EXPECT_EQ(format_whole(std::numeric_limits<double>::max()), "1.80e+308");
+  EXPECT_EQ(format_whole(std::numeric_limits<double>::quiet_NaN()), "—");
+  EXPECT_EQ(format_whole(std::numeric_limits<double>::infinity()), "—");
+  EXPECT_EQ(format_thousands(std::numeric_limits<int64_t>::min()), "-9,223,372,036,854,775,808");
+  EXPECT_EQ(format_rate(1e30), "1.00e+30");
+  EXPECT_EQ(format_rate(1e-9), "0.0");
 }
 
 TEST(Units, ParseShareTakesAPercentageOrAFraction) {

@@ -84,5 +84,22 @@ TEST(CellFormat, ElapsedTimeReadsAsAClockWouldSayIt) {
   EXPECT_EQ(format_elapsed_s(-1), "—");
 }
 
+TEST(CellFormat, FiguresFromAnUploadAtAnyMagnitudeStayShortAndSigned) {
+  for (double v : {0.0, 1e-9, 1e30, 1.7e308}) {
+    for (const std::string& text :
+         {format_tok_s(v), format_prompt_rate(v), format_latency_ms(v), format_gap_ms(v), format_power_w(v),
+          format_tokens_per_joule(v), format_clock_mhz(v), format_temp_c(v), format_percent(v), format_elapsed_s(v),
+          format_duration_s(v)}) {
+      EXPECT_EQ(text.find("--"), std::string::npos) << v << " -> " << text;
+      EXPECT_LE(text.size(), 20u) << v << " -> " << text;
+      EXPECT_NE(text.find_first_of("0123456789"), std::string::npos) << v << " -> " << text;
+    }
+  }
+  EXPECT_EQ(format_tokens_per_joule(1e30), "1.00e+30");
+  EXPECT_EQ(format_tokens_per_joule(1e-9), "0.00");
+  EXPECT_EQ(format_power_w(1e30), "1.00e+30 W");
+  EXPECT_EQ(format_elapsed_s(1e30), "1.00e+30 s");
+}
+
 }  // namespace
 }  // namespace sm::report

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/units.h"
+#include "report/cell_format.h"
 #include "result/result_json.h"
 #include "site/site.h"
 #include "site/site_fixtures.h"
@@ -181,18 +183,22 @@ TEST_F(EfficiencySiteTest, RunPageShowsTokensPerJouleAndNamesEveryThrottledCell)
   ASSERT_EQ(page.status, 200);
   const std::string& b = page.body;
   EXPECT_NE(b.find("id=\"run-telemetry\""), std::string::npos);
-  EXPECT_NE(b.find("<strong>Best efficiency: 2.72 tokens per joule</strong> at 16K × 2 (312 W, 1,695 MHz)"),
-            std::string::npos);
+  const CellTelemetry& best = r.decode[3].telemetry;  // 16K × 2, power and energy as the fixture made them
+  const std::string power = report::format_power_w(best.gpu_power_w);
+  const std::string energy = format_whole(*best.gpu_energy_j) + " J";
+  EXPECT_NE(b.find("<strong>Best efficiency: 2.72 tokens per joule</strong> at 16K × 2 (" + power + ", 1,695 MHz)"),
+            std::string::npos)
+      << b.substr(b.find("Best efficiency"), 120);
   EXPECT_NE(b.find("throttled in 2 of 5</strong>"), std::string::npos);
   EXPECT_NE(b.find("0 × 2 (Power capped), prefill 32K (Thermal)"), std::string::npos);
   // Per cell: tokens per joule, power, energy, clock, temperature, verdict.
   EXPECT_NE(b.find("id=\"telemetry-table\""), std::string::npos);
-  EXPECT_NE(b.find("<tr class=\"best\"><td class=\"l\">16K × 2</td><td class=\"l\">Valid</td><td>2.72</td><td>312 W</td>"
-                   "<td>9,360 J</td><td>1,695 MHz</td><td>71 °C</td>"),
+  EXPECT_NE(b.find("<tr class=\"best\"><td class=\"l\">16K × 2</td><td class=\"l\">Valid</td><td>2.72</td><td>" + power +
+                   "</td><td>" + energy + "</td><td>1,695 MHz</td><td>71 °C</td>"),
             std::string::npos);
   EXPECT_NE(b.find("<td>1,410 MHz</td><td>71 °C</td><td class=\"l throttled\" data-throttle=\"power_capped\">Power capped</td>"),
             std::string::npos);
-  EXPECT_NE(b.find("<td class=\"l\">prefill 32K</td><td class=\"l\">Valid</td><td>32.0</td><td>298 W</td>"), std::string::npos);
+  EXPECT_NE(b.find("<td class=\"l\">prefill 32K</td><td class=\"l\">Valid</td><td>32.0</td><td>274 W</td>"), std::string::npos);
   EXPECT_NE(b.find("GPU 0 NVIDIA GeForce RTX 3090 (power limit 350 W, SM clock max 1,950 MHz)"), std::string::npos);
   EXPECT_NE(b.find("id=\"decode-matrix\""), std::string::npos);  // the report is still there, below
 
@@ -217,7 +223,7 @@ TEST_F(EfficiencySiteTest, RunPageSaysWhenTheReadingsAreTheClientsOrAbsent) {
   EXPECT_EQ(page.body.find("id=\"best-efficiency\""), std::string::npos);
   EXPECT_EQ(page.body.find("<th>Tokens per joule"), std::string::npos);  // no figure, not even per cell
   EXPECT_NE(page.body.find("The client&#39;s GPUs: <strong>OK</strong>"), std::string::npos);
-  EXPECT_NE(page.body.find("<td>312 W</td>"), std::string::npos);  // its power and clocks, labelled the client's
+  EXPECT_NE(page.body.find("<td>18 W</td>"), std::string::npos);  // its power and clocks, labelled the client's
   EXPECT_EQ(page.body.find("<script"), std::string::npos);
   EXPECT_NE(page.body.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
 

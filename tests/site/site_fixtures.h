@@ -101,17 +101,19 @@ inline void add_gpu_telemetry(RunResult& r, double base_tokens_per_joule, bool c
   const double factors[4] = {1.0, 1.6, 0.8, 1.7};
   for (size_t i = 0; i < r.decode.size(); ++i) {
     CellTelemetry& t = r.decode[i].telemetry;
-    t.gpu_power_w = 312.0;
-    t.gpu_energy_j = 312.0 * 30;
+    // Consistent as the site checks them: tokens ÷ energy, energy = power × window.
     t.tokens_per_joule = base_tokens_per_joule * factors[i % 4];
+    const double window_s = r.decode[i].measured_s.value_or(30);
+    t.gpu_energy_j = static_cast<double>(r.decode[i].output_tokens.value_or(0)) / *t.tokens_per_joule;
+    t.gpu_power_w = *t.gpu_energy_j / window_s;
     t.gpu_sm_clock_mhz = 1695.0;
     t.gpu_temp_max_c = 71.0;
     t.throttle = "ok";
   }
   for (PrefillRow& p : r.prefill) {
-    p.telemetry.gpu_power_w = 298.0;
-    p.telemetry.gpu_energy_j = 1120.0;
     p.telemetry.tokens_per_joule = base_tokens_per_joule * 20;
+    p.telemetry.gpu_energy_j = static_cast<double>(p.prompt_tokens.value_or(p.context)) / *p.telemetry.tokens_per_joule;
+    p.telemetry.gpu_power_w = *p.telemetry.gpu_energy_j / (p.ttft_ms.value_or(1000) / 1000.0);
     p.telemetry.gpu_sm_clock_mhz = 1710.0;
     p.telemetry.gpu_temp_max_c = 66.0;
     p.telemetry.throttle = "ok";

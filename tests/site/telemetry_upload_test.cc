@@ -100,18 +100,24 @@ TEST_F(TelemetryUploadTest, RefusesImpossibleTelemetryNamingTheField) {
   // JSON text has no NaN or infinity; a number too large for a double is malformed JSON (not a
   // 500), named by its text.
   std::string text = doc().dump();
-  const std::string energy = "\"gpu_energy_j\":9360.0";
-  ASSERT_NE(text.find(energy), std::string::npos);
-  text.replace(text.find(energy), energy.size(), "\"gpu_energy_j\":1e999");
+  const std::string energy = "\"gpu_energy_j\":";
+  const size_t energy_at = text.find(energy);
+  ASSERT_NE(energy_at, std::string::npos);
+  text.replace(energy_at, text.find_first_of(",}", energy_at) - energy_at, "\"gpu_energy_j\":1e999");
   SiteResponse overflow = post(text);
   EXPECT_EQ(overflow.status, 400);
   EXPECT_NE(overflow.body.find("\"code\":\"malformed_json\""), std::string::npos) << overflow.body;
   EXPECT_NE(overflow.body.find("malformed JSON: number overflow parsing '1e999'"), std::string::npos) << overflow.body;
 
-  // Zero and null are figures the runner may write; none of the above was stored.
+  // Null is a figure the runner may write; none of the above was stored. A 0 tokens per joule
+  // beside a window's tokens and energy is not (issue 30: the figure must be tokens ÷ energy).
   EXPECT_EQ(store_->list_runs({}, store::RunOrder::Newest, {}).value().total, 0);
   j = doc();
   j["decode"][0]["tokens_per_joule"] = 0;
+  EXPECT_NE(refusal(j).find("$.decode[0].telemetry.tokens_per_joule: 0 disagrees with tokens / gpu_energy_j"),
+            std::string::npos);
+  j = doc();
+  j["decode"][0]["tokens_per_joule"] = nullptr;
   j["decode"][1]["gpu_power_w"] = nullptr;
   j["decode"][2]["throttle"] = "";
   EXPECT_EQ(refusal(j), "");

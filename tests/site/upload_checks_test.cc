@@ -99,6 +99,83 @@ TEST(UploadChecks, OneStreamsRestartGapsExplainAPerRequestRateAboveTheTotal) {
   EXPECT_NE(refusal(r).find("$.decode[0].per_request_tok_s"), std::string::npos) << refusal(r);
 }
 
+// Issue 30: `tokens_per_joule: 1e30` ranked first on the efficiency sort. The figure must be the
+// window's tokens ÷ its energy, and the energy about its power × its length.
+TEST(UploadChecks, TokensPerJouleMustBeTheWindowsTokensOverItsEnergy) {
+  RunResult r = test::site_result("tpj");
+  test::add_gpu_telemetry(r, 1.0);
+  EXPECT_EQ(refusal(r), "");
+  r.decode[2].telemetry.tokens_per_joule = 1e30;
+  EXPECT_NE(refusal(r).find("$.decode[2].telemetry.tokens_per_joule: 1e+30 disagrees with tokens / gpu_energy_j"),
+            std::string::npos)
+      << refusal(r);
+  r = test::site_result("tpj-no-energy");
+  test::add_gpu_telemetry(r, 1.0);
+  r.decode[0].telemetry.gpu_energy_j.reset();
+  EXPECT_NE(refusal(r).find("$.decode[0].telemetry.tokens_per_joule: given without the window's gpu_energy_j"),
+            std::string::npos)
+      << refusal(r);
+  r = test::site_result("tpj-energy");  // energy and tokens_per_joule agree, but 312 W × 30 s is not 1 J
+  test::add_gpu_telemetry(r, 1.0);
+  r.decode[1].telemetry.gpu_energy_j = 1.0;
+  r.decode[1].telemetry.tokens_per_joule = static_cast<double>(*r.decode[1].output_tokens);
+  EXPECT_NE(refusal(r).find("$.decode[1].telemetry.gpu_energy_j: 1 J disagrees with gpu_power_w × window"),
+            std::string::npos)
+      << refusal(r);
+  r = test::site_result("tpj-prefill");
+  test::add_gpu_telemetry(r, 1.0);
+  r.prefill[0].telemetry.tokens_per_joule = 5e7;
+  EXPECT_NE(refusal(r).find("$.prefill[0].telemetry.tokens_per_joule"), std::string::npos) << refusal(r);
+}
+
+// Issue 30: a 0 s window, a 1e-9 s window (1e9 tok/s), cells at 0 tok/s, a run with no cells,
+// duplicated cells and a finish before the start were each accepted and ranked.
+TEST(UploadChecks, DegenerateWindowsCellsAndRunsAreRefused) {
+  RunResult r = test::site_result("zero-window");
+  r.decode[0].measured_s = 0;
+  EXPECT_NE(refusal(r).find("$.decode[0].measured_s: a valid cell needs a window longer than 0 s"), std::string::npos)
+      << refusal(r);
+  r = test::site_result("tiny-window");
+  r.decode[0].measured_s = 1e-9;
+  r.decode[0].output_tokens = 1;
+  r.decode[0].total_tok_s = 1e9;
+  EXPECT_NE(refusal(r).find("$.decode[0].measured_s: 1e-09 s is shorter than the run's settings allow (27 s"),
+            std::string::npos)
+      << refusal(r);
+  r = test::site_result("adaptive");  // an adaptive window may close at its --min-window, not before
+  r.settings.precision = 0.02;
+  r.settings.min_window_s = 10;
+  r.decode[0].measured_s = 10;
+  r.decode[0].output_tokens = static_cast<int64_t>(*r.decode[0].total_tok_s * 10);
+  EXPECT_EQ(refusal(r), "");
+  r.decode[0].measured_s = 5;
+  r.decode[0].output_tokens = static_cast<int64_t>(*r.decode[0].total_tok_s * 5);
+  EXPECT_NE(refusal(r).find("$.decode[0].measured_s: 5 s is shorter"), std::string::npos) << refusal(r);
+  r = test::site_result("zero-cell");
+  r.decode[3].total_tok_s = 0;
+  r.decode[3].per_request_tok_s = 0;
+  r.decode[3].output_tokens = 0;
+  EXPECT_NE(refusal(r).find("$.decode[3].total_tok_s: a valid cell measured no output tokens"), std::string::npos)
+      << refusal(r);
+  r = test::site_result("empty");
+  r.decode.clear();
+  r.prefill.clear();
+  EXPECT_NE(refusal(r).find("nothing was measured"), std::string::npos) << refusal(r);
+  r = test::site_result("only-over-capacity");
+  for (DecodeCell& c : r.decode) c.status = CellStatus::OverCapacity;
+  r.prefill[0].status = CellStatus::Error;
+  EXPECT_NE(refusal(r).find("nothing was measured"), std::string::npos) << refusal(r);
+  r = test::site_result("duplicate");
+  r.decode.push_back(r.decode[2]);
+  EXPECT_NE(refusal(r).find("$.decode[4].context: a second cell at context 16384 × concurrency 1"), std::string::npos)
+      << refusal(r);
+  r = test::site_result("backwards");
+  r.finished_at = "2026-12-01T08:00:00Z";
+  r.started_at = "2026-12-01T09:00:00Z";
+  EXPECT_NE(refusal(r).find("$.finished_at: 2026-12-01T08:00:00Z is before started_at"), std::string::npos)
+      << refusal(r);
+}
+
 TEST(UploadChecks, DatesBefore2023OrInTheFutureAreRefused) {
   RunResult r = test::site_result("old");
   r.started_at = "2022-12-31T23:59:59Z";
