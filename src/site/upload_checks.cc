@@ -132,7 +132,29 @@ std::optional<int64_t> parse_iso8601_ms(std::string_view text) {
   return std::nullopt;
 }
 
+// A measured run carries what only a measurement has (issue 30: a `calc` prediction relabelled
+// "measured" ranked as one): the tool's version, and per valid decode cell the requests it sent
+// and counted tokens of; a prediction's own marks (its engine version "predicted", the catalog's
+// hardware, cells counted "predicted") are refused under the label.
+Result<void> check_provenance(const RunResult& run) {
+  if (run.kind != "measured") return {};
+  if (run.tool_version.empty()) return refuse("$.tool_version", "a measured run names the speedmatrix that measured it");
+  if (run.engine.version == "predicted" || run.hardware.source == HardwareSource::Catalog)
+    return refuse("$.kind", "\"measured\", but the run is a calculator prediction (engine version \"predicted\" or the "
+                            "catalog's hardware): upload it as \"predicted\"");
+  for (size_t i = 0; i < run.decode.size(); ++i) {
+    const DecodeCell& c = run.decode[i];
+    const std::string at = fmt::format("$.decode[{}].", i);
+    if (c.token_count_source == "predicted")
+      return refuse(at + "token_count_source", "\"predicted\" in a run labelled measured");
+    if (c.status == CellStatus::Valid && (!c.requests_started || *c.requests_started <= 0))
+      return refuse(at + "requests_started", "a measured valid cell says how many requests it sent");
+  }
+  return {};
+}
+
 Result<void> check_upload_numbers(const RunResult& run, int64_t now_unix_ms) {
+  if (auto ok = check_provenance(run); !ok) return ok;
   if (auto ok = check_time(run.started_at, "$.started_at", now_unix_ms); !ok) return ok;
   if (auto ok = check_time(run.finished_at, "$.finished_at", now_unix_ms); !ok) return ok;
   if (const auto start = parse_iso8601_ms(run.started_at), finish = parse_iso8601_ms(run.finished_at);

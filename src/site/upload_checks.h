@@ -11,7 +11,8 @@
 //    gpu_energy_j more than 50% from gpu_power_w × the window (windows of 1 s or more); a valid
 //    cell or row with no tokens, a 0 s window, or a sustained window shorter than 0.9 × the run's
 //    duration_s (adaptive: min_window_s); two cells at one context × concurrency; a finish
-//    before the start; a measured run with nothing valid in it.
+//    before the start; a measured run with nothing valid in it; a run labelled measured without
+//    a tool version, a valid cell without requests_started, or a prediction's marks.
 //    (More than 1,000 decode cells: upload-rules.json.)
 //  - flagged, accepted (implausible_reason): decode throughput above twice the calculator's
 //    roofline for the run's GPUs and model (roofline_total_tok_s);

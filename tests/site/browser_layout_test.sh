@@ -54,13 +54,16 @@ url=$(grep -o 'http://[0-9.:]*' "$tmp/serve.out")
 # Runs of every kind, one with a long model name and hardware name (truncated in the tables).
 "$bin" calc --gpu "RTX 3090" --model Qwen3.5-4B --quant AWQ --engine vllm --out "$tmp/r1.json" >/dev/null
 "$bin" calc --gpu "H100" --model Qwen3.5-4B --quant AWQ --engine sglang --contexts 0,32K --out "$tmp/r2.json" >/dev/null
-python3 - "$tmp/r1.json" "$tmp" <<'PY'
+PYTHONPATH="$here" python3 - "$tmp/r1.json" "$tmp" <<'PY'
 import json, sys
+from measured_like import as_measured
 r = json.load(open(sys.argv[1]))
 for i, kind in enumerate(["measured", "simulated", "measured"]):
     x = json.loads(json.dumps(r))
     x["run_id"] = f"layout-{i}"
     x["kind"] = kind
+    if kind == "measured":
+        as_measured(x)
     x["started_at"] = x["started_at"][:17] + f"{i:02d}" + x["started_at"][19:]
     x["engine"]["model_path"] = ""
     x["engine"]["model"] = ("Very-Long-Model-Name-" * 6 + f"{i}") if i == 0 else f"Qwen3.5-4B-variant-{i}"

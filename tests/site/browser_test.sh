@@ -51,23 +51,22 @@ for path in sys.argv[1:]:
     r["settings"]["profile"] = "standard/1"
     json.dump(r, open(path, "w"))
 PY
-python3 - "$tmp/r1.json" "$tmp/evil.json" <<'PY'
+PYTHONPATH="$here" python3 - "$tmp/r1.json" "$tmp/evil.json" <<'PY'
 import json, sys
-r = json.load(open(sys.argv[1]))
+from measured_like import as_measured
+r = as_measured(json.load(open(sys.argv[1])))
 r["run_id"] = "evil-run"
-r["kind"] = "measured"
 r["engine"]["model_path"] = ""  # the page then titles the run with the served model id, whole
 r["engine"]["model"] = "<script>document.title='pwned'</script>"
 r["notes"] = "<img src=x onerror=\"document.title='pwned'\">"
 json.dump(r, open(sys.argv[2], "w"))
 PY
 # A measured run with GPU telemetry (as a run on this machine would record it), one cell power capped.
-python3 - "$tmp/r2.json" "$tmp/telemetry.json" <<'PY'
+PYTHONPATH="$here" python3 - "$tmp/r2.json" "$tmp/telemetry.json" <<'PY'
 import json, sys
-r = json.load(open(sys.argv[1]))
+from measured_like import as_measured
+r = as_measured(json.load(open(sys.argv[1])))
 r["run_id"] = "telemetry-run"
-r["kind"] = "measured"
-r["hardware"]["source"] = "probed"
 r["telemetry"] = {"interval_s": 0.5, "gpu_source": "nvml", "gpu_unavailable": "", "host": True, "server": True,
                   "client_side_only": False, "series_file": "telemetry.jsonl",
                   "gpus": [{"index": 0, "name": "NVIDIA GeForce RTX 4090", "sm_clock_max_mhz": 3105,

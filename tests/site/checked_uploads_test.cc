@@ -241,6 +241,7 @@ TEST_F(CheckedUploadsTest, AHugeRunPageShowsItsCellsAPageAtATime) {
       cell.per_request_tok_s = 100.0;
       cell.output_tokens = 3000 * c;
       cell.measured_s = 30;
+      cell.requests_started = c;
       r.decode.push_back(cell);
     }
   }

@@ -76,6 +76,7 @@ inline RunResult site_result(const std::string& run_id, const std::string& model
       c.completed = 0;
       c.output_tokens = static_cast<int64_t>(*c.total_tok_s * 30);
       c.measured_s = 30;
+      c.requests_started = c.concurrency;
       c.token_count_source = "usage_continuous";
       r.decode.push_back(c);
     }

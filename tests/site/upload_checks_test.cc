@@ -176,6 +176,33 @@ TEST(UploadChecks, DegenerateWindowsCellsAndRunsAreRefused) {
       << refusal(r);
 }
 
+// Issue 30: a `calc` prediction uploaded with "kind": "measured" ranked as a measurement.
+TEST(UploadChecks, APredictionLabelledMeasuredIsRefused) {
+  RunResult r = test::site_result("relabelled");
+  r.engine.version = "predicted";
+  EXPECT_NE(refusal(r).find("$.kind: \"measured\", but the run is a calculator prediction"), std::string::npos)
+      << refusal(r);
+  r = test::site_result("catalog-hardware");
+  r.hardware.source = HardwareSource::Catalog;
+  EXPECT_NE(refusal(r).find("$.kind:"), std::string::npos) << refusal(r);
+  r = test::site_result("predicted-cells");
+  r.decode[1].token_count_source = "predicted";
+  EXPECT_NE(refusal(r).find("$.decode[1].token_count_source"), std::string::npos) << refusal(r);
+  r = test::site_result("no-requests");
+  r.decode[2].requests_started.reset();
+  EXPECT_NE(refusal(r).find("$.decode[2].requests_started: a measured valid cell says how many requests"),
+            std::string::npos)
+      << refusal(r);
+  r = test::site_result("no-version");
+  r.tool_version.clear();
+  EXPECT_NE(refusal(r).find("$.tool_version"), std::string::npos) << refusal(r);
+  r = test::site_result("a-prediction", "M1", "NVIDIA GeForce RTX 3090", 180.0, 8783.0, "predicted");
+  r.engine.version = "predicted";
+  r.hardware.source = HardwareSource::Catalog;
+  r.decode[1].token_count_source = "predicted";
+  EXPECT_EQ(refusal(r), "");  // as what it is, it is fine
+}
+
 TEST(UploadChecks, DatesBefore2023OrInTheFutureAreRefused) {
   RunResult r = test::site_result("old");
   r.started_at = "2022-12-31T23:59:59Z";
