@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "net/url.h"
 #include "core/clock.h"
+#include "core/text.h"
 #include "core/units.h"
 #include "site/site.h"
 #include "site/site_server.h"
@@ -21,6 +22,7 @@
 #include "site/upload_token.h"
 #include "store/cached_store.h"
 #include "store/result_store.h"
+#include "store/run_summary.h"
 
 namespace sm::cli {
 
@@ -46,13 +48,14 @@ struct ServeFlags {
 struct TokenFlags {
   std::string db = kDefaultDb;
   std::string name;
-  std::string id_or_name;
+  std::string token_id;
   std::string format = "text";
 };
 
 struct ModerationFlags {
   std::string db = kDefaultDb;
   std::string run_id;
+  store::ModerationFilter filter;
   std::string format = "text";
   int64_t limit = 100;
 };
@@ -181,17 +184,39 @@ int token_revoke(const TokenFlags& f) {
     std::fprintf(stderr, "speedmatrix serve token revoke: %s\n", store.error().message.c_str());
     return kExitFailure;
   }
-  auto n = (*store)->revoke_token(f.id_or_name, now_iso());
+  auto n = (*store)->revoke_token(f.token_id, now_iso());
   if (!n) {
     std::fprintf(stderr, "speedmatrix serve token revoke: %s\n", n.error().message.c_str());
     return kExitFailure;
   }
-  if (*n == 0) {
-    std::fprintf(stderr, "speedmatrix serve token revoke: no valid token has the id or name '%s'\n", f.id_or_name.c_str());
+  if (*n == 1) {
+    std::fprintf(stderr, "speedmatrix serve token revoke: revoked %s\n", escape_controls(f.token_id).c_str());
+    return kExitOk;
+  }
+  // Not a valid token's id: say what it is instead, so a name never revokes anything by itself.
+  auto tokens = (*store)->list_tokens();
+  if (!tokens) {
+    std::fprintf(stderr, "speedmatrix serve token revoke: %s\n", tokens.error().message.c_str());
     return kExitFailure;
   }
-  std::fprintf(stderr, "speedmatrix serve token revoke: revoked %lld token%s\n", static_cast<long long>(*n), *n == 1 ? "" : "s");
-  return kExitOk;
+  std::string named;
+  for (const auto& t : *tokens) {
+    if (t.token_id == f.token_id) {
+      std::fprintf(stderr, "speedmatrix serve token revoke: %s was already revoked (%s)\n", t.token_id.c_str(),
+                   t.revoked_at.c_str());
+      return kExitFailure;
+    }
+    if (t.name == f.token_id && t.revoked_at.empty()) named += (named.empty() ? "" : ", ") + t.token_id;
+  }
+  if (!named.empty())
+    std::fprintf(stderr,
+                 "speedmatrix serve token revoke: '%s' is a token name, not an id; revoke by id: the valid tokens of "
+                 "that name are %s (serve token list shows them all)\n",
+                 escape_controls(f.token_id).c_str(), named.c_str());
+  else
+    std::fprintf(stderr, "speedmatrix serve token revoke: no token has the id '%s' (serve token list shows them)\n",
+                 escape_controls(f.token_id).c_str());
+  return kExitFailure;
 }
 
 int token_list(const TokenFlags& f) {
@@ -216,7 +241,7 @@ int token_list(const TokenFlags& f) {
   }
   std::printf("%-16s %-24s %-21s %-21s %s\n", "ID", "NAME", "CREATED", "REVOKED", "UPLOADS");
   for (const auto& t : *tokens)
-    std::printf("%-16s %-24s %-21s %-21s %lld\n", t.token_id.c_str(), t.name.c_str(), t.created_at.c_str(),
+    std::printf("%-16s %-24s %-21s %-21s %lld\n", t.token_id.c_str(), escape_controls(t.name).c_str(), t.created_at.c_str(),
                 t.revoked_at.empty() ? "-" : t.revoked_at.c_str(), static_cast<long long>(t.uploads));
   return kExitOk;
 }
@@ -228,9 +253,7 @@ int run_list(const ModerationFlags& f) {
     std::fprintf(stderr, "speedmatrix serve run list: %s\n", store.error().message.c_str());
     return kExitFailure;
   }
-  store::RunFilter filter;
-  filter.include_hidden = true;
-  auto page = (*store)->list_runs(filter, store::RunOrder::Newest, {.limit = f.limit});
+  auto page = (*store)->list_runs_for_moderation(f.filter, f.limit);
   if (!page) {
     std::fprintf(stderr, "speedmatrix serve run list: %s\n", page.error().message.c_str());
     return kExitFailure;
@@ -244,14 +267,21 @@ int run_list(const ModerationFlags& f) {
     std::printf("%s\n", out.dump(2).c_str());
     return kExitOk;
   }
-  std::printf("%-40s %-9s %-7s %-24s %-28s %s\n", "RUN", "KIND", "STATE", "UPLOADED", "HARDWARE", "MODEL");
+  // Every uploaded string is escaped: a name with control characters could otherwise move the
+  // cursor or clear the line and hide rows from the moderator reading this.
+  std::printf("%-40s %-9s %-8s %-16s %-24s %-28s %s\n", "RUN", "KIND", "STATE", "TOKEN", "UPLOADED", "HARDWARE", "MODEL");
   for (const auto& r : page->runs) {
-    const char* state = r.hidden ? "hidden" : !r.implausible.empty() ? "implaus" : r.synthetic_model ? "synth" : "shown";
-    std::printf("%-40s %-9s %-7s %-24s %-28s %s\n", r.run_id.c_str(), r.kind.c_str(), state, r.uploaded_at.c_str(),
-                r.gpu.c_str(), r.model.c_str());
+    const char* state = r.hidden                                 ? "hidden"
+                        : !r.implausible.empty()                 ? "implaus"
+                        : r.synthetic_model                      ? "synth"
+                        : r.gpu == store::kUnknownHardwareGroup  ? "unknown"
+                                                                 : "shown";
+    std::printf("%-40s %-9s %-8s %-16s %-24s %-28s %s\n", escape_controls(r.run_id).c_str(), escape_controls(r.kind).c_str(),
+                state, escape_controls(r.token_id.empty() ? "-" : r.token_id).c_str(), r.uploaded_at.c_str(),
+                escape_controls(r.gpu).c_str(), escape_controls(r.model).c_str());
   }
   if (page->total > static_cast<int64_t>(page->runs.size()))
-    std::fprintf(stderr, "speedmatrix serve run list: %lld of %lld runs shown (--limit)\n",
+    std::fprintf(stderr, "speedmatrix serve run list: %lld of %lld matching runs shown (--limit)\n",
                  static_cast<long long>(page->runs.size()), static_cast<long long>(page->total));
   return kExitOk;
 }
@@ -298,7 +328,8 @@ void add_serve_command(CLI::App& app, Action& action) {
       "  speedmatrix serve --db sqlite:results.db --listen 0.0.0.0:8080\n"
       "  speedmatrix serve token create --db sqlite:results.db --name lab-3090\n"
       "  speedmatrix serve token list --db sqlite:results.db\n"
-      "  speedmatrix serve token revoke --db sqlite:results.db lab-3090\n"
+      "  speedmatrix serve token revoke --db sqlite:results.db tk_...   (the id token list shows)\n"
+      "  speedmatrix serve run list --db sqlite:results.db --flag implausible --token tk_...\n"
       "  speedmatrix serve run hide --db sqlite:results.db RUN_ID   (also: run list, run unhide, run delete)\n"
       "Docs: docs/site.md; the API is described at /api/v1/openapi.json.");
   cmd->add_option("--db", flags->db, "Store: sqlite:PATH or postgresql://...")->capture_default_str();
@@ -337,9 +368,11 @@ void add_serve_command(CLI::App& app, Action& action) {
   create->add_option("--db", token_flags->db, "Store: sqlite:PATH or postgresql://...")->capture_default_str();
   create->add_option("--name", token_flags->name, "Who or what uploads with it, e.g. lab-3090")->required();
   create->add_option("--format", token_flags->format, "'text' (the token alone on stdout) or 'json'")->capture_default_str();
-  CLI::App* revoke = token->add_subcommand("revoke", "Revoke a token by id or name; uploads with it get 401 at once");
+  CLI::App* revoke = token->add_subcommand("revoke", "Revoke one token by its id; uploads with it get 401 at once");
   revoke->add_option("--db", token_flags->db, "Store: sqlite:PATH or postgresql://...")->capture_default_str();
-  revoke->add_option("token", token_flags->id_or_name, "Token id (tk_...) or name")->required();
+  revoke->add_option("token_id", token_flags->token_id,
+                     "The token's id (tk_..., from token list). Not a name: names are not unique")
+      ->required();
   CLI::App* list = token->add_subcommand("list", "List tokens (ids, names, dates, uploads; never the secrets)");
   list->add_option("--db", token_flags->db, "Store: sqlite:PATH or postgresql://...")->capture_default_str();
   list->add_option("--format", token_flags->format, "'text' or 'json'")->capture_default_str();
@@ -349,10 +382,18 @@ void add_serve_command(CLI::App& app, Action& action) {
   list->callback([token_flags, &action] { action = [token_flags] { return token_list(*token_flags); }; });
   CLI::App* run = cmd->add_subcommand("run", "Moderate stored runs: list them, hide, show again or delete one");
   run->require_subcommand(1);
-  CLI::App* run_list_cmd = run->add_subcommand("list", "List runs, hidden ones too, newest first");
+  CLI::App* run_list_cmd = run->add_subcommand(
+      "list", "List runs, hidden ones too, newest first; uploaded names are printed with control characters escaped");
   run_list_cmd->add_option("--db", run_flags->db, "Store: sqlite:PATH or postgresql://...")->capture_default_str();
   run_list_cmd->add_option("--format", run_flags->format, "'text' or 'json'")->capture_default_str();
   run_list_cmd->add_option("--limit", run_flags->limit, "At most this many runs")->capture_default_str();
+  run_list_cmd->add_option("--token", run_flags->filter.token_id, "Only runs uploaded with this token id (tk_...)");
+  run_list_cmd->add_option("--kind", run_flags->filter.kind, "Only runs of this kind")
+      ->check(CLI::IsMember({"measured", "simulated", "predicted"}));
+  run_list_cmd->add_option("--flag", run_flags->filter.flag,
+                           "Only runs flagged so: implausible, synthetic_model, hidden, unknown_hardware; or none "
+                           "(shown, unflagged, known hardware)")
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(store::kModerationFlags), std::end(store::kModerationFlags))));
   run_list_cmd->callback([run_flags, &action] { action = [run_flags] { return run_list(*run_flags); }; });
   for (const char* verb : {"hide", "unhide", "delete"}) {
     const char* what = std::string_view(verb) == "hide"     ? "Hide a run: out of every page and API listing, kept in the store"

@@ -13,6 +13,13 @@ inline std::string_view trim_blanks(std::string_view s) {
   return s;
 }
 
+/// `text` safe to print on a terminal or in a log line: C0 and C1 control characters, DEL, the
+/// bidirectional overrides and isolates (U+202A..U+202E, U+2066..U+2069: they reorder what follows)
+/// and bytes that are not UTF-8 are written as escapes (`\x1b`, `\u0085`, `\u202e`); a backslash
+/// is doubled, so an escape in the output always came from this function. Printable text, UTF-8
+/// letters included, is kept as it is. Uploaded names reach moderators' terminals through it.
+std::string escape_controls(std::string_view text);
+
 /// `s` with ASCII letters lower-cased (names, hosts and header names are compared this way).
 inline std::string ascii_lower(std::string_view s) {
   std::string out(s);

@@ -6,6 +6,7 @@
 #include <exception>
 #include <random>
 
+#include "core/text.h"
 #include "site/site_data.h"
 #include "site/query_string.h"
 #include "site/site_json.h"
@@ -89,13 +90,13 @@ void Site::log(const std::string& line) const {
 
 namespace {
 
-// A value for a log line: quoted, quotes and control characters escaped, at most 300 bytes.
+// A value for a log line: quoted, quotes and control characters escaped (escape_controls), at most
+// 300 bytes of it.
 std::string log_quote(std::string_view text) {
   std::string out = "\"";
-  for (char c : text.substr(0, 300)) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) out += ' ';
-    else out += c;
+  for (char c : escape_controls(text.substr(0, 300))) {
+    if (c == '"') out += '\\';
+    out += c;
   }
   if (text.size() > 300) out += "...";
   return out + "\"";

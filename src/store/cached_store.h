@@ -61,6 +61,9 @@ class CachedStore final : public ResultStore {
   Result<std::vector<RunSummary>> list_runs_for_setup(const SetupKey& key, int64_t limit) override {
     return inner_.list_runs_for_setup(key, limit);
   }
+  Result<RunPage> list_runs_for_moderation(const ModerationFilter& filter, int64_t limit) override {
+    return inner_.list_runs_for_moderation(filter, limit);
+  }
   Result<std::optional<std::string>> find_run_by_measurements(std::string_view measurements_sha256) override {
     return inner_.find_run_by_measurements(measurements_sha256);
   }
@@ -76,8 +79,8 @@ class CachedStore final : public ResultStore {
   Result<std::optional<TokenInfo>> find_token(std::string_view token_sha256_hex) override {
     return inner_.find_token(token_sha256_hex);
   }
-  Result<int64_t> revoke_token(std::string_view id_or_name, std::string_view revoked_at) override {
-    return inner_.revoke_token(id_or_name, revoked_at);
+  Result<int64_t> revoke_token(std::string_view token_id, std::string_view revoked_at) override {
+    return inner_.revoke_token(token_id, revoked_at);
   }
   Result<std::vector<TokenInfo>> list_tokens() override { return inner_.list_tokens(); }
 

@@ -55,6 +55,8 @@ class ResultStore {
 
   /// The visible measured runs whose catalog match is `key`, newest first, at most `limit`.
   virtual Result<std::vector<RunSummary>> list_runs_for_setup(const SetupKey& key, int64_t limit) = 0;
+  /// Runs matching `filter`, hidden ones too, newest first, at most `limit`; `total` counts them all.
+  virtual Result<RunPage> list_runs_for_moderation(const ModerationFilter& filter, int64_t limit) = 0;
   /// The id of the stored run with these measurements (RunRecord::measurements_sha256); nullopt when none.
   virtual Result<std::optional<std::string>> find_run_by_measurements(std::string_view measurements_sha256) = 0;
   /// Hides (or shows again) a run; returns how many runs changed (0: no such run, or already so).
@@ -75,8 +77,9 @@ class ResultStore {
   virtual Result<void> create_token(const TokenInfo& token, std::string_view token_sha256_hex) = 0;
   /// The valid (not revoked) token with this hash; std::nullopt when none.
   virtual Result<std::optional<TokenInfo>> find_token(std::string_view token_sha256_hex) = 0;
-  /// Revokes every valid token whose id or name is `id_or_name`; returns how many.
-  virtual Result<int64_t> revoke_token(std::string_view id_or_name, std::string_view revoked_at) = 0;
+  /// Revokes the token with this id if it is valid; returns how many (0 or 1). By id only: names
+  /// are not unique, and a name would revoke every token that shares it.
+  virtual Result<int64_t> revoke_token(std::string_view token_id, std::string_view revoked_at) = 0;
   /// Every token, oldest first, with its upload count.
   virtual Result<std::vector<TokenInfo>> list_tokens() = 0;
 };

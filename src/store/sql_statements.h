@@ -102,6 +102,19 @@ inline constexpr std::string_view kListRunsForSetup =
     "SELECT " SM_RUN_SUMMARY_COLUMNS " FROM runs WHERE calc_gpu = $1 AND calc_gpu_count = $2 AND calc_model = $3"
     " AND calc_engine = $4 AND kind = 'measured' AND hidden = 0 ORDER BY uploaded_at DESC, run_id DESC LIMIT $5";
 
+// The moderation filter: $1 token_id, $2 kind (each '' = any), $3 a flag (ModerationFilter::flag,
+// '' = any), $4 the unknown-hardware group.
+#define SM_MODERATION_FILTER                                                                        \
+  " WHERE ($1 = '' OR token_id = $1) AND ($2 = '' OR kind = $2) AND ($3 = ''"                       \
+  " OR ($3 = 'implausible' AND implausible <> '') OR ($3 = 'synthetic_model' AND synthetic_model = 1)" \
+  " OR ($3 = 'hidden' AND hidden = 1) OR ($3 = 'unknown_hardware' AND gpu = $4)"                    \
+  " OR ($3 = 'none' AND implausible = '' AND synthetic_model = 0 AND hidden = 0 AND gpu <> $4))"
+/// The moderation filter $1..$4; $5 limit. Hidden runs too, newest first.
+inline constexpr std::string_view kListRunsForModeration =
+    "SELECT " SM_RUN_SUMMARY_COLUMNS " FROM runs" SM_MODERATION_FILTER " ORDER BY uploaded_at DESC, run_id DESC LIMIT $5";
+/// The moderation filter $1..$4.
+inline constexpr std::string_view kCountRunsForModeration = "SELECT COUNT(*) FROM runs" SM_MODERATION_FILTER;
+
 /// $1 run_id, $2 hidden (0 or 1).
 inline constexpr std::string_view kSetHidden = "UPDATE runs SET hidden = $2 WHERE run_id = $1 AND hidden <> $2";
 /// $1 run_id.
@@ -115,7 +128,7 @@ inline constexpr std::string_view kFindToken =
     "SELECT token_id, name, created_at FROM tokens WHERE token_sha256 = $1 AND revoked_at IS NULL";
 /// $1 token_id or name; $2 revoked_at.
 inline constexpr std::string_view kRevokeToken =
-    "UPDATE tokens SET revoked_at = $2 WHERE (token_id = $1 OR name = $1) AND revoked_at IS NULL";
+    "UPDATE tokens SET revoked_at = $2 WHERE token_id = $1 AND revoked_at IS NULL";
 inline constexpr std::string_view kListTokens =
     "SELECT t.token_id, t.name, t.created_at, t.revoked_at,"
     " (SELECT COUNT(*) FROM runs r WHERE r.token_id = t.token_id) FROM tokens t"

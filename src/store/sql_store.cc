@@ -346,6 +346,21 @@ Result<std::vector<RunSummary>> SqlStore::list_runs_for_setup(const SetupKey& ke
   return out;
 }
 
+Result<RunPage> SqlStore::list_runs_for_moderation(const ModerationFilter& filter, int64_t limit) {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  const std::array<SqlParam, 5> params = {filter.token_id, filter.kind, filter.flag, std::string(kUnknownHardwareGroup),
+                                          std::clamp<int64_t>(limit, 1, kMaxPageLimit)};
+  auto rows = (*c)->query(sql::kListRunsForModeration, params);
+  if (!rows) return std::unexpected(rows.error());
+  auto count = (*c)->query(sql::kCountRunsForModeration, std::span(params).first(4));
+  if (!count) return std::unexpected(count.error());
+  RunPage out;
+  for (const auto& r : *rows) out.runs.push_back(read_summary(r));
+  out.total = count->empty() ? 0 : count->front().integer(0);
+  return out;
+}
+
 Result<std::optional<std::string>> SqlStore::find_run_by_measurements(std::string_view measurements_sha256) {
   auto c = pool_.acquire();
   if (!c) return std::unexpected(c.error());
@@ -485,11 +500,11 @@ Result<std::optional<TokenInfo>> SqlStore::find_token(std::string_view token_sha
   return std::optional<TokenInfo>(std::move(t));
 }
 
-Result<int64_t> SqlStore::revoke_token(std::string_view id_or_name, std::string_view revoked_at) {
+Result<int64_t> SqlStore::revoke_token(std::string_view token_id, std::string_view revoked_at) {
   auto c = pool_.acquire();
   if (!c) return std::unexpected(c.error());
   if (auto ok = (*c)->begin_write(); !ok) return std::unexpected(ok.error());
-  const std::array<SqlParam, 2> params = {std::string(id_or_name), std::string(revoked_at)};
+  const std::array<SqlParam, 2> params = {std::string(token_id), std::string(revoked_at)};
   auto n = (*c)->execute(sql::kRevokeToken, params);
   if (!n) {
     (*c)->rollback();

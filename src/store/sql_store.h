@@ -26,6 +26,7 @@ class SqlStore final : public ResultStore {
   Result<std::vector<GroupSummary>> model_summary(std::string_view kind = "") override;
   Result<FilterValues> filter_values() override;
   Result<std::vector<RunSummary>> list_runs_for_setup(const SetupKey& key, int64_t limit) override;
+  Result<RunPage> list_runs_for_moderation(const ModerationFilter& filter, int64_t limit) override;
   Result<std::optional<std::string>> find_run_by_measurements(std::string_view measurements_sha256) override;
   Result<int64_t> set_hidden(std::string_view run_id, bool hidden) override;
   Result<int64_t> delete_run(std::string_view run_id) override;
@@ -33,7 +34,7 @@ class SqlStore final : public ResultStore {
   Result<RateDecision> take_rate_token(std::string_view key, double per_s, double burst, int64_t now_ms) override;
   Result<void> create_token(const TokenInfo& token, std::string_view token_sha256_hex) override;
   Result<std::optional<TokenInfo>> find_token(std::string_view token_sha256_hex) override;
-  Result<int64_t> revoke_token(std::string_view id_or_name, std::string_view revoked_at) override;
+  Result<int64_t> revoke_token(std::string_view token_id, std::string_view revoked_at) override;
   Result<std::vector<TokenInfo>> list_tokens() override;
 
  private:

@@ -25,6 +25,17 @@ struct RunFilter {
   std::string other_than_profile;  ///< leave out runs of this profile ("" = none): the leaderboard's Other runs
 };
 
+/// What `serve run list` narrows to (every field "" = any): a moderator's view, hidden runs too.
+struct ModerationFilter {
+  std::string token_id;  ///< runs uploaded with this token (RunSummary::token_id)
+  std::string kind;      ///< "measured", "simulated", "predicted"
+  /// "implausible", "synthetic_model", "hidden", "unknown_hardware" (on kUnknownHardwareGroup), or
+  /// "none": shown, unflagged, on known hardware.
+  std::string flag;
+};
+/// The ModerationFilter::flag values.
+inline constexpr const char* kModerationFlags[] = {"implausible", "synthetic_model", "hidden", "unknown_hardware", "none"};
+
 /// The calculator setup a run matched (RunSummary::calc_*): which measured runs are evidence for
 /// a prediction of this GPU × count, model and engine.
 struct SetupKey {

@@ -13,6 +13,7 @@
 #include "bench/run_config.h"
 #include "bench/runner.h"
 #include "result/result_json.h"
+#include "support/run_binary.h"
 #include "support/scripted_server.h"
 #include "support/temp_dir.h"
 
@@ -41,21 +42,8 @@ RunConfig base_config(const ScriptedServer& server, const std::string& out_dir) 
   return c;
 }
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;
-};
-
-Outcome run_binary(const std::string& args) {
-  Outcome o;
-  FILE* p = popen((std::string(SPEEDMATRIX_BINARY) + " " + args + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.output.append(buf.data(), n);
-  const int status = pclose(p);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
+using Outcome = test::BinaryOutcome;
+using test::run_binary;
 
 // A server that fails the 256-token cells (as one that died mid-run would): exit 3, not 0. Back
 // on its feet, --resume --retry-failed measures those cells again and the run ends 0; a second

@@ -9,26 +9,13 @@
 
 #include "cli/suggest.h"
 #include "net/url.h"
+#include "support/run_binary.h"
 
 namespace sm::cli {
 namespace {
 
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-Outcome run_binary(const std::string& args) {
-  Outcome o;
-  const std::string command = std::string(SPEEDMATRIX_BINARY) + " " + args + " 2>&1";
-  FILE* p = popen(command.c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.output.append(buf.data(), n);
-  const int status = pclose(p);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
+using Outcome = test::BinaryOutcome;
+using test::run_binary;
 
 TEST(Suggest, ClosestNameWithinAFewEdits) {
   EXPECT_EQ(edit_distance("context", "contexts"), 1u);

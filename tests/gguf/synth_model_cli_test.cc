@@ -8,28 +8,15 @@
 #include <sys/wait.h>
 
 #include "gguf/gguf_reader.h"
+#include "support/run_binary.h"
 #include "support/temp_dir.h"
 
 namespace sm::gguf {
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using CliRun = test::BinaryOutcome;
 
-CliRun run_synth(const std::string& args) {
-  CliRun r;
-  const std::string cmd = std::string(SPEEDMATRIX_BINARY) + " synth-model " + args + " 2>&1";
-  std::FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+CliRun run_synth(const std::string& args) { return test::run_binary("synth-model " + args); }
 
 TEST(SynthModelCli, WritesThePresetWithOverrides) {
   test::TempDir dir;

@@ -36,7 +36,9 @@ passed=$(grep -c '\[       OK \]' "$tmp/gtest.log" || true)
 # The server on PostgreSQL, end to end, on a database of its own (the tests above leave runs behind).
 psql -q "$dsn" -c "CREATE DATABASE speedmatrix_e2e" >/dev/null
 dsn=${dsn%/*}/speedmatrix_e2e
-token=$("$bin" serve token create --db "$dsn" --name pg-e2e 2>/dev/null)
+made=$("$bin" serve token create --db "$dsn" --name pg-e2e --format json)
+token=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])' <<<"$made")
+token_id=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["token_id"])' <<<"$made")
 "$bin" serve --db "$dsn" --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
 server_pid=$!
 for _ in $(seq 50); do grep -q 'listening on' "$tmp/serve.out" && break; sleep 0.1; done
@@ -60,7 +62,7 @@ page = urllib.request.urlopen(url + "/runs/" + run["run_id"]).read().decode()
 assert 'id="decode-matrix"' in page
 print("pg_store_test: serve on PostgreSQL: upload, leaderboard and run page ok")
 PY
-"$bin" serve token revoke --db "$dsn" pg-e2e
+"$bin" serve token revoke --db "$dsn" "$token_id"
 python3 - "$url" "$token" "$tmp/predicted.json" <<'PY'
 import sys, urllib.error, urllib.request
 url, token, path = sys.argv[1:4]

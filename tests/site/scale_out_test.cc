@@ -82,6 +82,9 @@ class GatedStore final : public ResultStore {
   Result<std::vector<RunSummary>> list_runs_for_setup(const SetupKey& k, int64_t n) override {
     return inner_.list_runs_for_setup(k, n);
   }
+  Result<RunPage> list_runs_for_moderation(const ModerationFilter& f, int64_t n) override {
+    return inner_.list_runs_for_moderation(f, n);
+  }
   Result<std::optional<std::string>> find_run_by_measurements(std::string_view h) override {
     return inner_.find_run_by_measurements(h);
   }

@@ -33,6 +33,7 @@ class SiteTest : public ::testing::Test {
       auto t = generate_upload_token();
       ASSERT_TRUE(t);
       token_ = t->secret;
+      token_id_ = t->token_id;
       ASSERT_TRUE(store_->create_token({t->token_id, "test", "2026-12-03T09:00:00Z", "", 0}, t->sha256_hex));
     }
     auto site = Site::create(*store_, config, clock_);
@@ -76,6 +77,7 @@ class SiteTest : public ::testing::Test {
   std::unique_ptr<store::ResultStore> store_;
   std::unique_ptr<Site> site_;
   std::string token_;
+  std::string token_id_;
 };
 
 TEST_F(SiteTest, UploadCreatesThenIsIdempotentThenRefusesAConflict) {
@@ -107,7 +109,7 @@ TEST_F(SiteTest, NoUnknownOrRevokedTokenIs401) {
   basic.body = body;
   basic.authorization = "Basic dXNlcjpwYXNz";
   EXPECT_EQ(site_->handle(basic).status, 401);
-  ASSERT_EQ(store_->revoke_token("test", "2026-12-03T10:00:00Z").value(), 1);
+  ASSERT_EQ(store_->revoke_token(token_id_, "2026-12-03T10:00:00Z").value(), 1);
   r = post("/api/v1/runs", body, token_);
   EXPECT_EQ(r.status, 401);
   EXPECT_NE(body_json(r)["error"]["message"].get<std::string>().find("revoked"), std::string::npos);

@@ -262,7 +262,7 @@ TEST_P(StoreTest, FlagsKindFiltersAndTheCalculatorSetupKeyRoundTrip) {
   EXPECT_TRUE(store_->list_runs_for_setup({"rtx3090", 2, "qwen3.5-4b", "vllm"}, 10).value().empty());
 }
 
-TEST_P(StoreTest, TokensAreFoundByHashRevokedByIdOrNameAndCountUploads) {
+TEST_P(StoreTest, TokensAreFoundByHashRevokedByIdAndCountUploads) {
   TokenInfo t{"tk_000000000001", "lab", "2026-12-03T09:00:00Z", "", 0};
   ASSERT_TRUE(store_->create_token(t, site::sha256_hex("secret-1")));
   ASSERT_TRUE(store_->create_token({"tk_000000000002", "ci", "2026-12-03T09:00:01Z", "", 0}, site::sha256_hex("secret-2")));
@@ -280,13 +280,51 @@ TEST_P(StoreTest, TokensAreFoundByHashRevokedByIdOrNameAndCountUploads) {
   EXPECT_EQ(list[0].uploads, 1);
   EXPECT_EQ(list[1].uploads, 0);
 
-  EXPECT_EQ(store_->revoke_token("lab", "2026-12-03T11:00:00Z").value(), 1);
+  // A name revokes nothing (names are not unique: it used to revoke every token of the name).
+  EXPECT_EQ(store_->revoke_token("lab", "2026-12-03T10:30:00Z").value(), 0);
+  EXPECT_TRUE(store_->find_token(site::sha256_hex("secret-1")).value());
+  EXPECT_EQ(store_->revoke_token("tk_000000000001", "2026-12-03T11:00:00Z").value(), 1);
   EXPECT_FALSE(store_->find_token(site::sha256_hex("secret-1")).value());
-  EXPECT_EQ(store_->revoke_token("lab", "2026-12-03T11:00:00Z").value(), 0);
+  EXPECT_EQ(store_->revoke_token("tk_000000000001", "2026-12-03T11:00:00Z").value(), 0);
   EXPECT_EQ(store_->revoke_token("tk_000000000002", "2026-12-03T11:00:01Z").value(), 1);
   list = store_->list_tokens().value();
   EXPECT_EQ(list[0].revoked_at, "2026-12-03T11:00:00Z");
   EXPECT_EQ(list[1].revoked_at, "2026-12-03T11:00:01Z");
+}
+
+TEST_P(StoreTest, ModerationListsFilterByTokenKindAndFlag) {
+  ASSERT_TRUE(store_->create_token({"tk_000000000001", "lab", "2026-12-03T09:00:00Z", "", 0}, site::sha256_hex("s1")));
+  ASSERT_TRUE(store_->create_token({"tk_000000000002", "ci", "2026-12-03T09:00:01Z", "", 0}, site::sha256_hex("s2")));
+  RunRecord flagged = record_of(test::site_result("flagged"), "2026-12-03T10:00:01.000Z", "tk_000000000001");
+  flagged.summary.implausible = "decode 10000 tok/s";
+  RunRecord hidden = record_of(test::site_result("hidden", "M2"), "2026-12-03T10:00:02.000Z", "tk_000000000001");
+  hidden.summary.hidden = true;
+  RunRecord plain = record_of(test::site_result("plain", "M3"), "2026-12-03T10:00:03.000Z", "tk_000000000002");
+  RunRecord sim = record_of(test::site_result("sim", "M4", "NVIDIA GeForce RTX 3090", 180, 8783.0, "simulated"),
+                            "2026-12-03T10:00:04.000Z", "tk_000000000002");
+  RunRecord unknown = record_of(test::site_result("unknown", "M5"), "2026-12-03T10:00:05.000Z", "tk_000000000002");
+  unknown.summary.gpu = std::string(kUnknownHardwareGroup);
+  for (const auto* r : {&flagged, &hidden, &plain, &sim, &unknown}) ASSERT_TRUE(store_->put_run(*r));
+
+  auto ids = [&](const ModerationFilter& f, int64_t limit = 100) {
+    auto page = store_->list_runs_for_moderation(f, limit);
+    EXPECT_TRUE(page) << page.error().message;
+    std::vector<std::string> out;
+    for (const auto& r : page->runs) out.push_back(r.run_id);
+    out.push_back("total=" + std::to_string(page->total));
+    return out;
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(ids({}), (V{"unknown", "sim", "plain", "hidden", "flagged", "total=5"}));  // newest first, hidden too
+  EXPECT_EQ(ids({}, 2), (V{"unknown", "sim", "total=5"}));
+  EXPECT_EQ(ids({.token_id = "tk_000000000001"}), (V{"hidden", "flagged", "total=2"}));
+  EXPECT_EQ(ids({.kind = "simulated"}), (V{"sim", "total=1"}));
+  EXPECT_EQ(ids({.flag = "implausible"}), (V{"flagged", "total=1"}));
+  EXPECT_EQ(ids({.flag = "hidden"}), (V{"hidden", "total=1"}));
+  EXPECT_EQ(ids({.flag = "unknown_hardware"}), (V{"unknown", "total=1"}));
+  EXPECT_EQ(ids({.flag = "none"}), (V{"sim", "plain", "total=2"}));
+  EXPECT_EQ(ids({.token_id = "tk_000000000002", .kind = "measured", .flag = "none"}), (V{"plain", "total=1"}));
+  EXPECT_EQ(ids({.token_id = "' OR 1=1 --"}), (V{"total=0"}));
 }
 
 TEST_P(StoreTest, BatchWriteIsOneTransaction) {
