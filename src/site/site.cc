@@ -76,6 +76,7 @@ Site::Site(store::ResultStore& store, SiteConfig config, const Clock& clock, Jso
                       config_.shared_upload_limit ? &store : nullptr),
       calc_limiter_(clock, config_.calc_rate_per_min),
       messages_(std::move(messages)),
+      dump_cache_(store),
       request_id_seed_(std::random_device{}()) {}
 
 std::string Site::next_request_id() {
@@ -107,6 +108,7 @@ std::string_view method_name(HttpMethod m) {
     case HttpMethod::Get: return "GET";
     case HttpMethod::Head: return "HEAD";
     case HttpMethod::Post: return "POST";
+    case HttpMethod::Options: return "OPTIONS";
     case HttpMethod::Other: break;
   }
   return "OTHER";
@@ -197,12 +199,18 @@ SiteResponse Site::handle_oversize(const SiteRequest& head) {
                                      fmt::format("the body is larger than the {} bytes this route accepts", body_limit(head))));
 }
 
+bool Site::is_read_api(const SiteRequest& head) {
+  return head.path.starts_with("/api/") && (head.method == HttpMethod::Get || head.method == HttpMethod::Head ||
+                                            head.method == HttpMethod::Options);
+}
+
 bool Site::is_heavy(const SiteRequest& head) {
   const std::string& p = head.path;
   if (head.method == HttpMethod::Post) return p == "/api/v1/calc";
   if (head.method != HttpMethod::Get && head.method != HttpMethod::Head) return false;
   auto names_one_run = [&](std::string_view prefix) { return p.size() > prefix.size() && p.starts_with(prefix); };
-  return names_one_run("/runs/") || names_one_run("/api/v1/runs/") || p == "/compare" || p == "/calc";
+  return names_one_run("/runs/") || names_one_run("/api/v1/runs/") || p == "/compare" || p == "/calc" ||
+         p == "/api/v1/dump";
 }
 
 SiteResponse Site::handle(const SiteRequest& request) {
@@ -240,6 +248,12 @@ SiteResponse Site::answer(const SiteRequest& request, const std::function<SiteRe
     if (query.has("lang") && messages_.has(query.get("lang")))
       r.headers.emplace_back("Set-Cookie", "sm_lang=" + lang + "; Path=/; Max-Age=31536000; SameSite=Lax");
     r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+    if (is_read_api(request)) {
+      // Open data: any web page may read the API (nothing in it depends on who asks: no cookie
+      // or token is read by a GET). Uploads and the calculator's POST are not opened so.
+      r.headers.emplace_back("Access-Control-Allow-Origin", "*");
+      r.headers.emplace_back("Access-Control-Expose-Headers", "Retry-After, X-Request-Id");
+    }
     if (r.content_type.starts_with("text/html")) {
       // No script runs on any page; a value that escaped escaping still could not execute.
       r.headers.emplace_back("Content-Security-Policy",
@@ -266,6 +280,17 @@ SiteResponse Site::route(const SiteRequest& request) {
   };
 
   if (p.starts_with("/api/")) {
+    if (request.method == HttpMethod::Options) {
+      // A CORS preflight (a browser asks before a GET with headers of its own): reads only.
+      SiteResponse r;
+      r.status = 204;
+      r.content_type.clear();
+      r.headers.emplace_back("Allow", "GET, HEAD, OPTIONS");
+      r.headers.emplace_back("Access-Control-Allow-Methods", "GET, HEAD");
+      r.headers.emplace_back("Access-Control-Allow-Headers", "Accept, Accept-Language");
+      r.headers.emplace_back("Access-Control-Max-Age", "86400");
+      return r;
+    }
     if (p == "/api/v1/runs" || p == "/api/v1/runs/") {
       if (post) {
         SiteRequest copy = request;
@@ -281,6 +306,7 @@ SiteResponse Site::route(const SiteRequest& request) {
     if (p == "/api/v1/hardware") return api_hardware(request);
     if (p == "/api/v1/models") return api_models(request);
     if (p == "/api/v1/health") return api_health();
+    if (p == "/api/v1/dump") return api_dump();
     if (p == "/api/v1/openapi.json" || p == "/api/v1/schema/result.json") {
       auto file = site_data_file(p == "/api/v1/openapi.json" ? "openapi.json" : "result-schema.json");
       SiteResponse r;

@@ -23,6 +23,7 @@
 #include "core/error.h"
 #include "site/json_schema.h"
 #include "site/rate_limiter.h"
+#include "site/run_dump.h"
 #include "site/site_http.h"
 #include "site/ui_language.h"
 #include "store/result_store.h"
@@ -67,8 +68,11 @@ class Site {
   /// run's page and JSON (up to 1,000 cells), a comparison, the calculator (page and API). The
   /// server answers them on its worker pool, the cheap ones (health, leaderboard, listings,
   /// documents) on its I/O threads, so the cheap ones never wait behind them. Uploads are not
-  /// heavy: they stay on the I/O threads, bounded by their token's rate limit.
+  /// heavy: they stay on the I/O threads, bounded by their token's rate limit. The open-data
+  /// dump is heavy (built once per store generation, then copied out).
   static bool is_heavy(const SiteRequest& head);
+  /// True for the API's reads (GET, HEAD, OPTIONS under /api/): they carry the CORS headers.
+  static bool is_read_api(const SiteRequest& head);
 
   /// The answer to a heavy request the server had no room to queue: 503 with Retry-After
   /// (seconds), a page for a page's route, JSON for the API's.
@@ -108,6 +112,7 @@ class Site {
   SiteResponse api_models(const SiteRequest& request);
   SiteResponse api_calc(const SiteRequest& request);
   SiteResponse api_health();
+  SiteResponse api_dump();
   std::optional<SiteResponse> authorize(SiteRequest& request);
   // Pages (site_pages.cc)
   SiteResponse page_leaderboard(const SiteRequest& request);
@@ -133,6 +138,7 @@ class Site {
   std::vector<calc::CorpusCase> corpus_;  ///< data/measurements/measurements.csv mapped to the catalog
   std::vector<std::pair<std::string, CorpusSource>> corpus_sources_;  ///< data/measurements/sources.csv
   MessageCatalogs messages_;  ///< data/site/messages-LANG.json: the page frame's text per language
+  RunDumpCache dump_cache_;   ///< GET /api/v1/dump, built once per store generation
   uint64_t request_id_seed_ = 0;
   std::atomic<uint64_t> request_counter_{0};
 };

@@ -272,6 +272,17 @@ SiteResponse Site::api_calc(const SiteRequest& request) {
   return json_response(200, out);
 }
 
+SiteResponse Site::api_dump() {
+  auto dump = dump_cache_.current();
+  if (!dump) return store_error(dump.error());
+  SiteResponse r;
+  r.content_type = "application/x-ndjson; charset=utf-8";
+  r.body = (*dump)->jsonl;
+  r.headers.emplace_back("Content-Disposition", "attachment; filename=\"speedmatrix-runs.jsonl\"");
+  r.headers.emplace_back("X-Run-Count", std::to_string((*dump)->runs));
+  return r;
+}
+
 SiteResponse Site::api_health() {
   auto version = store_.schema_version();
   if (!version) return store_error(version.error());

@@ -12,7 +12,7 @@
 
 namespace sm::site {
 
-enum class HttpMethod { Get, Head, Post, Other };
+enum class HttpMethod { Get, Head, Post, Options, Other };
 
 struct SiteRequest {
   HttpMethod method = HttpMethod::Get;

@@ -44,6 +44,7 @@ HttpMethod to_method(http::verb v) {
     case http::verb::get: return HttpMethod::Get;
     case http::verb::head: return HttpMethod::Head;
     case http::verb::post: return HttpMethod::Post;
+    case http::verb::options: return HttpMethod::Options;
     default: return HttpMethod::Other;
   }
 }
@@ -190,13 +191,13 @@ class Session : public std::enable_shared_from_this<Session> {
     res.version(11);
     res.result(static_cast<unsigned>(r.status));
     res.set(http::field::server, "speedmatrix");
-    res.set(http::field::content_type, r.content_type);
+    if (!r.content_type.empty()) res.set(http::field::content_type, r.content_type);  // 204 has none
     res.set(http::field::cache_control, "no-store");
     for (auto& [name, value] : r.headers) res.set(name, value);
     res.keep_alive(keep_alive_);
     const size_t length = r.body.size();
     if (!head_) res.body() = std::move(r.body);
-    res.content_length(length);  // HEAD: the length GET would send, no body
+    if (r.status != 204) res.content_length(length);  // HEAD: the length GET would send, no body
     stream_.expires_after(kWriteTimeout);
     http::async_write(stream_, res, [self = shared_from_this()](beast::error_code ec, size_t) { self->on_write(ec); });
   }

@@ -138,6 +138,17 @@ TEST_F(SiteServerTest, KeepAliveHeadAndBadRequests) {
   EXPECT_EQ(encoded.find("<script>"), std::string::npos);
 }
 
+TEST_F(SiteServerTest, ACorsPreflightIsAnsweredOverHttp) {
+  start();
+  std::string answer = raw("OPTIONS /api/v1/leaderboard HTTP/1.1\r\nHost: x\r\nOrigin: https://notebook.example\r\n"
+                           "Access-Control-Request-Method: GET\r\nConnection: close\r\n\r\n");
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 204")) << answer;
+  EXPECT_NE(answer.find("Access-Control-Allow-Origin: *"), std::string::npos) << answer;
+  EXPECT_NE(answer.find("Access-Control-Allow-Methods: GET, HEAD"), std::string::npos) << answer;
+  EXPECT_EQ(answer.find("\r\nContent-Type:"), std::string::npos) << "a 204 has no body and no type: " << answer;
+  EXPECT_EQ(answer.find("\r\nContent-Length:"), std::string::npos) << "nor a length (RFC 9110, 8.6): " << answer;
+}
+
 TEST_F(SiteServerTest, OverLimitHeadersAndUrlsAreAnsweredNotDropped) {
   start();
   // A URL over the 8 KiB target limit, whole head under the header limit: 414 from the parsed head.

@@ -97,6 +97,59 @@ TEST_F(SiteTest, UploadCreatesThenIsIdempotentThenRefusesAConflict) {
   EXPECT_EQ(body_json(r)["error"]["code"], "conflict");
 }
 
+TEST_F(SiteTest, TheDumpHoldsEveryVisibleRunAsJsonLinesAndFollowsChanges) {
+  ASSERT_EQ(upload(test::site_result("run-1")).status, 201);
+  ASSERT_EQ(upload(test::site_result("run-2", "Other-Model")).status, 201);
+  ASSERT_EQ(upload(test::site_result("run-3", "Third-Model")).status, 201);
+  ASSERT_EQ(store_->set_hidden("run-2", true).value(), 1);
+  auto lines = [](const std::string& body) {
+    std::vector<nlohmann::json> out;
+    size_t start = 0;
+    for (size_t end; (end = body.find('\n', start)) != std::string::npos; start = end + 1)
+      out.push_back(nlohmann::json::parse(body.substr(start, end - start)));
+    EXPECT_EQ(start, body.size()) << "the file ends with a newline";
+    return out;
+  };
+  SiteResponse r = get("/api/v1/dump");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_TRUE(r.content_type.starts_with("application/x-ndjson")) << r.content_type;
+  EXPECT_NE(header(r, "Content-Disposition").find("speedmatrix-runs.jsonl"), std::string::npos);
+  EXPECT_EQ(header(r, "X-Run-Count"), "2");
+  auto runs = lines(r.body);
+  ASSERT_EQ(runs.size(), 2u) << "the hidden run is left out: " << r.body;
+  EXPECT_EQ(runs[0]["run_id"], "run-3");  // newest upload first
+  EXPECT_EQ(runs[1]["run_id"], "run-1");
+  EXPECT_EQ(runs[1]["result"], nlohmann::json::parse(get("/api/v1/runs/run-1").body)) << "the stored result, whole";
+  EXPECT_EQ(runs[1]["implausible"], "");
+  EXPECT_EQ(runs[1]["synthetic_model"], false);
+  EXPECT_FALSE(runs[1]["uploaded_at"].get<std::string>().empty());
+  // A change of the store shows in the next dump (it is cached per store generation).
+  ASSERT_EQ(store_->set_hidden("run-2", false).value(), 1);
+  EXPECT_EQ(lines(get("/api/v1/dump").body).size(), 3u);
+  ASSERT_EQ(upload(test::site_result("run-4", "Fourth-Model")).status, 201);
+  EXPECT_EQ(lines(get("/api/v1/dump").body).front()["run_id"], "run-4");
+  SiteRequest head{.method = HttpMethod::Head, .path = "/api/v1/dump"};
+  EXPECT_TRUE(Site::is_heavy(head)) << "built on the workers, not the I/O threads";
+}
+
+TEST_F(SiteTest, ReadsOfTheApiAreOpenToEveryOriginUploadsAreNot) {
+  ASSERT_EQ(upload(test::site_result("run-1")).status, 201);
+  for (const char* target : {"/api/v1/runs", "/api/v1/runs/run-1", "/api/v1/leaderboard", "/api/v1/hardware",
+                             "/api/v1/models", "/api/v1/health", "/api/v1/dump", "/api/v1/openapi.json",
+                             "/api/v1/runs/missing"}) {
+    SiteResponse r = get(target);
+    EXPECT_EQ(header(r, "Access-Control-Allow-Origin"), "*") << target;
+  }
+  EXPECT_EQ(header(upload(test::site_result("run-2", "M2")), "Access-Control-Allow-Origin"), "") << "uploads: no CORS";
+  EXPECT_EQ(header(get("/"), "Access-Control-Allow-Origin"), "") << "pages: no CORS";
+  SiteRequest preflight{.method = HttpMethod::Options, .path = "/api/v1/runs"};
+  SiteResponse r = site_->handle(preflight);
+  EXPECT_EQ(r.status, 204);
+  EXPECT_TRUE(r.body.empty());
+  EXPECT_EQ(header(r, "Access-Control-Allow-Methods"), "GET, HEAD") << "never POST: uploads stay same-origin";
+  EXPECT_EQ(header(r, "Access-Control-Allow-Origin"), "*");
+}
+
 TEST_F(SiteTest, NoUnknownOrRevokedTokenIs401) {
   const std::string body = to_json(test::site_result("run-2")).dump();
   SiteResponse r = post("/api/v1/runs", body, "");
