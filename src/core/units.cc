@@ -1,5 +1,6 @@
 #include "core/units.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fmt/format.h>
@@ -102,6 +103,32 @@ std::string format_whole(double value) {
   if (!std::isfinite(value)) return "—";
   if (std::abs(value) >= kScientificFrom) return fmt::format("{:.2e}", value);
   return format_thousands(std::llround(value));
+}
+
+std::string format_fixed(double value, int decimals) {
+  if (!std::isfinite(value)) return "—";
+  if (std::abs(value) >= kScientificFrom) return fmt::format("{:.2e}", value);
+  decimals = std::clamp(decimals, 0, 6);
+  int64_t scale = 1;
+  for (int i = 0; i < decimals; ++i) scale *= 10;
+  // Rounded once, as a whole number of the last decimal, so 9.996 at two decimals is "10.00".
+  const int64_t scaled = std::llround(std::abs(value) * static_cast<double>(scale));
+  std::string out = (value < 0 && scaled != 0 ? "-" : "") + format_thousands(scaled / scale);
+  if (decimals > 0) out += fmt::format(".{:0{}}", scaled % scale, decimals);
+  return out;
+}
+
+NumberColumn::NumberColumn(const std::vector<std::optional<double>>& values) {
+  double largest = 0;
+  for (const auto& v : values)
+    if (v && std::isfinite(*v)) largest = std::max(largest, std::abs(*v));
+  decimals_ = largest >= 999.5 ? 0 : largest >= 9.995 ? 1 : largest >= 0.9995 ? 2 : 3;
+  if (largest == 0) decimals_ = 1;
+}
+
+std::string NumberColumn::format(const std::optional<double>& value) const {
+  if (!value || !std::isfinite(*value)) return "—";
+  return format_fixed(*value, decimals_);
 }
 
 std::string format_rate(double per_s) {

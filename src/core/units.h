@@ -35,6 +35,24 @@ std::string format_thousands(int64_t value);
 /// not finite -> "—". Use this, never format_thousands(llround(x)), for figures from data.
 std::string format_whole(double value);
 
+/// One style for a whole column of figures, so no column shows 14.1K beside 8,801.4: the
+/// decimals are the column's, from its largest magnitude (at least 1,000: none; 10: one; 1: two;
+/// below: three), the integer part has thousands separators, and there is no K or M suffix. A
+/// figure at or past 1e15 (only a refused upload could say it) is written 1.00e+15; a missing or
+/// non-finite one "—". The site's tables use it for every figure column.
+class NumberColumn {
+ public:
+  explicit NumberColumn(const std::vector<std::optional<double>>& values);
+  int decimals() const { return decimals_; }
+  std::string format(const std::optional<double>& value) const;
+
+ private:
+  int decimals_ = 1;
+};
+
+/// `value` with `decimals` decimals (0..6) and thousands separators: (8801.44, 1) -> "8,801.4".
+std::string format_fixed(double value, int decimals);
+
 /// A rate the way the seed page writes it: 10600 -> "10.6K", 9919 -> "9,919", 181.7 -> "181.7".
 std::string format_rate(double per_s);
 

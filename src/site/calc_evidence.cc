@@ -114,6 +114,13 @@ std::string evidence_html(const CalcEvidence& e, const RunResult& prediction,
            esc(ui_text("evidence.single_stream")) + "<span class=\"sub\">" + esc(ui_text("evidence.single_stream.sub")) +
            "</span></th>" + predicted + "<th>" + esc(ui_text("evidence.best_total")) + "<span class=\"sub\">" +
            esc(ui_text("evidence.best_total.sub")) + "</span></th>" + predicted + "</tr></thead><tbody>\n";
+    // One style per column (NumberColumn), the measured figure and its prediction alike.
+    std::vector<std::optional<double>> singles, bests;
+    for (const auto& r : e.runs) {
+      singles.insert(singles.end(), {r.single_stream_tok_s, predicted_total(prediction, r.single_stream_context, int64_t{1})});
+      bests.insert(bests.end(), {r.best_total_tok_s, predicted_total(prediction, r.best_total_context, r.best_total_concurrency)});
+    }
+    const NumberColumn single_column(singles), best_column(bests);
     for (const auto& r : e.runs) {
       const auto single = predicted_total(prediction, r.single_stream_context, int64_t{1});
       const auto best = predicted_total(prediction, r.best_total_context, r.best_total_concurrency);
@@ -121,12 +128,12 @@ std::string evidence_html(const CalcEvidence& e, const RunResult& prediction,
              esc(r.model) + "</a>" + run_badges(r) + "<span class=\"sub\">" + esc(r.engine + " " + r.engine_version) +
              " · " + esc(ui_datetime(r.uploaded_at)) + "</span></td>";
       out += "<td class=\"l\">" + esc(r.quantization.empty() ? "—" : r.quantization) + "</td>";
-      out += "<td class=\"metric\">" + rate_text(r.single_stream_tok_s) + "<span class=\"sub\">" +
+      out += "<td class=\"metric\">" + column_text(single_column, r.single_stream_tok_s) + "<span class=\"sub\">" +
              esc(cell_text(r.single_stream_context, int64_t{1})) + "</span></td>";
-      out += "<td>" + rate_text(single) + "</td><td>" + ratio_text(r.single_stream_tok_s, single) + "</td>";
-      out += "<td class=\"metric\">" + rate_text(r.best_total_tok_s) + "<span class=\"sub\">" +
+      out += "<td>" + column_text(single_column, single) + "</td><td>" + ratio_text(r.single_stream_tok_s, single) + "</td>";
+      out += "<td class=\"metric\">" + column_text(best_column, r.best_total_tok_s) + "<span class=\"sub\">" +
              esc(cell_text(r.best_total_context, r.best_total_concurrency)) + "</span></td>";
-      out += "<td>" + rate_text(best) + "</td><td>" + ratio_text(r.best_total_tok_s, best) + "</td></tr>\n";
+      out += "<td>" + column_text(best_column, best) + "</td><td>" + ratio_text(r.best_total_tok_s, best) + "</td></tr>\n";
     }
     out += "</tbody></table></div>\n<p class=\"note\">" + esc(ui_text("evidence.runs_note")) + "</p>\n";
   }

@@ -194,9 +194,8 @@ std::string frame_report(std::string doc, NavItem active, std::string_view top_h
   return doc;
 }
 
-std::string rate_text(const std::optional<double>& tok_s) {
-  if (!tok_s) return "—";
-  return ui_localize_number(format_rate(*tok_s));
+std::string column_text(const NumberColumn& column, const std::optional<double>& value) {
+  return ui_localize_number(column.format(value));
 }
 
 }  // namespace sm::site

@@ -4,6 +4,9 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "core/units.h"
 
 namespace sm::site {
 
@@ -23,7 +26,17 @@ std::string site_page(std::string_view title, NavItem active, std::string_view b
 /// own layout inside the site's frame.
 std::string frame_report(std::string report_document, NavItem active, std::string_view top_html = "");
 
-/// A number of tokens a second the way the report writes it ("10.6K", "9,919", "181.7"); "—" for none.
-std::string rate_text(const std::optional<double>& tok_s);
+/// A figure of a table column, in the column's one style (NumberColumn: "14,112" beside "8,801",
+/// never "14.1K" beside "8,801.4") and the page language's separators; "—" for none. HTML-safe.
+std::string column_text(const NumberColumn& column, const std::optional<double>& value);
+
+/// The NumberColumn of `rows`' figures that `figure` picks.
+template <class Row, class Figure>
+NumberColumn column_of(const std::vector<Row>& rows, Figure figure) {
+  std::vector<std::optional<double>> values;
+  values.reserve(rows.size());
+  for (const Row& row : rows) values.push_back(figure(row));
+  return NumberColumn(values);
+}
 
 }  // namespace sm::site

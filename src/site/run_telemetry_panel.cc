@@ -95,13 +95,14 @@ std::string gpus_line(const RunResult& r) {
   return out + ".</p>\n";
 }
 
-std::string row_html(const std::string& name, CellStatus status, const CellTelemetry& t, bool show_tpj, bool best) {
+std::string row_html(const std::string& name, CellStatus status, const CellTelemetry& t, const NumberColumn* tpj,
+                     bool best) {
   std::string out = best ? "<tr class=\"best\">" : "<tr>";
   out += "<td class=\"l\">" + esc(name) + "</td>";
   const report::Translator translate = ui_report_translator();  // the report's status words, in the page's language
   const report::TranslationScope in_language(translate);
   out += "<td class=\"l\">" + esc(report::status_label(status)) + "</td>";
-  if (show_tpj) out += "<td>" + esc(ui_localize_number(format_tokens_per_joule(t.tokens_per_joule))) + "</td>";
+  if (tpj) out += "<td>" + column_text(*tpj, t.tokens_per_joule) + "</td>";
   out += "<td>" + esc(ui_localize_number(format_watts(t.gpu_power_w))) + "</td>";
   out += "<td>" + esc(ui_localize_number(format_joules(t.gpu_energy_j))) + "</td>";
   out += "<td>" + esc(ui_localize_number(format_mhz(t.gpu_sm_clock_mhz))) + "</td>";
@@ -113,16 +114,24 @@ std::string row_html(const std::string& name, CellStatus status, const CellTelem
 }
 
 std::string cells_table(const RunResult& r, const store::RunTelemetry& t, bool show_tpj, std::string_view summary) {
+  // The tokens-per-joule column in one style for all its rows (NumberColumn).
+  std::vector<std::optional<double>> tpj_values;
+  for (const DecodeCell& c : r.decode)
+    if (has_readings(c.telemetry)) tpj_values.push_back(c.telemetry.tokens_per_joule);
+  for (const PrefillRow& p : r.prefill)
+    if (has_readings(p.telemetry)) tpj_values.push_back(p.telemetry.tokens_per_joule);
+  const NumberColumn tpj_column(tpj_values);
+  const NumberColumn* tpj = show_tpj ? &tpj_column : nullptr;
   std::string rows;
   for (const DecodeCell& c : r.decode) {
     if (!has_readings(c.telemetry)) continue;
     const bool best = show_tpj && c.status == CellStatus::Valid && t.best_tokens_per_joule &&
                       c.context == t.best_tokens_per_joule_context &&
                       c.concurrency == t.best_tokens_per_joule_concurrency;
-    rows += row_html(cell_name(c.context, c.concurrency), c.status, c.telemetry, show_tpj, best);
+    rows += row_html(cell_name(c.context, c.concurrency), c.status, c.telemetry, tpj, best);
   }
   for (const PrefillRow& p : r.prefill)
-    if (has_readings(p.telemetry)) rows += row_html(prefill_row_name(p.context), p.status, p.telemetry, show_tpj, false);
+    if (has_readings(p.telemetry)) rows += row_html(prefill_row_name(p.context), p.status, p.telemetry, tpj, false);
   if (rows.empty()) return "";
   auto th = [](std::string_view key, std::string_view sub_key = "", std::string_view cls = "") {
     std::string out = "<th" + std::string(cls.empty() ? "" : " class=\"l\"") + ">" + esc(ui_text(key));

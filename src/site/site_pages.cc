@@ -94,10 +94,10 @@ std::string best_cell_note(const store::RunSummary& s) {
 }
 
 // The run's best tokens per joule and its cell; why there is none when the GPUs read were the client's.
-std::string efficiency_cell(const store::RunSummary& s) {
+std::string efficiency_cell(const store::RunSummary& s, const NumberColumn& column) {
   if (s.best_tokens_per_joule)
     return "<td class=\"metric\" data-label=\"" + esc(ui_text("column.efficiency")) + "\">" +
-           esc(ui_localize_number(format_tokens_per_joule(s.best_tokens_per_joule))) + "<span class=\"sub\">" +
+           column_text(column, s.best_tokens_per_joule) + "<span class=\"sub\">" +
            esc(cell_name(s.best_tokens_per_joule_context.value_or(0), s.best_tokens_per_joule_concurrency.value_or(0))) +
            "</span></td>";
   if (s.gpu_telemetry == store::to_string(store::GpuTelemetryScope::ClientSideOnly))
@@ -155,6 +155,12 @@ std::string runs_table(const std::vector<store::RunSummary>& runs, const Listing
          esc(ui_text("column.throttling.sub")) + "</span></th>";
   out += sort_header(action, q, store::RunOrder::Newest, esc(ui_text("column.uploaded")), "UTC");
   out += "</tr></thead>\n<tbody>\n";
+  // One style per figure column, picked from the page's rows (NumberColumn).
+  using Run = store::RunSummary;
+  const NumberColumn single = column_of(runs, [](const Run& s) { return s.single_stream_tok_s; });
+  const NumberColumn best = column_of(runs, [](const Run& s) { return s.best_total_tok_s; });
+  const NumberColumn prefill = column_of(runs, [](const Run& s) { return s.prefill_32k_tok_s; });
+  const NumberColumn efficiency = column_of(runs, [](const Run& s) { return s.best_tokens_per_joule; });
   int64_t rank = q.page.offset;
   for (const auto& s : runs) {
     const std::string link = run_page_path(s.run_id);
@@ -165,10 +171,10 @@ std::string runs_table(const std::vector<store::RunSummary>& runs, const Listing
     if (ranks) out += "<td class=\"rank\">" + esc(ui_number(++rank)) + "</td>";
     out += name_cell(ui_text("column.model"), "<a href=\"" + esc(link) + "\">" + esc(s.model) + "</a>", s.model,
                      run_badges(s));
-    out += metric_cell(ui_text("column.single_stream"), rate_text(s.single_stream_tok_s));
-    out += metric_cell(ui_text("column.best_total"), rate_text(s.best_total_tok_s), esc(best_cell_note(s)));
-    out += metric_cell(ui_text("column.prefill_32k"), rate_text(s.prefill_32k_tok_s));
-    out += efficiency_cell(s);
+    out += metric_cell(ui_text("column.single_stream"), column_text(single, s.single_stream_tok_s));
+    out += metric_cell(ui_text("column.best_total"), column_text(best, s.best_total_tok_s), esc(best_cell_note(s)));
+    out += metric_cell(ui_text("column.prefill_32k"), column_text(prefill, s.prefill_32k_tok_s));
+    out += efficiency_cell(s, efficiency);
     out += name_cell(ui_text("column.hardware"), esc(s.gpu), s.gpu);
     const std::string engine = s.engine + (s.engine_version.empty() ? "" : " " + s.engine_version);
     const std::string quant = s.quantization.empty() ? "—" : s.quantization;
@@ -223,13 +229,18 @@ std::string group_table(const std::vector<store::GroupSummary>& groups, std::str
          "</span></th>";
   out += "<th>" + esc(ui_text("group.runs")) + "</th><th>" + std::string(other_title) + "</th>";
   out += "<th>" + esc(ui_text("group.last_upload")) + "<span class=\"sub\">UTC</span></th></tr></thead>\n<tbody>\n";
+  using Group = store::GroupSummary;
+  const NumberColumn single = column_of(groups, [](const Group& g) { return g.best_single_stream_tok_s; });
+  const NumberColumn best = column_of(groups, [](const Group& g) { return g.best_total_tok_s; });
+  const NumberColumn prefill = column_of(groups, [](const Group& g) { return g.best_prefill_32k_tok_s; });
+  const NumberColumn efficiency = column_of(groups, [](const Group& g) { return g.best_tokens_per_joule; });
   for (const auto& g : groups) {
     const std::string link = std::string(action) + build_query({{std::string(param), g.name}, {"kind", kind_param}});
     out += "<tr>" + name_cell(name_title, "<a href=\"" + esc(link) + "\">" + esc(g.name) + "</a>", g.name);
-    out += metric_cell(ui_text("group.best_single_stream"), rate_text(g.best_single_stream_tok_s));
-    out += metric_cell(ui_text("group.best_total"), rate_text(g.best_total_tok_s));
-    out += metric_cell(ui_text("group.best_prefill_32k"), rate_text(g.best_prefill_32k_tok_s));
-    out += metric_cell(ui_text("group.best_efficiency"), esc(ui_localize_number(format_tokens_per_joule(g.best_tokens_per_joule))));
+    out += metric_cell(ui_text("group.best_single_stream"), column_text(single, g.best_single_stream_tok_s));
+    out += metric_cell(ui_text("group.best_total"), column_text(best, g.best_total_tok_s));
+    out += metric_cell(ui_text("group.best_prefill_32k"), column_text(prefill, g.best_prefill_32k_tok_s));
+    out += metric_cell(ui_text("group.best_efficiency"), column_text(efficiency, g.best_tokens_per_joule));
     out += "<td data-label=\"" + esc(ui_text("group.runs")) + "\">" + esc(ui_number(g.runs)) + "</td><td data-label=\"" +
            std::string(other_title) + "\">" + esc(ui_number(g.distinct_other)) + "</td>";
     out += "<td data-label=\"" + esc(ui_text("group.last_upload")) + "\">" + esc(ui_datetime(g.last_uploaded_at)) +

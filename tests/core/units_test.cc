@@ -45,6 +45,45 @@ TEST(Units, Format) {
 
 // An upload can say anything: 1e30 used to go through llround (undefined past 9.2e18) and
 // showed as "--9,223,372,036,854,775,808" on the site.
+// The site's tables showed "14.1K" beside "8,801.4" in one column: a column now has one style.
+TEST(Units, AColumnOfFiguresHasOneStyle) {
+  const NumberColumn rates({14'112.0, 8'801.4, 181.7, std::nullopt});
+  EXPECT_EQ(rates.decimals(), 0);
+  EXPECT_EQ(rates.format(14'112.0), "14,112");
+  EXPECT_EQ(rates.format(8'801.4), "8,801");
+  EXPECT_EQ(rates.format(181.7), "182");
+  EXPECT_EQ(rates.format(std::nullopt), "—");
+  const NumberColumn small({181.7, 45.25, 0.5});
+  EXPECT_EQ(small.format(181.7), "181.7");
+  EXPECT_EQ(small.format(45.25), "45.3");  // llround: half away from zero
+  EXPECT_EQ(small.format(0.5), "0.5");
+  const NumberColumn efficiency({2.72, 0.48});
+  EXPECT_EQ(efficiency.format(2.72), "2.72");
+  EXPECT_EQ(efficiency.format(0.48), "0.48");
+  EXPECT_EQ(NumberColumn({0.012}).format(0.012), "0.012");
+  // Limits: zero, a nanosecond's worth, 1e30 (an upload's), not finite; none of them overflows.
+  const NumberColumn odd({0.0, 1e-9, 1e30, std::numeric_limits<double>::quiet_NaN()});
+  EXPECT_EQ(odd.decimals(), 0);
+  EXPECT_EQ(odd.format(0.0), "0");
+  EXPECT_EQ(odd.format(1e-9), "0");
+  EXPECT_EQ(odd.format(1e30), "1.00e+30");
+  EXPECT_EQ(odd.format(std::numeric_limits<double>::infinity()), "—");
+  EXPECT_EQ(NumberColumn({}).format(0.0), "0.0");
+  EXPECT_EQ(NumberColumn({-1e30}).format(-1e30), "-1.00e+30");
+}
+
+TEST(Units, FixedDecimalsRoundOnceAndKeepTheSign) {
+  EXPECT_EQ(format_fixed(8801.44, 1), "8,801.4");
+  EXPECT_EQ(format_fixed(9.996, 2), "10.00");
+  EXPECT_EQ(format_fixed(999.96, 1), "1,000.0");
+  EXPECT_EQ(format_fixed(-2.5, 1), "-2.5");
+  EXPECT_EQ(format_fixed(-0.001, 1), "0.0");  // no "-0.0"
+  EXPECT_EQ(format_fixed(1.5, 0), "2");
+  EXPECT_EQ(format_fixed(999'999'999'999'999.0, 0), "999,999,999,999,999");
+  EXPECT_EQ(format_fixed(1e15, 3), "1.00e+15");
+  EXPECT_EQ(format_fixed(std::numeric_limits<double>::quiet_NaN(), 1), "—");
+}
+
 TEST(Units, WholeNumbersNeverOverflow) {
   EXPECT_EQ(format_whole(0), "0");
   EXPECT_EQ(format_whole(1e-9), "0");

@@ -132,6 +132,17 @@ TEST_F(SiteTest, TheDumpHoldsEveryVisibleRunAsJsonLinesAndFollowsChanges) {
   EXPECT_TRUE(Site::is_heavy(head)) << "built on the workers, not the I/O threads";
 }
 
+TEST_F(SiteTest, EveryFigureColumnOfAListHasOneStyle) {
+  // Single-stream figures of 14,112.3 and 8,801.4 tok/s: "14.1K" stood beside "8,801.4" before.
+  ASSERT_EQ(upload(test::site_result("fast", "M1", "NVIDIA GeForce RTX 3090", 14'112.3)).status, 201);
+  ASSERT_EQ(upload(test::site_result("slow", "M2", "NVIDIA GeForce RTX 3090", 8'801.4)).status, 201);
+  const std::string page = get("/runs").body;
+  EXPECT_NE(page.find(">14,112<"), std::string::npos);
+  EXPECT_NE(page.find(">8,801<"), std::string::npos);
+  EXPECT_EQ(page.find("14.1K"), std::string::npos);
+  EXPECT_EQ(page.find("8,801.4"), std::string::npos);
+}
+
 TEST_F(SiteTest, ReadsOfTheApiAreOpenToEveryOriginUploadsAreNot) {
   ASSERT_EQ(upload(test::site_result("run-1")).status, 201);
   for (const char* target : {"/api/v1/runs", "/api/v1/runs/run-1", "/api/v1/leaderboard", "/api/v1/hardware",
