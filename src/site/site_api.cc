@@ -1,6 +1,7 @@
 // The JSON API of the results site (described in data/site/openapi.json).
 #include <fmt/format.h>
 
+#include "result/redact_document.h"
 #include "result/result_json.h"
 #include "core/clock.h"
 #include "result/profile.h"
@@ -124,6 +125,15 @@ SiteResponse Site::api_post_run(SiteRequest& request) {
   const int64_t now_ms = wall_clock_unix_ms();
   if (auto ok = check_upload_numbers(*result, now_ms); !ok)
     return error_response(400, "invalid_numbers", ok.error().message);
+  // Redaction on ingest, as `run` redacts (docs/site.md, "Redaction"): a result posted straight
+  // to the API, or written before redaction existed, keeps no credential in a URL and no key in
+  // a launch command or note. What is stored, hashed and summarised is the redacted document.
+  auto redacted_now = redact_result_document(*document);
+  if (!redacted_now) return error_response(400, "invalid_result", redacted_now.error().message);
+  if (*redacted_now) {
+    result = result_from_json(*document);
+    if (!result) return error_response(400, "invalid_result", result.error().message);
+  }
 
   store::RunRecord record;
   record.summary = store::summarize_run(*result);

@@ -4,6 +4,12 @@
 
 #include <array>
 
+#include <nlohmann/json.hpp>
+
+#include "core/sha256.h"
+#include "result/redact_document.h"
+#include "result/result_json.h"
+#include "store/run_summary.h"
 #include "store/sort_keys.h"
 
 namespace sm::store {
@@ -142,6 +148,10 @@ const std::vector<Migration> kMigrations = {
       "UPDATE runs SET profile = COALESCE(CASE WHEN json_typeof(result_json::json #> '{settings,profile}') = 'string'"
       " THEN result_json::json #>> '{settings,profile}' END, '')" SM_PROFILE_MENTIONED,
       SM_PROFILE_RANKING_INDEXES}},
+    // Redaction on ingest (docs/site.md, "Redaction"): uploads are redacted from now on; the runs
+    // stored before are redacted once here.
+    {7, "redaction: stored results redacted as run redacts (credentials in URLs, keys in commands and notes)", {}, {},
+     &redact_stored_results},
 };
 
 #undef SM_PROFILE_COLUMN
@@ -174,6 +184,9 @@ Result<int64_t> migrate_in_transaction(SqlConnection& c, std::string_view applie
     for (std::string_view sql : statements)
       if (auto ok = c.execute(sql, {}); !ok)
         return fail(ok.error().code, fmt::format("migration {} ({}): {}", m.version, m.description, ok.error().message));
+    if (m.rewrite)
+      if (auto ok = m.rewrite(c); !ok)
+        return fail(ok.error().code, fmt::format("migration {} ({}): {}", m.version, m.description, ok.error().message));
     const std::array<SqlParam, 3> params = {m.version, std::string(m.description), std::string(applied_at)};
     if (auto ok = c.execute(kInsertVersion, params); !ok) return std::unexpected(ok.error());
     current = m.version;
@@ -182,6 +195,34 @@ Result<int64_t> migrate_in_transaction(SqlConnection& c, std::string_view applie
 }
 
 }  // namespace
+
+Result<void> redact_stored_results(SqlConnection& c) {
+  constexpr std::string_view kPage = "SELECT run_id, result_json FROM runs WHERE run_id > $1 ORDER BY run_id LIMIT 200";
+  constexpr std::string_view kUpdate =
+      "UPDATE runs SET result_json = $2, content_sha256 = $3, model = $4, engine_version = $5, submitted_by = $6"
+      " WHERE run_id = $1";
+  std::string after;
+  while (true) {
+    const std::array<SqlParam, 1> page_params = {after};
+    auto rows = c.query(kPage, page_params);
+    if (!rows) return std::unexpected(rows.error());
+    if (rows->empty()) return {};
+    for (const auto& row : *rows) {
+      after = row.text(0);
+      auto document = nlohmann::json::parse(row.text(1), nullptr, false);
+      if (document.is_discarded()) continue;  // not JSON (never stored so): left as it is
+      auto changed = redact_result_document(document);
+      if (!changed || !*changed) continue;    // clean, or not a result this build reads
+      auto result = result_from_json(document);
+      if (!result) continue;
+      const RunSummary summary = summarize_run(*result);
+      const std::string text = document.dump();
+      const std::array<SqlParam, 6> params = {after, text, sha256_hex(text), summary.model, summary.engine_version,
+                                              summary.submitted_by};
+      if (auto ok = c.execute(kUpdate, params); !ok) return std::unexpected(ok.error());
+    }
+  }
+}
 
 std::span<const Migration> migrations() { return kMigrations; }
 

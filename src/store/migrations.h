@@ -19,7 +19,15 @@ struct Migration {
   std::string_view description;               ///< one line, recorded in schema_migrations
   std::vector<std::string_view> statements;   ///< SQL both dialects accept, run in order
   std::vector<std::string_view> postgres_statements;  ///< when not empty, PostgreSQL runs these instead
+  /// Run after the statements, in the same transaction: a change SQL cannot make (the stored
+  /// results redacted). Nothing when null.
+  Result<void> (*rewrite)(SqlConnection& connection) = nullptr;
 };
+
+/// Migration 7's rewrite: every stored result redacted as an upload now is
+/// (redact_result_document); a run whose text changes gets its new text, content hash and the
+/// summary's free-text columns (model, engine version, submitter). Pages through the runs.
+Result<void> redact_stored_results(SqlConnection& connection);
 
 /// Every migration, oldest first.
 std::span<const Migration> migrations();

@@ -132,6 +132,30 @@ TEST_F(SiteTest, TheDumpHoldsEveryVisibleRunAsJsonLinesAndFollowsChanges) {
   EXPECT_TRUE(Site::is_heavy(head)) << "built on the workers, not the I/O threads";
 }
 
+// A result posted straight to the API (not through `upload`, which redacts) used to be stored and
+// shown as sent: credentials in its URL, a key in its launch command and notes.
+TEST_F(SiteTest, UploadsAreRedactedBeforeTheyAreStored) {
+  RunResult r = test::site_result("leaky");
+  r.target_url = "http://alice:hunter2@gpu-box:8000/v1?api_key=sk-live-0123456789abcdef";
+  r.launch_command = "vllm serve Qwen/Qwen3.5-4B --api-key sk-live-0123456789abcdef --port 8000";
+  r.notes = "served with key sk-live-0123456789abcdef";
+  nlohmann::json doc = to_json(r);
+  doc["x_field_of_a_newer_client"] = 7;
+  SiteResponse up = post("/api/v1/runs", doc.dump(), token_);
+  ASSERT_EQ(up.status, 201) << up.body;
+  for (const std::string target : {"/api/v1/runs/leaky", "/runs/leaky", "/api/v1/dump"}) {
+    const std::string body = get(target).body;
+    EXPECT_EQ(body.find("hunter2"), std::string::npos) << target;
+    EXPECT_EQ(body.find("sk-live"), std::string::npos) << target;
+  }
+  auto stored = nlohmann::json::parse(get("/api/v1/runs/leaky").body);
+  EXPECT_EQ(stored["target_url"], "http://<redacted>@gpu-box:8000/v1?api_key=<redacted>");
+  EXPECT_EQ(stored["x_field_of_a_newer_client"], 7);
+  // The unredacted document sent again is the run already stored, not a conflict.
+  SiteResponse again = post("/api/v1/runs", doc.dump(), token_);
+  EXPECT_EQ(again.status, 200) << again.body;
+}
+
 TEST_F(SiteTest, EveryFigureColumnOfAListHasOneStyle) {
   // Single-stream figures of 14,112.3 and 8,801.4 tok/s: "14.1K" stood beside "8,801.4" before.
   ASSERT_EQ(upload(test::site_result("fast", "M1", "NVIDIA GeForce RTX 3090", 14'112.3)).status, 201);

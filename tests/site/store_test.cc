@@ -327,6 +327,41 @@ TEST_P(StoreTest, ModerationListsFilterByTokenKindAndFlag) {
   EXPECT_EQ(ids({.token_id = "' OR 1=1 --"}), (V{"total=0"}));
 }
 
+// Migration 7 redacts the runs stored before the site redacted uploads: a result with a password
+// in its URL and a key in its launch command, stored as sent, is clean after the migration runs.
+TEST_P(StoreTest, MigrationSevenRedactsRunsStoredBeforeIt) {
+  RunResult r = test::site_result("leaky");
+  r.target_url = "http://alice:hunter2@gpu-box:8000/v1?api_key=sk-live-0123456789abcdef";
+  r.launch_command = "vllm serve Qwen/Qwen3.5-4B --api-key sk-live-0123456789abcdef --port 8000";
+  r.notes = "bearer sk-live-0123456789abcdef";
+  RunRecord rec = record_of(r);
+  nlohmann::json doc = nlohmann::json::parse(rec.result_json);
+  doc["x_field_of_a_newer_client"] = {{"kept", true}};
+  rec.result_json = doc.dump();
+  rec.content_sha256 = site::sha256_hex(rec.result_json);
+  ASSERT_TRUE(store_->put_run(rec));
+  ASSERT_TRUE(store_->put_run(record_of(test::site_result("clean", "M2"))));
+  const std::string clean_before = store_->get_run_json("clean").value().value();
+  // As a database at version 6 would be: the rewrite has not run.
+  {
+    auto c = GetParam() == "postgres" ? open_postgres_connection(pg_dsn())
+                                      : open_sqlite_connection(dir_.file("results.db"), SqliteSync::Normal);
+    ASSERT_TRUE(c) << c.error().message;
+    ASSERT_TRUE((*c)->execute("DELETE FROM schema_migrations WHERE version = 7", {}));
+  }
+  ASSERT_NE(store_->get_run_json("leaky").value().value().find("hunter2"), std::string::npos);
+  reopen();
+  EXPECT_EQ(store_->schema_version().value_or(0), latest_schema_version());
+  const std::string text = store_->get_run_json("leaky").value().value();
+  EXPECT_EQ(text.find("hunter2"), std::string::npos) << text;
+  EXPECT_EQ(text.find("sk-live"), std::string::npos) << text;
+  EXPECT_NE(text.find("<redacted>"), std::string::npos);
+  auto stored = nlohmann::json::parse(text);
+  EXPECT_EQ(stored["x_field_of_a_newer_client"]["kept"], true) << "fields the model does not know are kept";
+  EXPECT_EQ(stored["launch_command"], "vllm serve Qwen/Qwen3.5-4B --api-key <redacted> --port 8000");
+  EXPECT_EQ(store_->get_run_json("clean").value().value(), clean_before) << "a clean run is not rewritten";
+}
+
 TEST_P(StoreTest, BatchWriteIsOneTransaction) {
   std::vector<RunRecord> batch = {record_of(test::site_result("b1")), record_of(test::site_result("b2"))};
   auto statuses = store_->put_runs(batch);
