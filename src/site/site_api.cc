@@ -8,6 +8,7 @@
 #include "site/calc_input.h"
 #include "site/catalog_match.h"
 #include "site/listing_query.h"
+#include "site/near_duplicate.h"
 #include "site/site.h"
 #include "site/site_json.h"
 #include "site/timestamps.h"
@@ -148,6 +149,30 @@ SiteResponse Site::api_post_run(SiteRequest& request) {
   record.result_json = document->dump();
   record.content_sha256 = sha256_hex(record.result_json);
   record.measurements_sha256 = measurements_sha256(*document);
+  // A near duplicate (near_duplicate.h) is refused; an exact one (the same measurements hash) or
+  // a run of this id (a retry, a conflict) gets the store's answer below.
+  auto same_measurements = store_.find_run_by_measurements(record.measurements_sha256);
+  if (!same_measurements) return store_error(same_measurements.error());
+  auto same_id = store_.get_run_summary(result->run_id);
+  if (!same_id) return store_error(same_id.error());
+  if (!*same_measurements && !*same_id) {
+    auto earlier = find_near_duplicate(store_, *result, record.summary);
+    if (!earlier) return store_error(earlier.error());
+    if (*earlier) {
+      const std::string message =
+          fmt::format("run '{}' measured the same: the same setup and cells, every figure within {}% of it; a run "
+                      "is uploaded once (docs/site.md, \"Upload checks\")",
+                      **earlier, kNearDuplicateTolerance * 100);
+      SiteResponse r = json_response(409, {{"error",
+                                            {{"status", 409},
+                                             {"code", "near_duplicate"},
+                                             {"message", message},
+                                             {"duplicate_of", **earlier},
+                                             {"url", run_page_path(**earlier)}}}});
+      r.log_reason = "near_duplicate: " + message;
+      return r;
+    }
+  }
   auto put = store_.put_run(record);
   if (!put) return store_error(put.error());
 

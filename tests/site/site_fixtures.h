@@ -24,6 +24,9 @@ inline std::string site_started_at(const std::string& run_id, int64_t plus_s = 0
 /// concurrency 1 and 2), a 32K prefill row, and `single_tok_s` as its context-0 single-stream
 /// decode speed; the best aggregate is 1.8 × that. It says it followed the current standard
 /// profile (settings.profile), so rankings rank it; tests of other profiles set their own.
+/// The 16K cells differ by run id (16K × 1: 0.9 × single, up to twice that; 16K × 2: 1.5 ×, up to
+/// 10% more; in steps of 0.1%, 100,000 combinations, all below the best's 1.8): runs of other ids
+/// are other measurements, not near duplicates the site refuses (site/near_duplicate.h).
 inline RunResult site_result(const std::string& run_id, const std::string& model = "Qwen3.5-4B-AWQ-4bit",
                              const std::string& gpu = "NVIDIA GeForce RTX 3090", double single_tok_s = 180.0,
                              std::optional<double> prefill_32k_tok_s = 8783.0, const std::string& kind = "measured") {
@@ -61,7 +64,10 @@ inline RunResult site_result(const std::string& run_id, const std::string& model
     p.error = "HTTP 500";
   }
   r.prefill.push_back(p);
-  const double factors[2][2] = {{1.0, 1.8}, {0.9, 1.5}};
+  uint32_t id_hash = 2166136261u;  // FNV-1a of the run id
+  for (unsigned char ch : run_id) id_hash = (id_hash ^ ch) * 16777619u;
+  const double factors[2][2] = {{1.0, 1.8},
+                                {0.9 * (1 + (id_hash % 1000) * 0.001), 1.5 * (1 + (id_hash / 1000 % 100) * 0.001)}};
   const int64_t contexts[2] = {0, 16384};
   for (int i = 0; i < 2; ++i) {
     for (int j = 0; j < 2; ++j) {

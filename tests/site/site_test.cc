@@ -156,6 +156,46 @@ TEST_F(SiteTest, UploadsAreRedactedBeforeTheyAreStored) {
   EXPECT_EQ(again.status, 200) << again.body;
 }
 
+// Four copies of one run, each with its timestamps moved by a second under a new id, used to hold
+// four rows: a near duplicate is refused with 409 naming the earlier run.
+TEST_F(SiteTest, ANearDuplicateIs409NamingTheEarlierRun) {
+  RunResult original = test::site_result("original");
+  ASSERT_EQ(upload(original).status, 201);
+  RunResult moved = original;
+  moved.run_id = "copy-1";
+  moved.started_at = test::site_started_at("original", 1);
+  moved.finished_at = test::site_started_at("original", 24 * 60 + 15);
+  SiteResponse r = upload(moved);
+  ASSERT_EQ(r.status, 409) << r.body;
+  EXPECT_EQ(body_json(r)["error"]["code"], "near_duplicate");
+  EXPECT_EQ(body_json(r)["error"]["duplicate_of"], "original");
+  EXPECT_EQ(body_json(r)["error"]["url"], "/runs/original");
+  EXPECT_NE(body_json(r)["error"]["message"].get<std::string>().find("0.05%"), std::string::npos);
+  // Figures nudged by 0.01%: the same measurement.
+  RunResult nudged = moved;
+  nudged.run_id = "copy-2";
+  for (auto& c : nudged.decode) *c.total_tok_s *= 1.0001;
+  EXPECT_EQ(upload(nudged).status, 409);
+  // A real repeat spreads wider: one cell 1% off is another measurement.
+  RunResult repeat = moved;
+  repeat.run_id = "repeat";
+  *repeat.decode[1].total_tok_s *= 1.01;
+  EXPECT_EQ(upload(repeat).status, 201);
+  // Another engine version, or another cell's status, is another setup.
+  RunResult upgraded = moved;
+  upgraded.run_id = "upgraded";
+  upgraded.engine.version = "0.33.0";
+  EXPECT_EQ(upload(upgraded).status, 201);
+  // The exact measurements under another id stay a retry (200, duplicate_of); the same id a retry.
+  RunResult same = original;
+  same.run_id = "same-measurements";
+  r = upload(same);
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(body_json(r)["duplicate_of"], "original");
+  EXPECT_EQ(upload(original).status, 200);
+  EXPECT_EQ(store_->list_runs({}, store::RunOrder::Newest, {}).value().total, 3);
+}
+
 TEST_F(SiteTest, EveryFigureColumnOfAListHasOneStyle) {
   // Single-stream figures of 14,112.3 and 8,801.4 tok/s: "14.1K" stood beside "8,801.4" before.
   ASSERT_EQ(upload(test::site_result("fast", "M1", "NVIDIA GeForce RTX 3090", 14'112.3)).status, 201);
