@@ -175,13 +175,18 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // A heavy request is answered on a worker; this connection does nothing meanwhile (no read
   // is pending), so request_ is the worker's alone until the answer is posted back to the
-  // connection's strand. A full queue is answered 503 at once, here.
+  // connection's strand. Each client's requests wait in their own line and the workers take the
+  // lines in turn (WorkerPool), so one client's burst cannot starve another. A full queue is
+  // answered 503 at once, here; a request that waited past heavy_max_wait_ms, 503 from the worker.
   void answer_on_pool() {
-    const bool queued = heavy_pool_->try_submit([self = shared_from_this()] {
-      SiteResponse r = self->site_.handle(self->request_);
+    auto answer = [self = shared_from_this()](bool expired) {
+      SiteResponse r = expired ? self->site_.handle_busy(self->request_, self->busy_retry_after_s_)
+                               : self->site_.handle(self->request_);
       asio::post(self->stream_.get_executor(),
                  [self, r = std::move(r)]() mutable { self->respond(std::move(r)); });
-    });
+    };
+    const bool queued =
+        heavy_pool_->try_submit(request_.client, [answer] { answer(false); }, [answer] { answer(true); });
     if (!queued) respond(site_.handle_busy(request_, busy_retry_after_s_));
   }
 
@@ -257,7 +262,11 @@ class Session : public std::enable_shared_from_this<Session> {
 struct SiteServer::Impl {
   Impl(Site& site, const SiteServerConfig& config, int threads)
       : site_(site), busy_retry_after_s_(config.busy_retry_after_s), proxies_(config.trusted_proxies), io_(threads) {
-    if (config.heavy_threads > 0) heavy_pool_ = std::make_unique<WorkerPool>(config.heavy_threads, config.heavy_queue);
+    if (config.heavy_threads > 0)
+      heavy_pool_ = std::make_unique<WorkerPool>(
+          config.heavy_threads, WorkerPool::Options{.max_queued = config.heavy_queue,
+                                                    .max_wait_ns = config.heavy_max_wait_ms * 1'000'000,
+                                                    .clock = config.heavy_clock});
   }
 
   Site& site_;
@@ -324,13 +333,13 @@ std::string SiteServer::base_url() const { return fmt::format("http://{}:{}", im
 HeavyCounts SiteServer::heavy_counts() const {
   if (!impl_->heavy_pool_) return {};
   const auto c = impl_->heavy_pool_->counts();
-  return {c.running, c.queued, c.refused};
+  return {c.running, c.queued, c.refused, c.expired};
 }
 
 void SiteServer::wait_for_heavy(const std::function<bool(const HeavyCounts&)>& done) const {
   if (!impl_->heavy_pool_) return;
   impl_->heavy_pool_->wait_until(
-      [&](const WorkerPool::Counts& c) { return done(HeavyCounts{c.running, c.queued, c.refused}); });
+      [&](const WorkerPool::Counts& c) { return done(HeavyCounts{c.running, c.queued, c.refused, c.expired}); });
 }
 
 void SiteServer::stop() {

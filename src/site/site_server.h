@@ -29,7 +29,13 @@ struct SiteServerConfig {
   /// Workers for the heavy requests (each may block on the store for one); 0: none, heavy
   /// requests are answered on the I/O threads like the others.
   int heavy_threads = 2;
-  size_t heavy_queue = 64;         ///< heavy requests waiting for a worker at most; more → 503
+  /// Heavy requests waiting for a worker at most, all clients together; more → 503 at once. A
+  /// burst of 150 run pages (about 0.1 s of work) is queued, not refused.
+  size_t heavy_queue = 1024;
+  /// A heavy request that waited longer for a worker is answered 503 instead of made (0: no
+  /// limit): a queue is a short wait, never a long one.
+  int64_t heavy_max_wait_ms = 5000;
+  const Clock* heavy_clock = nullptr;  ///< measures that wait (tests); null: the steady clock
   int64_t busy_retry_after_s = 1;  ///< the Retry-After of that 503
   /// Load balancers or reverse proxies in front of the site (`serve --trusted-proxy`): a request
   /// from one of them is from the client its X-Forwarded-For names (SiteRequest::client, the
@@ -42,6 +48,7 @@ struct HeavyCounts {
   size_t running = 0;    ///< heavy requests being answered
   size_t queued = 0;     ///< heavy requests waiting for a worker
   uint64_t refused = 0;  ///< heavy requests answered 503 for want of room, since the start
+  uint64_t expired = 0;  ///< heavy requests answered 503 after waiting past heavy_max_wait_ms
 };
 
 class SiteServer {

@@ -7,7 +7,8 @@
 
 namespace sm::site {
 
-WorkerPool::WorkerPool(int threads, size_t max_queued) : max_queued_(max_queued) {
+WorkerPool::WorkerPool(int threads, Options options)
+    : options_(options), clock_(options.clock ? *options.clock : SteadyClock::instance()) {
   const int n = std::max(1, threads);
   threads_.reserve(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
@@ -22,15 +23,18 @@ WorkerPool::WorkerPool(int threads, size_t max_queued) : max_queued_(max_queued)
 
 WorkerPool::~WorkerPool() { stop(); }
 
-bool WorkerPool::try_submit(std::function<void()> task) {
+bool WorkerPool::try_submit(const std::string& key, std::function<void()> task, std::function<void()> expire) {
   {
     std::lock_guard lock(mutex_);
-    if (stopping_ || queue_.size() >= max_queued_) {
+    if (stopping_ || queued_ >= options_.max_queued) {
       ++refused_;
       changed_.notify_all();
       return false;
     }
-    queue_.push_back(std::move(task));
+    auto& queue = queues_[key];
+    if (queue.empty()) turns_.push_back(key);
+    queue.push_back(Task{std::move(task), std::move(expire), clock_.now_ns()});
+    ++queued_;
   }
   changed_.notify_all();
   return true;
@@ -38,26 +42,37 @@ bool WorkerPool::try_submit(std::function<void()> task) {
 
 WorkerPool::Counts WorkerPool::counts() const {
   std::lock_guard lock(mutex_);
-  return {running_, queue_.size(), refused_};
+  return counts_locked();
 }
 
 void WorkerPool::wait_until(const std::function<bool(const Counts&)>& done) const {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [&] { return done(Counts{running_, queue_.size(), refused_}); });
+  changed_.wait(lock, [&] { return done(counts_locked()); });
 }
 
 void WorkerPool::work() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    changed_.wait(lock, [&] { return stopping_ || queued_ > 0; });
     if (stopping_) return;
-    std::function<void()> task = std::move(queue_.front());
-    queue_.pop_front();
+    // The key whose turn it is gives its oldest task, then goes to the back of the turns.
+    const std::string key = std::move(turns_.front());
+    turns_.pop_front();
+    auto queue = queues_.find(key);
+    Task task = std::move(queue->second.front());
+    queue->second.pop_front();
+    if (queue->second.empty()) queues_.erase(queue);
+    else turns_.push_back(key);
+    --queued_;
+    const bool expired =
+        options_.max_wait_ns > 0 && clock_.now_ns() - task.queued_at_ns > options_.max_wait_ns && task.expire;
+    if (expired) ++expired_;
     ++running_;
     lock.unlock();
     changed_.notify_all();
-    task();
-    task = nullptr;  // what it holds (a connection's session) is released outside the lock
+    if (expired) task.expire();
+    else task.run();
+    task = Task{};  // what it holds (a connection's session) is released outside the lock
     lock.lock();
     --running_;
     changed_.notify_all();
@@ -65,12 +80,14 @@ void WorkerPool::work() {
 }
 
 void WorkerPool::stop() {
-  std::deque<std::function<void()>> dropped;
+  std::map<std::string, std::deque<Task>> dropped;
   {
     std::lock_guard lock(mutex_);
     if (stopping_ && threads_.empty()) return;
     stopping_ = true;
-    dropped.swap(queue_);
+    dropped.swap(queues_);
+    turns_.clear();
+    queued_ = 0;
   }
   changed_.notify_all();
   dropped.clear();  // outside the lock: a task's captures may take time to destroy

@@ -234,6 +234,33 @@ TEST_F(HeavyRequestsTest, HealthAndTheLeaderboardAnswerWhileSixteenHeavyPagesAre
   EXPECT_TRUE(log().empty()) << log().front();
 }
 
+// 150 concurrent run pages (about 0.1 s of work) got 26-38 "busy" answers with the old queue of
+// 64: with the defaults (a queue of 1,024, a 5 s wait) every one is made, none refused.
+TEST_F(HeavyRequestsTest, ABurstOf150RunPagesIsQueuedNotRefused) {
+  SiteServerConfig config;
+  config.port = 0;
+  config.threads = 2;
+  start(config);
+  held_->arm();
+  constexpr int kBurst = 150;
+  std::vector<std::string> answers(kBurst);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kBurst; ++i)
+    clients.emplace_back([&, i] { answers[static_cast<size_t>(i)] = raw_get(server_->port(), "/runs/heavy-1"); });
+  // Held inside the store while the rest of the burst arrives: all of it is queued.
+  // (Counting the refused too, so a pool that refuses fails here rather than hangs.)
+  server_->wait_for_heavy([](const HeavyCounts& c) { return c.running + c.queued + c.refused == kBurst; });
+  EXPECT_EQ(server_->heavy_counts().refused, 0u);
+  held_->release();
+  for (auto& c : clients) c.join();
+  int ok = 0;
+  for (const auto& a : answers) ok += a.starts_with("HTTP/1.1 200");
+  EXPECT_EQ(ok, kBurst);
+  server_->wait_for_heavy([](const HeavyCounts& c) { return c.running == 0 && c.queued == 0; });
+  EXPECT_EQ(server_->heavy_counts().refused, 0u);
+  EXPECT_EQ(server_->heavy_counts().expired, 0u);
+}
+
 TEST_F(HeavyRequestsTest, HeavyRequestsOverTheQueueBoundAre503WithRetryAfterAtOnce) {
   start({.host = "127.0.0.1", .port = 0, .threads = 2, .heavy_threads = 2, .heavy_queue = 4,
          .busy_retry_after_s = 3});
@@ -320,6 +347,74 @@ TEST(HeavyRoutes, RunPagesCompareAndTheCalculatorAreHeavyListingsAreNot) {
     EXPECT_FALSE(Site::is_heavy(req(Get, p))) << p;
   // Uploads stay on the I/O threads (rate-limited per token; a 503 would cost a client its run).
   EXPECT_FALSE(Site::is_heavy(req(Post, "/api/v1/runs")));
+}
+
+// A gate the first task waits at, so the others queue behind it; then opened.
+class Gate {
+ public:
+  void wait() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return open_; });
+  }
+  void open() {
+    {
+      std::lock_guard lock(mutex_);
+      open_ = true;
+    }
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool open_ = false;
+};
+
+// 60 comparisons from one client delayed another's run page by 12 s: the workers now take each
+// client's line in turn, so the other client's task runs right after the one running.
+TEST(WorkerPool, ClientsAreServedInTurnSoABurstCannotStarveAnother) {
+  WorkerPool pool(1, 100);
+  Gate gate;
+  std::mutex mutex;
+  std::vector<std::string> ran;
+  ASSERT_TRUE(pool.try_submit("busy-client", [&] { gate.wait(); }));
+  pool.wait_until([](const WorkerPool::Counts& c) { return c.running == 1; });
+  for (int i = 0; i < 60; ++i)
+    ASSERT_TRUE(pool.try_submit("busy-client", [&, i] {
+      std::lock_guard lock(mutex);
+      ran.push_back("compare-" + std::to_string(i));
+    }));
+  ASSERT_TRUE(pool.try_submit("other-client", [&] {
+    std::lock_guard lock(mutex);
+    ran.push_back("run-page");
+  }));
+  EXPECT_EQ(pool.counts().queued, 61u);
+  gate.open();
+  pool.wait_until([](const WorkerPool::Counts& c) { return c.running == 0 && c.queued == 0; });
+  ASSERT_EQ(ran.size(), 61u);
+  EXPECT_EQ(ran[0], "compare-0");
+  EXPECT_EQ(ran[1], "run-page") << "the other client's turn comes after one of the busy client's";
+  EXPECT_EQ(ran[60], "compare-59") << "each client's own tasks keep their order";
+}
+
+// A queue is a short wait: a task that waited past max_wait_ns is answered by its expire (the
+// server's 503), not made; one within the wait is made.
+TEST(WorkerPool, ATaskThatWaitedTooLongIsExpiredNotRun) {
+  ManualClock clock(0);
+  WorkerPool pool(1, WorkerPool::Options{.max_queued = 10, .max_wait_ns = 5'000'000'000, .clock = &clock});
+  Gate gate;
+  std::vector<std::string> outcome;
+  ASSERT_TRUE(pool.try_submit("a", [&] { gate.wait(); }));
+  pool.wait_until([](const WorkerPool::Counts& c) { return c.running == 1; });
+  ASSERT_TRUE(pool.try_submit("a", [&] { outcome.push_back("old ran"); }, [&] { outcome.push_back("old expired"); }));
+  clock.advance_ns(4'000'000'000);
+  ASSERT_TRUE(pool.try_submit("b", [&] { outcome.push_back("new ran"); }, [&] { outcome.push_back("new expired"); }));
+  clock.advance_ns(2'000'000'000);  // the first waited 6 s, the second 2 s
+  gate.open();
+  pool.wait_until([](const WorkerPool::Counts& c) { return c.running == 0 && c.queued == 0; });
+  EXPECT_EQ(outcome, (std::vector<std::string>{"old expired", "new ran"}));
+  EXPECT_EQ(pool.counts().expired, 1u);
+  EXPECT_EQ(pool.counts().refused, 0u);
 }
 
 TEST(WorkerPool, RefusesBeyondItsQueueDropsQueuedTasksOnStopAndFinishesRunningOnes) {
