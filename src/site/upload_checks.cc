@@ -241,7 +241,9 @@ Result<void> check_upload_numbers(const RunResult& run, int64_t now_unix_ms) {
   return {};
 }
 
-double roofline_total_tok_s(const calc::Setup& base, int64_t context, int64_t concurrency) {
+namespace {
+
+calc::Setup roofline_setup(const calc::Setup& base) {
   calc::Setup s = base;
   s.engine.bandwidth_efficiency = 1;
   s.engine.attention_bandwidth_efficiency = 1;
@@ -251,10 +253,23 @@ double roofline_total_tok_s(const calc::Setup& base, int64_t context, int64_t co
   s.engine.shared_prefix_reuse = 1;
   s.engine.tp_loss_per_extra_gpu = 0;
   s.kv_bytes_per_element = 1;
-  const calc::PerfModel model(s);
+  return s;
+}
+
+}  // namespace
+
+double roofline_total_tok_s(const calc::Setup& base, int64_t context, int64_t concurrency) {
+  const calc::PerfModel model(roofline_setup(base));
   const std::vector<int64_t> contexts(static_cast<size_t>(std::max<int64_t>(concurrency, 1)), context);
   const double step_s = model.decode_step_time_s(contexts, context);
   return step_s > 0 ? static_cast<double>(contexts.size()) / step_s : 0;
+}
+
+double roofline_prefill_tok_s(const calc::Setup& base, int64_t context) {
+  if (context < 1) return 0;
+  const calc::PerfModel model(roofline_setup(base));
+  const double compute_s = model.prefill_compute_time_s(context);
+  return compute_s > 0 ? static_cast<double>(context) / compute_s : 0;
 }
 
 std::string implausible_reason(const RunResult& run, const CatalogMatch& match, const calc::Catalog& catalog) {
@@ -285,6 +300,18 @@ std::string implausible_reason(const RunResult& run, const CatalogMatch& match, 
       reason = fmt::format("decode {}: {:.0f} tok/s is {:.1f}× the calculator's roofline ({:.0f} tok/s) for {}× {}, {}, {}",
                            format_tokens(c.context) + " × " + std::to_string(c.concurrency), *c.total_tok_s, ratio, roof,
                            setup.gpus, setup.gpu.name, setup.model.name, setup.quant.name);
+    }
+  }
+  for (const PrefillRow& p : run.prefill) {
+    if (p.status != CellStatus::Valid || !p.prompt_tok_s) continue;
+    const double roof = roofline_prefill_tok_s(setup, p.context);
+    if (!(roof > 0)) continue;
+    const double ratio = *p.prompt_tok_s / roof;
+    if (ratio > kImplausibleFactor && ratio > worst_ratio) {
+      worst_ratio = ratio;
+      reason = fmt::format("prefill {}: {:.0f} tok/s is {:.1f}× the calculator's compute roofline ({:.0f} tok/s) for {}× {}, {}, {}",
+                           format_tokens(p.context), *p.prompt_tok_s, ratio, roof, setup.gpus, setup.gpu.name,
+                           setup.model.name, setup.quant.name);
     }
   }
   return reason;

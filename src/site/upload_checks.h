@@ -15,7 +15,8 @@
 //    a tool version, a valid cell without requests_started, or a prediction's marks.
 //    (More than 1,000 decode cells: upload-rules.json.)
 //  - flagged, accepted (implausible_reason): decode throughput above twice the calculator's
-//    roofline for the run's GPUs and model (roofline_total_tok_s);
+//    roofline for the run's GPUs and model (roofline_total_tok_s), or prompt throughput above
+//    twice its compute roofline (roofline_prefill_tok_s);
 //  - marked (is_synthetic_model): a run on speedmatrix's own synthetic GGUF;
 //  - recognised (measurements_sha256): the same measurements under another run id.
 #include <cstdint>
@@ -54,6 +55,12 @@ Result<void> check_upload_numbers(const RunResult& run, int64_t now_unix_ms);
 /// (FP8), the GPU count's full bandwidth and compute. An upper bound no engine reaches without
 /// speculative decoding.
 double roofline_total_tok_s(const calc::Setup& setup, int64_t context, int64_t concurrency);
+
+/// The calculator's roofline of a prefill row: prompt tok/s of one cold prompt of `context` tokens
+/// with every efficiency at 1 (the GPU count's full compute and bandwidth), no CPU time. The
+/// FLOPs of a prompt do not shrink with any trick an engine has for decode, so a measured prompt
+/// above it is compute the hardware does not have.
+double roofline_prefill_tok_s(const calc::Setup& setup, int64_t context);
 
 /// Why the run is implausible for its declared hardware ("" when it is not, or cannot be
 /// checked: GPU or model not in the catalog). Without a catalog quantisation, the catalog's

@@ -264,6 +264,32 @@ TEST(UploadChecks, DecodeAboveTwiceTheRooflineIsImplausible) {
   EXPECT_EQ(implausible_reason(r, none, catalog()), "");
 }
 
+// 50 M tok/s prefill on an RTX 3090 was ranked #1 on the prefill sort: only decode was checked.
+TEST(UploadChecks, PrefillAboveTwiceTheComputeRooflineIsImplausible) {
+  RunResult r = test::site_result("prefill-roof", "Qwen3.5-4B-AWQ-4bit", "NVIDIA GeForce RTX 3090");
+  const CatalogMatch m = match_run(r, catalog());
+  ASSERT_TRUE(m.gpu && m.model && m.quant && m.engine);
+  calc::Setup s;
+  s.gpu = *m.gpu;
+  s.model = *m.model;
+  s.quant = *m.quant;
+  s.engine = *m.engine;
+  const double roof = roofline_prefill_tok_s(s, 32768);
+  // The fixture's 8,783 tok/s (a 3090's real figure for this model) is under the roof, and the
+  // roof is a bound, not a prediction: above it, below 2× of it is still accepted.
+  EXPECT_GT(roof, 8783.0);
+  EXPECT_EQ(implausible_reason(r, m, catalog()), "");
+  r.prefill[0].prompt_tok_s = roof * 1.9;
+  EXPECT_EQ(implausible_reason(r, m, catalog()), "");
+  r.prefill[0].prompt_tok_s = 50e6;
+  const std::string why = implausible_reason(r, m, catalog());
+  EXPECT_NE(why.find("prefill 32K: 50000000 tok/s"), std::string::npos) << why;
+  EXPECT_NE(why.find("compute roofline"), std::string::npos) << why;
+  // A failed row is not a figure.
+  r.prefill[0].status = CellStatus::Error;
+  EXPECT_EQ(implausible_reason(r, m, catalog()), "");
+}
+
 TEST(UploadChecks, SyntheticModelsAreRecognisedButNotWordsThatContainSynth) {
   RunResult r = test::site_result("s", "tiny-synth.gguf");
   EXPECT_TRUE(is_synthetic_model(r, to_json(r)));
