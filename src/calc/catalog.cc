@@ -402,7 +402,9 @@ Result<T> find_entry(const std::vector<T>& list, std::string_view name, std::str
   for (const std::string& key : {full, tail}) {
     if (key.empty()) continue;
     for (const T& e : list) {
-      if (normalize_name(e.id) == key) return e;
+      // Its display name too: "AMD Instinct MI300X" is what the catalog itself shows and what
+      // rocm-smi reports, and matched nothing while only ids and aliases were compared.
+      if (normalize_name(e.id) == key || normalize_name(e.name) == key) return e;
       for (const auto& a : e.aliases)
         if (normalize_name(a) == key || normalize_name(last_path_part(a)) == key) return e;
     }

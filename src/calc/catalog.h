@@ -33,7 +33,7 @@ class Catalog {
   /// Reads `path` and adds it (add_json with the path as origin).
   Result<void> add_file(const std::string& path, std::string_view default_kind = "");
 
-  /// Looks an entry up by id or alias, ignoring case, spaces and punctuation, and a leading
+  /// Looks an entry up by id, display name or alias, ignoring case, spaces and punctuation, and a leading
   /// "org/" of Hugging Face names. Unknown names fail with the closest known ones.
   Result<GpuSpec> find_gpu(std::string_view name) const;
   Result<ModelShape> find_model(std::string_view name) const;

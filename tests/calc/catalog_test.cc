@@ -58,6 +58,16 @@ TEST(CalcCatalog, BuiltinCoversTheBreadthIssue13Asks) {
   EXPECT_EQ(c.find_quant("Q4_0")->id, "q4_0");
 }
 
+// An entry's own display name finds it: "AMD Instinct MI300X" (the catalog's name for mi300x, and
+// the name an AMD server reports) matched nothing, so uploads on it were never checked.
+TEST(CalcCatalog, EveryEntryIsFoundByItsDisplayName) {
+  Catalog c = builtin();
+  for (const auto& g : c.gpus()) EXPECT_EQ(c.find_gpu(g.name)->id, g.id) << g.name;
+  for (const auto& m : c.models()) EXPECT_EQ(c.find_model(m.name)->id, m.id) << m.name;
+  for (const auto& q : c.quants()) EXPECT_EQ(c.find_quant(q.name)->id, q.id) << q.name;
+  EXPECT_EQ(c.find_gpu("AMD Instinct MI300X")->id, "mi300x");
+}
+
 // The issue suspected the RTX PRO 6000's 16-bit figure was half the real one: its datasheet's
 // 4,000 AI TOPS (FP4, 2:4 sparse) give 2,000 dense FP4, 1,000 FP8 and 500 FP16 with FP32 accumulate.
 TEST(CalcCatalog, RtxPro6000CarriesItsDatasheetRates) {

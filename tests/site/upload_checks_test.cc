@@ -264,6 +264,15 @@ TEST(UploadChecks, DecodeAboveTwiceTheRooflineIsImplausible) {
   EXPECT_EQ(implausible_reason(r, none, catalog()), "");
 }
 
+// A run on "AMD Instinct MI300X" (the catalog's own name for it) matched no GPU, so its figures
+// were never held to a roofline.
+TEST(UploadChecks, ARunOnACatalogGpuNamedAsTheCatalogNamesItIsMatched) {
+  const RunResult r = test::site_result("mi300x", "Qwen3.5-4B-AWQ-4bit", "AMD Instinct MI300X");
+  const CatalogMatch m = match_run(r, catalog());
+  ASSERT_TRUE(m.gpu);
+  EXPECT_EQ(m.gpu->id, "mi300x");
+}
+
 // 50 M tok/s prefill on an RTX 3090 was ranked #1 on the prefill sort: only decode was checked.
 TEST(UploadChecks, PrefillAboveTwiceTheComputeRooflineIsImplausible) {
   RunResult r = test::site_result("prefill-roof", "Qwen3.5-4B-AWQ-4bit", "NVIDIA GeForce RTX 3090");
