@@ -5,12 +5,12 @@
 
 namespace sm {
 
-Result<bool> redact_result_document(nlohmann::json& document, const RedactOptions& options) {
-  auto result = result_from_json(document);
-  if (!result) return std::unexpected(result.error());
-  const nlohmann::json before = to_json(*result);
-  const nlohmann::json after = to_json(redacted(*result, options));
+bool redact_result_document(nlohmann::json& document, RunResult& result, const RedactOptions& options) {
+  RunResult clean = redacted(result, options);
+  const nlohmann::json before = to_json(result);
+  const nlohmann::json after = to_json(clean);
   if (before == after) return false;
+  result = std::move(clean);
   // The differences are redacted strings at paths the document has (a string redaction changed
   // was in it): replace those, keep the rest. A document whose shape differs from the model's
   // where a secret was (none is known) is replaced by the redacted model: the secret goes first.

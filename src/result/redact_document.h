@@ -4,14 +4,14 @@
 // The site runs it on every upload and once over the runs stored before it did (store migration 7).
 #include <nlohmann/json.hpp>
 
-#include "core/error.h"
 #include "result/redact.h"
+#include "result/result.h"
 
 namespace sm {
 
 /// Redacts `document` in place: the strings redact_result changes are changed at their paths and
-/// nothing else is touched. Returns whether anything changed; fails (leaving it as it was) when
-/// the document is not a result.
-Result<bool> redact_result_document(nlohmann::json& document, const RedactOptions& options = {});
+/// nothing else is touched. `result` is the document already read (result_from_json); it is
+/// redacted too, so the caller's copy matches what is stored. Returns whether anything changed.
+bool redact_result_document(nlohmann::json& document, RunResult& result, const RedactOptions& options = {});
 
 }  // namespace sm

@@ -129,12 +129,7 @@ SiteResponse Site::api_post_run(SiteRequest& request) {
   // Redaction on ingest, as `run` redacts (docs/site.md, "Redaction"): a result posted straight
   // to the API, or written before redaction existed, keeps no credential in a URL and no key in
   // a launch command or note. What is stored, hashed and summarised is the redacted document.
-  auto redacted_now = redact_result_document(*document);
-  if (!redacted_now) return error_response(400, "invalid_result", redacted_now.error().message);
-  if (*redacted_now) {
-    result = result_from_json(*document);
-    if (!result) return error_response(400, "invalid_result", result.error().message);
-  }
+  redact_result_document(*document, *result);
 
   store::RunRecord record;
   record.summary = store::summarize_run(*result);

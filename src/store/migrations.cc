@@ -211,10 +211,9 @@ Result<void> redact_stored_results(SqlConnection& c) {
       after = row.text(0);
       auto document = nlohmann::json::parse(row.text(1), nullptr, false);
       if (document.is_discarded()) continue;  // not JSON (never stored so): left as it is
-      auto changed = redact_result_document(document);
-      if (!changed || !*changed) continue;    // clean, or not a result this build reads
       auto result = result_from_json(document);
-      if (!result) continue;
+      if (!result) continue;                          // not a result this build reads
+      if (!redact_result_document(document, *result)) continue;  // clean
       const RunSummary summary = summarize_run(*result);
       const std::string text = document.dump();
       const std::array<SqlParam, 6> params = {after, text, sha256_hex(text), summary.model, summary.engine_version,
