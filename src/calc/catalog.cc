@@ -129,6 +129,18 @@ class EntryReader {
     return out;
   }
 
+  // A list of objects, each read by its own reader.
+  const json* array(const char* key) {
+    used_.insert(key);
+    auto it = entry_.find(key);
+    if (it == entry_.end() || it->is_null()) return nullptr;
+    if (!it->is_array()) {
+      problem(fmt::format("\"{}\" must be a list", key));
+      return nullptr;
+    }
+    return &*it;
+  }
+
   // A nested object, read by its own reader (its unknown keys are reported too).
   const json* object(const char* key) {
     used_.insert(key);
@@ -175,6 +187,14 @@ Result<GpuSpec> parse_gpu(const json& e, const std::string& where) {
   g.name = r.string("name", false);
   if (g.name.empty()) g.name = g.id;
   g.aliases = r.strings("aliases");
+  if (const json* names = r.array("reported_names")) {
+    for (size_t i = 0; i < names->size(); ++i) {
+      EntryReader n((*names)[i], fmt::format("{}: reported_names[{}]", where, i));
+      ReportedGpuName reported{n.string("name", true), n.string("reporter", true), n.string("source", true)};
+      if (auto ok = n.finish(); !ok) return std::unexpected(ok.error());
+      g.reported_names.push_back(std::move(reported));
+    }
+  }
   if (auto t = r.string("type", false); !t.empty()) g.type = t;
   auto memory = r.number("memory_gib", true);
   auto usable = r.number("usable_memory_gib", false);
@@ -407,6 +427,11 @@ Result<T> find_entry(const std::vector<T>& list, std::string_view name, std::str
       if (normalize_name(e.id) == key || normalize_name(e.name) == key) return e;
       for (const auto& a : e.aliases)
         if (normalize_name(a) == key || normalize_name(last_path_part(a)) == key) return e;
+      // A GPU also by the names drivers report ("NVIDIA H100 80GB HBM3": data/gpus.json's
+      // reported_names, each with its source).
+      if constexpr (requires { e.reported_names; })
+        for (const auto& r : e.reported_names)
+          if (normalize_name(r.name) == key) return e;
     }
   }
   std::vector<std::string> ids;

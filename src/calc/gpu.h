@@ -15,10 +15,20 @@ inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 inline constexpr double kDefaultUsableMemoryFraction = 23.69 / 24.0;
 
 /// Datasheet figures of one GPU. Throughputs are dense (not 2:4 sparse).
+/// A name a driver or tool reports for a GPU ("NVIDIA H100 80GB HBM3" from nvidia-smi and NVML),
+/// with where it was seen: the table that turns reported names into catalog ids (docs/site.md,
+/// "One name per GPU and model").
+struct ReportedGpuName {
+  std::string name;      ///< exactly as reported
+  std::string reporter;  ///< what reports it: "nvidia-smi", "NVML", "rocm-smi", "torch"
+  std::string source;    ///< where it was seen reported (a public issue or log)
+};
+
 struct GpuSpec {
   std::string id;                       ///< catalog key, e.g. "rtx3090"
   std::string name;                     ///< display name, e.g. "NVIDIA GeForce RTX 3090"
   std::vector<std::string> aliases;     ///< other names accepted on the command line
+  std::vector<ReportedGpuName> reported_names;  ///< names drivers report for it, each with its source
   std::string type = "Discrete GPU";    ///< RunResult hardware type: "Discrete GPU", "Apple silicon", ...
   int64_t memory_bytes = 0;             ///< device memory as sold (24 GiB card: 24 × 2^30)
   int64_t usable_memory_bytes = 0;      ///< total the runtime reports (≤ memory_bytes); engines take their fraction of this

@@ -262,7 +262,9 @@ int run_list(const ModerationFlags& f) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& r : page->runs)
       out.push_back({{"run_id", r.run_id}, {"kind", r.kind}, {"hidden", r.hidden}, {"implausible", r.implausible},
-                     {"synthetic_model", r.synthetic_model}, {"gpu", r.gpu}, {"model", r.model}, {"engine", r.engine},
+                     {"synthetic_model", r.synthetic_model}, {"unverified_hardware", r.unverified_hardware},
+                     {"gpu", r.gpu}, {"gpu_reported", r.gpu_reported}, {"model", r.model},
+                     {"model_reported", r.model_reported}, {"engine", r.engine},
                      {"token_id", r.token_id}, {"uploaded_at", r.uploaded_at}});
     std::printf("%s\n", out.dump(2).c_str());
     return kExitOk;
@@ -275,6 +277,7 @@ int run_list(const ModerationFlags& f) {
                         : !r.implausible.empty()                 ? "implaus"
                         : r.synthetic_model                      ? "synth"
                         : r.gpu == store::kUnknownHardwareGroup  ? "unknown"
+                        : r.unverified_hardware                  ? "unverif"
                                                                  : "shown";
     std::printf("%-40s %-9s %-8s %-16s %-24s %-28s %s\n", escape_controls(r.run_id).c_str(), escape_controls(r.kind).c_str(),
                 state, escape_controls(r.token_id.empty() ? "-" : r.token_id).c_str(), r.uploaded_at.c_str(),
@@ -391,7 +394,8 @@ void add_serve_command(CLI::App& app, Action& action) {
   run_list_cmd->add_option("--kind", run_flags->filter.kind, "Only runs of this kind")
       ->check(CLI::IsMember({"measured", "simulated", "predicted"}));
   run_list_cmd->add_option("--flag", run_flags->filter.flag,
-                           "Only runs flagged so: implausible, synthetic_model, hidden, unknown_hardware; or none "
+                           "Only runs flagged so: implausible, synthetic_model, hidden, unknown_hardware, "
+                           "unverified_hardware; or none "
                            "(shown, unflagged, known hardware)")
       ->check(CLI::IsMember(std::vector<std::string>(std::begin(store::kModerationFlags), std::end(store::kModerationFlags))));
   run_list_cmd->callback([run_flags, &action] { action = [run_flags] { return run_list(*run_flags); }; });

@@ -60,6 +60,7 @@ section.telemetry-panel details summary { cursor: pointer; color: var(--muted); 
 .badge.simulated { border-color: var(--warn-line); color: var(--warn-line); }
 .badge.implausible { border-color: var(--err-line); color: var(--err-line); }
 .badge.synthetic { border-color: var(--muted); color: var(--muted); border-style: dashed; }
+.badge.unverified { border-color: var(--muted); color: var(--muted); border-style: dotted; }
 .badge.profile { border-color: var(--muted); color: var(--muted); }
 nav.tabs.profiles { margin-top: 6px; }
 nav.tabs { display: flex; flex-wrap: wrap; gap: 4px; margin: 10px 0 0; border-bottom: 1px solid var(--line); }

@@ -30,6 +30,9 @@ std::string run_badges(const store::RunSummary& run) {
   if (run.synthetic_model)
     out += " <span class=\"badge synthetic\" title=\"" + esc(ui_text("badge.synthetic.title")) + "\">" +
            esc(ui_text("badge.synthetic")) + "</span>";
+  if (run.unverified_hardware)
+    out += " <span class=\"badge unverified\" title=\"" + esc(ui_text("badge.unverified.title")) + "\">" +
+           esc(ui_text("badge.unverified")) + "</span>";
   if (!is_ranked_profile(run.profile))
     out += " <span class=\"badge profile\" title=\"" + esc(ui_format("badge.profile.title", kCurrentStandardProfile)) +
            "\">" + esc(profile_text(run.profile)) + "</span>";
@@ -94,7 +97,7 @@ std::string flagged_note(std::string_view action, const ListingQuery& q, int64_t
     if (name == "flagged") value = "include";
   return "<p class=\"note\" id=\"flagged-unranked\">" +
          ui_count("flagged.note.html", flagged, esc(ui_text("badge.implausible")), esc(ui_text("badge.synthetic")),
-                  std::string(action) + esc(build_query(params))) +
+                  std::string(action) + esc(build_query(params)), esc(ui_text("badge.unverified"))) +
          "</p>\n";
 }
 

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/text.h"
+#include "site/run_checks.h"
 #include "site/site_data.h"
 #include "site/query_string.h"
 #include "site/site_json.h"
@@ -54,6 +55,11 @@ Result<std::unique_ptr<Site>> Site::create(store::ResultStore& store, SiteConfig
                 "the message catalogs are refused: " + messages.error().message);
   std::unique_ptr<Site> site(new Site(store, std::move(config), clock, std::move(*schema), std::move(*rules),
                                       std::move(*catalog), std::move(*messages)));
+  // Runs checked with another catalog (stored before this build) are checked again, so every
+  // page groups them by this build's names and flags (run_checks.h).
+  site->checks_fingerprint_ = checks_fingerprint(site->catalog_);
+  if (auto rechecked = recheck_stored_runs(store, site->catalog_); !rechecked)
+    return fail(rechecked.error().code, "checking the stored runs with this build's catalog: " + rechecked.error().message);
   // The calibration corpus, the evidence beside a prediction; a build without it shows none.
   if (auto csv = site_data_file("measurements.csv")) {
     auto rows = calc::parse_corpus_csv(*csv);

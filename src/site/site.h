@@ -133,6 +133,7 @@ class Site {
   JsonSchema schema_;  ///< docs/result-schema.json: what a result is
   JsonSchema rules_;   ///< data/site/upload-rules.json: what this site accepts of one
   calc::Catalog catalog_;
+  std::string checks_fingerprint_;  ///< checks_fingerprint(catalog_): what apply_site_checks records
   RateLimiter upload_limiter_;
   RateLimiter calc_limiter_;
   std::vector<calc::CorpusCase> corpus_;  ///< data/measurements/measurements.csv mapped to the catalog

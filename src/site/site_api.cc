@@ -8,6 +8,7 @@
 #include "site/calc_input.h"
 #include "site/catalog_match.h"
 #include "site/listing_query.h"
+#include "site/run_checks.h"
 #include "site/near_duplicate.h"
 #include "site/site.h"
 #include "site/site_json.h"
@@ -135,11 +136,7 @@ SiteResponse Site::api_post_run(SiteRequest& request) {
   record.summary = store::summarize_run(*result);
   record.summary.uploaded_at = iso8601_utc_ms(now_ms);
   record.summary.token_id = request.token->token_id;
-  const CatalogMatch match = match_run(*result, catalog_);
-  set_calc_columns(record.summary, match);
-  // Only a measurement claims what the hardware did; a prediction or a simulation does not.
-  if (record.summary.kind == "measured") record.summary.implausible = implausible_reason(*result, match, catalog_);
-  record.summary.synthetic_model = is_synthetic_model(*result, *document);
+  apply_site_checks(record.summary, *result, *document, catalog_, checks_fingerprint_);
   // Canonical text (keys sorted, no spaces): a retry with other whitespace is the same run.
   record.result_json = document->dump();
   record.content_sha256 = sha256_hex(record.result_json);

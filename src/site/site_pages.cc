@@ -422,6 +422,18 @@ std::string flag_boxes(const store::RunSummary& s) {
     out += "<div class=\"warn-box\" id=\"implausible\">" + ui_format("run.implausible.html", esc(s.implausible)) + "</div>\n";
   if (s.synthetic_model)
     out += "<div class=\"warn-box\" id=\"synthetic-model\">" + ui_text("run.synthetic.html") + "</div>\n";
+  if (s.unverified_hardware)
+    out += "<div class=\"warn-box\" id=\"unverified-hardware\">" +
+           ui_format("run.unverified.html", esc(s.gpu_reported.empty() ? s.gpu : s.gpu_reported)) + "</div>\n";
+  // The names the run reported, where the site's canonical ones differ (canonical_names.h).
+  std::vector<std::string> reported;
+  if (!s.gpu_reported.empty() && s.gpu_reported != s.gpu) reported.push_back("“" + esc(s.gpu_reported) + "”");
+  if (!s.model_reported.empty() && s.model_reported != s.model) reported.push_back("“" + esc(s.model_reported) + "”");
+  if (!reported.empty()) {
+    std::string names = reported[0];
+    if (reported.size() > 1) names += ", " + reported[1];
+    out += "<p class=\"note\" id=\"reported-names\">" + ui_format("run.reported_names.html", names) + "</p>\n";
+  }
   return out;
 }
 

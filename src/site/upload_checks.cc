@@ -272,11 +272,50 @@ double roofline_prefill_tok_s(const calc::Setup& base, int64_t context) {
   return compute_s > 0 ? static_cast<double>(context) / compute_s : 0;
 }
 
+std::optional<calc::GpuSpec> class_bound_gpu(const HardwareInfo& hardware, const calc::Catalog& catalog) {
+  if (hardware.source == HardwareSource::Unknown || catalog.gpus().empty()) return std::nullopt;
+  std::string vendor;
+  if (!hardware.gpus.empty()) {
+    const std::string& name = hardware.gpus.front().name;
+    vendor = name.substr(0, name.find(' '));
+  }
+  auto of_vendor = [&](const calc::GpuSpec& g) { return !vendor.empty() && g.name.starts_with(vendor + " "); };
+  const bool any_of_vendor = std::any_of(catalog.gpus().begin(), catalog.gpus().end(), of_vendor);
+  calc::GpuSpec bound;
+  bound.id = "class-bound";
+  bound.name = any_of_vendor ? fmt::format("any {} GPU (the catalog's fastest: an unverified GPU's bound)", vendor)
+                             : std::string("any GPU (the catalog's fastest: an unverified device's bound)");
+  auto raise = [](std::optional<double>& to, const std::optional<double>& from) {
+    if (from && (!to || *from > *to)) to = from;
+  };
+  for (const calc::GpuSpec& g : catalog.gpus()) {
+    if (any_of_vendor && !of_vendor(g)) continue;
+    bound.memory_bytes = std::max(bound.memory_bytes, g.memory_bytes);
+    bound.usable_memory_bytes = std::max(bound.usable_memory_bytes, g.usable_memory_bytes);
+    bound.bandwidth_bytes_per_s = std::max(bound.bandwidth_bytes_per_s, g.bandwidth_bytes_per_s);
+    bound.tensor_16bit_flops = std::max(bound.tensor_16bit_flops, g.tensor_16bit_flops);
+    raise(bound.tensor_8bit_flops, g.tensor_8bit_flops);
+    raise(bound.tensor_4bit_flops, g.tensor_4bit_flops);
+  }
+  // Every format at the fastest rate: a bound, not a prediction.
+  bound.tensor_8bit_formats = {"int8", "fp8"};
+  if (bound.tensor_4bit_flops) bound.tensor_4bit_formats = {"nvfp4", "mxfp4"};
+  return bound;
+}
+
 std::string implausible_reason(const RunResult& run, const CatalogMatch& match, const calc::Catalog& catalog) {
-  if (!match.gpu || !match.model || match.gpu_count < 1) return "";
+  if (!match.model) return "";
   calc::Setup setup;
-  setup.gpu = *match.gpu;
-  setup.gpus = match.gpu_count;
+  if (match.gpu && match.gpu_count >= 1) {
+    setup.gpu = *match.gpu;
+    setup.gpus = match.gpu_count;
+  } else if (auto bound = class_bound_gpu(run.hardware, catalog)) {
+    // Hardware the catalog does not know: checked against the fastest of its class, generously.
+    setup.gpu = *bound;
+    setup.gpus = std::max<int>(1, static_cast<int>(run.hardware.gpus.size()));
+  } else {
+    return "";
+  }
   setup.model = *match.model;
   if (match.engine) setup.engine = *match.engine;
   if (match.quant) {

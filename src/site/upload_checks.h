@@ -16,7 +16,9 @@
 //    (More than 1,000 decode cells: upload-rules.json.)
 //  - flagged, accepted (implausible_reason): decode throughput above twice the calculator's
 //    roofline for the run's GPUs and model (roofline_total_tok_s), or prompt throughput above
-//    twice its compute roofline (roofline_prefill_tok_s);
+//    twice its compute roofline (roofline_prefill_tok_s); GPUs the catalog does not know against
+//    the fastest of their class (class_bound_gpu), and the run kept out of default rankings as
+//    unverified hardware (site/canonical_names.h);
 //  - marked (is_synthetic_model): a run on speedmatrix's own synthetic GGUF;
 //  - recognised (measurements_sha256): the same measurements under another run id.
 #include <cstdint>
@@ -62,9 +64,16 @@ double roofline_total_tok_s(const calc::Setup& setup, int64_t context, int64_t c
 /// above it is compute the hardware does not have.
 double roofline_prefill_tok_s(const calc::Setup& setup, int64_t context);
 
+/// The bound an unverified device is checked against: the fastest figures (bandwidth, memory and
+/// every tensor rate) of the catalog's GPUs of its vendor ("NVIDIA", "AMD", "Apple": the first word
+/// of its first GPU's name), or of every catalog GPU (a CPU, an unknown vendor). nullopt on
+/// unknown hardware (nothing declared) or an empty catalog.
+std::optional<calc::GpuSpec> class_bound_gpu(const HardwareInfo& hardware, const calc::Catalog& catalog);
+
 /// Why the run is implausible for its declared hardware ("" when it is not, or cannot be
-/// checked: GPU or model not in the catalog). Without a catalog quantisation, the catalog's
-/// smallest one is assumed (the highest roofline).
+/// checked: the model not in the catalog, or the hardware unknown). GPUs the catalog does not know
+/// are checked against class_bound_gpu. Without a catalog quantisation, the catalog's smallest one
+/// is assumed (the highest roofline).
 std::string implausible_reason(const RunResult& run, const CatalogMatch& match, const calc::Catalog& catalog);
 
 /// True for a run on a synthetic model: `engine.synthetic_model` true in the upload, or a model

@@ -67,6 +67,11 @@ class CachedStore final : public ResultStore {
   Result<std::optional<std::string>> find_run_by_measurements(std::string_view measurements_sha256) override {
     return inner_.find_run_by_measurements(measurements_sha256);
   }
+  Result<std::vector<StoredRun>> runs_checked_otherwise(std::string_view checked_with, std::string_view after_run_id,
+                                                        int64_t limit) override {
+    return inner_.runs_checked_otherwise(checked_with, after_run_id, limit);
+  }
+  Result<int64_t> update_checks(const RunSummary& summary) override { return inner_.update_checks(summary); }
   Result<int64_t> set_hidden(std::string_view run_id, bool hidden) override { return inner_.set_hidden(run_id, hidden); }
   Result<int64_t> delete_run(std::string_view run_id) override { return inner_.delete_run(run_id); }
   Result<int64_t> generation() override { return inner_.generation(); }

@@ -152,6 +152,18 @@ const std::vector<Migration> kMigrations = {
     // stored before are redacted once here.
     {7, "redaction: stored results redacted as run redacts (credentials in URLs, keys in commands and notes)", {}, {},
      &redact_stored_results},
+    // One name per GPU and model (docs/site.md): the names the run reported beside the canonical
+    // ones, runs on GPUs the catalog does not know, and the catalog the checks last used. Runs
+    // stored before read as never checked (checked_with ''): the site checks them again when it
+    // starts (site/recheck_runs.h), with the catalog of its build.
+    {8,
+     "one name per GPU and model: reported names, unverified hardware, the catalog fingerprint of the checks",
+     {"ALTER TABLE runs ADD COLUMN gpu_reported TEXT NOT NULL DEFAULT ''",
+      "ALTER TABLE runs ADD COLUMN model_reported TEXT NOT NULL DEFAULT ''",
+      "ALTER TABLE runs ADD COLUMN unverified_hardware BIGINT NOT NULL DEFAULT 0",
+      "ALTER TABLE runs ADD COLUMN checked_with TEXT NOT NULL DEFAULT ''",
+      "CREATE INDEX runs_checked_with ON runs (checked_with)"},
+     {}},
 };
 
 #undef SM_PROFILE_COLUMN

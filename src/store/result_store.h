@@ -59,6 +59,15 @@ class ResultStore {
   virtual Result<RunPage> list_runs_for_moderation(const ModerationFilter& filter, int64_t limit) = 0;
   /// The id of the stored run with these measurements (RunRecord::measurements_sha256); nullopt when none.
   virtual Result<std::optional<std::string>> find_run_by_measurements(std::string_view measurements_sha256) = 0;
+  /// Runs whose site checks used another catalog (RunSummary::checked_with differs from
+  /// `checked_with`), hidden ones too, by run id after `after_run_id`, at most `limit`: each
+  /// summary with its stored JSON text. The site checks them again (site/recheck_runs.h).
+  virtual Result<std::vector<StoredRun>> runs_checked_otherwise(std::string_view checked_with,
+                                                                std::string_view after_run_id, int64_t limit) = 0;
+  /// Writes what the site's checks work out (RunSummary: gpu, model, quantization, the reported
+  /// names, the calc_* columns, implausible, synthetic_model, unverified_hardware, checked_with)
+  /// for the run `summary.run_id`; returns how many runs changed (0 or 1).
+  virtual Result<int64_t> update_checks(const RunSummary& summary) = 0;
   /// Hides (or shows again) a run; returns how many runs changed (0: no such run, or already so).
   virtual Result<int64_t> set_hidden(std::string_view run_id, bool hidden) = 0;
   /// Deletes a run for good; returns how many were deleted (0 or 1).

@@ -16,6 +16,7 @@ std::string_view not_ranked_because(const RunSummary& run) {
     case ProfileStanding::OtherProfile: return "other_profile";
   }
   if (run.gpu == kUnknownHardwareGroup) return "unknown_hardware";
+  if (run.unverified_hardware) return "unverified_hardware";
   if (!run.implausible.empty()) return "implausible";
   if (run.synthetic_model) return "synthetic_model";
   return "";

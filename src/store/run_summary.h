@@ -17,8 +17,12 @@ namespace sm::store {
 struct RunSummary {
   std::string run_id;            ///< the result's run_id (primary key)
   std::string kind;              ///< "measured", "simulated" or "predicted"
-  std::string gpu;               ///< hardware as the report titles it: "RTX 3090 24GB", "2× H100 80GB", a CPU
-  std::string model;             ///< model as the report titles it: "Qwen3.5-4B-AWQ-4bit"
+  std::string gpu;               ///< hardware as the report titles it: "RTX 3090 24GB", "2× H100 80GB", a CPU;
+                                 ///< on the site the catalog's name when it knows the GPU (site/canonical_names.h)
+  std::string model;             ///< model as the report titles it: "Qwen3.5-4B-AWQ-4bit"; on the site the
+                                 ///< model without its quantisation tail ("Qwen3.5-4B")
+  std::string gpu_reported;      ///< the site: `gpu` as the run reported it ("NVIDIA H100 80GB HBM3" → "H100 80GB HBM3")
+  std::string model_reported;    ///< the site: `model` as the run reported it
   std::string engine;            ///< engine kind: "vllm", "llamacpp", ...
   std::string engine_version;    ///< e.g. "0.32.0"; empty when unknown
   std::string quantization;      ///< e.g. "AWQ 4-bit"; empty when unknown
@@ -50,11 +54,15 @@ struct RunSummary {
   std::string calc_engine;       ///< the catalog's engine id; "" when none matches
   std::string implausible;       ///< why the run is flagged implausible (above the roofline); "" when it is not
   bool synthetic_model = false;  ///< measured on a synthetic model (speedmatrix synth-model's GGUF)
+  /// On GPUs the catalog does not know: checked against a generous class bound only, so out of
+  /// the default rankings until the catalog knows them (docs/site.md, "Upload checks").
+  bool unverified_hardware = false;
+  std::string checked_with;      ///< fingerprint of the catalog the site's checks used ("" = never checked)
   bool hidden = false;           ///< hidden by a moderator: out of every page and listing
   std::string profile;           ///< settings.profile: "standard/1", "quick/1", ...; "" = a matrix of its own
 
-  /// Out of default rankings: flagged implausible or on a synthetic model.
-  bool flagged() const { return !implausible.empty() || synthetic_model; }
+  /// Out of default rankings: flagged implausible, on a synthetic model or on unverified hardware.
+  bool flagged() const { return !implausible.empty() || synthetic_model || unverified_hardware; }
   /// In the default rankings: of the current standard profile (result/profile.h), on known
   /// hardware, not flagged (not_ranked_because says why not).
   bool ranked() const;
@@ -73,7 +81,8 @@ inline constexpr std::string_view kSimulatedEngine = "sim";
 
 /// Why a run is out of the default rankings, the first reason of: "no_profile" (a matrix of its
 /// own), "quick_profile", "other_profile" (another version of the standard, or a profile this
-/// build does not know), "unknown_hardware", "implausible", "synthetic_model"; "" when it is ranked.
+/// build does not know), "unknown_hardware", "unverified_hardware", "implausible", "synthetic_model";
+/// "" when it is ranked.
 std::string_view not_ranked_because(const RunSummary& run);
 
 /// Works out the summary of a result (uploaded_at and token_id are left empty).

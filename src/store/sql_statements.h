@@ -15,7 +15,7 @@ namespace sm::store::sql {
   "best_total_context, best_total_concurrency, prefill_32k_tok_s, valid_cells, decode_cells, "                 \
   "best_tokens_per_joule, best_tokens_per_joule_context, best_tokens_per_joule_concurrency, gpu_telemetry, "   \
   "throttle_worst, throttled_cells, calc_gpu, calc_gpu_count, calc_model, calc_engine, implausible, "          \
-  "synthetic_model, hidden, profile"
+  "synthetic_model, hidden, profile, gpu_reported, model_reported, unverified_hardware, checked_with"
 
 // The filter of listings: $1 gpu, $2 model, $3 engine, $4 quantization, $5 kind ('' = any);
 // $6 a gpu to leave out ('' = none: the unknown-hardware group is left out of rankings);
@@ -28,19 +28,20 @@ namespace sm::store::sql {
   " WHERE ($1 = '' OR gpu = $1) AND ($2 = '' OR model = $2) AND ($3 = '' OR engine = $3)"          \
   " AND ($4 = '' OR quantization = $4) AND ($5 = '' OR kind = $5) AND ($6 = '' OR gpu <> $6)"      \
   " AND ($7 = 0 OR best_tokens_per_joule IS NOT NULL)"                                              \
-  " AND ($8 = 0 OR (implausible = '' AND synthetic_model = 0)) AND ($9 = 1 OR hidden = 0)"          \
+  " AND ($8 = 0 OR (implausible = '' AND synthetic_model = 0 AND unverified_hardware = 0))"         \
+  " AND ($9 = 1 OR hidden = 0)"                                                                     \
   " AND ($10 = '' OR profile = $10) AND ($11 = '' OR profile <> $11)"
 
 /// The RunSummary columns and the listing filter, for the statements built in sql_statements.cc.
 inline constexpr std::string_view kRunSummaryColumns = SM_RUN_SUMMARY_COLUMNS;
 inline constexpr std::string_view kRunFilter = SM_RUN_FILTER;
 
-/// $1..$33: the RunSummary columns; $34 content_sha256; $35 result_json; $36 measurements_sha256
+/// $1..$37: the RunSummary columns; $38 content_sha256; $39 result_json; $40 measurements_sha256
 /// (NULL: not checked). Nothing is inserted when the run id or the measurements hash is taken.
 inline constexpr std::string_view kInsertRun =
     "INSERT INTO runs (" SM_RUN_SUMMARY_COLUMNS ", content_sha256, result_json, measurements_sha256) VALUES "
     "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, "
-    "$24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36) ON CONFLICT DO NOTHING";
+    "$24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40) ON CONFLICT DO NOTHING";
 
 /// $1 measurements_sha256.
 inline constexpr std::string_view kSelectRunByMeasurements =
@@ -72,7 +73,9 @@ inline constexpr std::string_view kCountRuns = "SELECT COUNT(*) FROM runs" SM_RU
 
 // A group's best figure counts only the runs a ranking would: not flagged (implausible, synthetic
 // model) and of the ranked profile ($3: the current standard's), so a quick run's figure is no best.
-#define SM_RANKED(column) "MAX(CASE WHEN implausible = '' AND synthetic_model = 0 AND profile = $3 THEN " column " END)"
+#define SM_RANKED(column)                                                                           \
+  "MAX(CASE WHEN implausible = '' AND synthetic_model = 0 AND unverified_hardware = 0 AND profile = $3 THEN " column \
+  " END)"
 #define SM_GROUP_FIGURES                                                                            \
   SM_RANKED("single_stream_tok_s") ", " SM_RANKED("best_total_tok_s") ", " SM_RANKED("prefill_32k_tok_s") \
   ", MAX(uploaded_at), " SM_RANKED("best_tokens_per_joule")
@@ -108,12 +111,26 @@ inline constexpr std::string_view kListRunsForSetup =
   " WHERE ($1 = '' OR token_id = $1) AND ($2 = '' OR kind = $2) AND ($3 = ''"                       \
   " OR ($3 = 'implausible' AND implausible <> '') OR ($3 = 'synthetic_model' AND synthetic_model = 1)" \
   " OR ($3 = 'hidden' AND hidden = 1) OR ($3 = 'unknown_hardware' AND gpu = $4)"                    \
-  " OR ($3 = 'none' AND implausible = '' AND synthetic_model = 0 AND hidden = 0 AND gpu <> $4))"
+  " OR ($3 = 'unverified_hardware' AND unverified_hardware = 1)"                                    \
+  " OR ($3 = 'none' AND implausible = '' AND synthetic_model = 0 AND unverified_hardware = 0 AND hidden = 0" \
+  " AND gpu <> $4))"
 /// The moderation filter $1..$4; $5 limit. Hidden runs too, newest first.
 inline constexpr std::string_view kListRunsForModeration =
     "SELECT " SM_RUN_SUMMARY_COLUMNS " FROM runs" SM_MODERATION_FILTER " ORDER BY uploaded_at DESC, run_id DESC LIMIT $5";
 /// The moderation filter $1..$4.
 inline constexpr std::string_view kCountRunsForModeration = "SELECT COUNT(*) FROM runs" SM_MODERATION_FILTER;
+
+/// $1 checked_with, $2 the last run id of the previous page ('' = from the start), $3 limit.
+inline constexpr std::string_view kRunsCheckedOtherwise =
+    "SELECT " SM_RUN_SUMMARY_COLUMNS ", result_json FROM runs WHERE checked_with <> $1 AND run_id > $2"
+    " ORDER BY run_id LIMIT $3";
+/// $1 run_id; $2 gpu, $3 model, $4 quantization, $5 gpu_reported, $6 model_reported, $7 calc_gpu,
+/// $8 calc_gpu_count, $9 calc_model, $10 calc_engine, $11 implausible, $12 synthetic_model,
+/// $13 unverified_hardware, $14 checked_with.
+inline constexpr std::string_view kUpdateChecks =
+    "UPDATE runs SET gpu = $2, model = $3, quantization = $4, gpu_reported = $5, model_reported = $6, calc_gpu = $7,"
+    " calc_gpu_count = $8, calc_model = $9, calc_engine = $10, implausible = $11, synthetic_model = $12,"
+    " unverified_hardware = $13, checked_with = $14 WHERE run_id = $1";
 
 /// $1 run_id, $2 hidden (0 or 1).
 inline constexpr std::string_view kSetHidden = "UPDATE runs SET hidden = $2 WHERE run_id = $1 AND hidden <> $2";

@@ -26,6 +26,9 @@ SqlParam opt(const std::optional<T>& v) {
   return *v;
 }
 
+// How many columns SM_RUN_SUMMARY_COLUMNS has (read_summary reads 0 .. this - 1).
+constexpr size_t kSummaryColumnCount = 37;
+
 // Reads the columns of SM_RUN_SUMMARY_COLUMNS.
 RunSummary read_summary(const SqlRow& r) {
   RunSummary s;
@@ -62,10 +65,14 @@ RunSummary read_summary(const SqlRow& r) {
   s.synthetic_model = r.integer(30) != 0;
   s.hidden = r.integer(31) != 0;
   s.profile = r.text(32);
+  s.gpu_reported = r.text(33);
+  s.model_reported = r.text(34);
+  s.unverified_hardware = r.integer(35) != 0;
+  s.checked_with = r.text(36);
   return s;
 }
 
-std::array<SqlParam, 36> insert_params(const RunRecord& rec) {
+std::array<SqlParam, 40> insert_params(const RunRecord& rec) {
   const RunSummary& s = rec.summary;
   return {s.run_id,
           s.kind,
@@ -100,6 +107,10 @@ std::array<SqlParam, 36> insert_params(const RunRecord& rec) {
           int64_t{s.synthetic_model ? 1 : 0},
           int64_t{s.hidden ? 1 : 0},
           s.profile,
+          s.gpu_reported,
+          s.model_reported,
+          int64_t{s.unverified_hardware ? 1 : 0},
+          s.checked_with,
           rec.content_sha256,
           rec.result_json,
           text_or_null(rec.measurements_sha256)};
@@ -443,6 +454,37 @@ Result<RateDecision> SqlStore::take_rate_token(std::string_view key, double per_
 Result<int64_t> SqlStore::set_hidden(std::string_view run_id, bool hidden) {
   const std::array<SqlParam, 2> params = {std::string(run_id), int64_t{hidden ? 1 : 0}};
   return write_one(sql::kSetHidden, params);
+}
+
+Result<std::vector<StoredRun>> SqlStore::runs_checked_otherwise(std::string_view checked_with,
+                                                                std::string_view after_run_id, int64_t limit) {
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  const std::array<SqlParam, 3> params = {std::string(checked_with), std::string(after_run_id),
+                                          std::clamp<int64_t>(limit, 1, kMaxPageLimit)};
+  auto rows = (*c)->query(sql::kRunsCheckedOtherwise, params);
+  if (!rows) return std::unexpected(rows.error());
+  std::vector<StoredRun> out;
+  for (const auto& r : *rows) out.push_back({read_summary(r), r.text(kSummaryColumnCount)});
+  return out;
+}
+
+Result<int64_t> SqlStore::update_checks(const RunSummary& s) {
+  const std::array<SqlParam, 14> params = {s.run_id,
+                                            s.gpu,
+                                            s.model,
+                                            s.quantization,
+                                            s.gpu_reported,
+                                            s.model_reported,
+                                            s.calc_gpu,
+                                            s.calc_gpu_count,
+                                            s.calc_model,
+                                            s.calc_engine,
+                                            s.implausible,
+                                            int64_t{s.synthetic_model ? 1 : 0},
+                                            int64_t{s.unverified_hardware ? 1 : 0},
+                                            s.checked_with};
+  return write_one(sql::kUpdateChecks, params);
 }
 
 Result<int64_t> SqlStore::delete_run(std::string_view run_id) {

@@ -19,7 +19,7 @@ struct RunFilter {
   std::string kind;          ///< "measured", "simulated", "predicted"
   bool known_hardware_only = false;  ///< leave out runs on unknown hardware (kUnknownHardwareGroup): rankings
   bool with_tokens_per_joule_only = false;  ///< leave out runs without best_tokens_per_joule: the efficiency ranking
-  bool unflagged_only = false;  ///< leave out runs flagged implausible or on a synthetic model (default rankings)
+  bool unflagged_only = false;  ///< leave out flagged runs: implausible, synthetic model, unverified hardware (default rankings)
   bool include_hidden = false;  ///< list hidden runs too (moderation only; every page and API listing leaves them out)
   std::string profile;          ///< only runs of this profile (RunSummary::profile; "" = any): a ranking's kCurrentStandardProfile
   std::string other_than_profile;  ///< leave out runs of this profile ("" = none): the leaderboard's Other runs
@@ -29,12 +29,13 @@ struct RunFilter {
 struct ModerationFilter {
   std::string token_id;  ///< runs uploaded with this token (RunSummary::token_id)
   std::string kind;      ///< "measured", "simulated", "predicted"
-  /// "implausible", "synthetic_model", "hidden", "unknown_hardware" (on kUnknownHardwareGroup), or
-  /// "none": shown, unflagged, on known hardware.
+  /// "implausible", "synthetic_model", "hidden", "unknown_hardware" (on kUnknownHardwareGroup),
+  /// "unverified_hardware" (GPUs the catalog does not know), or "none": shown, unflagged, on known hardware.
   std::string flag;
 };
 /// The ModerationFilter::flag values.
-inline constexpr const char* kModerationFlags[] = {"implausible", "synthetic_model", "hidden", "unknown_hardware", "none"};
+inline constexpr const char* kModerationFlags[] = {"implausible",      "synthetic_model",     "hidden",
+                                                   "unknown_hardware", "unverified_hardware", "none"};
 
 /// The calculator setup a run matched (RunSummary::calc_*): which measured runs are evidence for
 /// a prediction of this GPU × count, model and engine.
@@ -136,6 +137,12 @@ struct RunRecord {
   std::string content_sha256;  ///< hex SHA-256 of result_json, to tell a retry from a conflict
   std::string measurements_sha256;  ///< hex SHA-256 of the measurements (site/upload_checks.h); "" = not
                                     ///< checked for duplicates. Unique among stored runs.
+};
+
+/// A stored run as the site checks it again: its summary and stored JSON text.
+struct StoredRun {
+  RunSummary summary;
+  std::string result_json;
 };
 
 }  // namespace sm::store

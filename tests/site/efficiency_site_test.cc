@@ -241,7 +241,7 @@ TEST_F(EfficiencySiteTest, RunPageSaysWhenTheReadingsAreTheClientsOrAbsent) {
   EXPECT_NE(remote_page.body.find("id=\"telemetry-client-side\""), std::string::npos);
   EXPECT_EQ(remote_page.body.find("id=\"throttle-verdict\""), std::string::npos);
   EXPECT_EQ(remote_page.body.find("id=\"telemetry-table\""), std::string::npos);
-  EXPECT_EQ(json::parse(get("/api/v1/runs?model=Qwen3.5-4B-AWQ-4bit").body)["runs"][0]["gpu_telemetry"],
+  EXPECT_EQ(json::parse(get("/api/v1/runs?model=Qwen3.5-4B").body)["runs"][0]["gpu_telemetry"],
             "client_side_only");
 
   RunResult simulated = test::site_result("sim", "M1", "NVIDIA GeForce RTX 3090", 180, 8783, "simulated");

@@ -366,7 +366,7 @@ TEST_F(SiteTest, ApiListsFiltersPagesAndReturnsRuns) {
   EXPECT_NE(runs_page.find("&amp;cursor=a0~2~"), std::string::npos);
   const std::string board_page = get("/?kind=all&limit=1&sort=newest").body;
   EXPECT_NE(board_page.find("&amp;cursor=a0~1~"), std::string::npos);
-  page = body_json(get("/api/v1/runs?gpu=H100%2024GB&model=M1"));
+  page = body_json(get("/api/v1/runs?gpu=H100%20SXM%2080GB&model=M1"));
   ASSERT_EQ(page["total"], 1);
   EXPECT_EQ(page["runs"][0]["run_id"], "c");
   EXPECT_EQ(page["runs"][0]["single_stream_tok_s"], 200.0);
@@ -391,7 +391,7 @@ TEST_F(SiteTest, ApiListsFiltersPagesAndReturnsRuns) {
 
   json hw = body_json(get("/api/v1/hardware"));
   ASSERT_EQ(hw["hardware"].size(), 2u);
-  EXPECT_EQ(hw["hardware"][0]["name"], "H100 24GB");
+  EXPECT_EQ(hw["hardware"][0]["name"], "H100 SXM 80GB");
   EXPECT_EQ(hw["hardware"][0]["models"], 2);
   json models = body_json(get("/api/v1/models"));
   ASSERT_EQ(models["models"].size(), 2u);
@@ -482,9 +482,9 @@ TEST_F(SiteTest, PagesShowRunsFiltersAndTheCalculator) {
   EXPECT_NE(run.body.find("id=\"decode-matrix\""), std::string::npos);
   EXPECT_NE(run.body.find("class=\"site-nav\""), std::string::npos);
   EXPECT_EQ(get("/runs/nope").status, 404);
-  EXPECT_NE(get("/compare?run=a&run=b").body.find("M2 on H100 24GB"), std::string::npos);
+  EXPECT_NE(get("/compare?run=a&run=b").body.find("M2 on H100 SXM 80GB"), std::string::npos);
   EXPECT_EQ(get("/compare?run=a&run=missing").status, 404);
-  EXPECT_NE(get("/hardware").body.find("H100 24GB"), std::string::npos);
+  EXPECT_NE(get("/hardware").body.find("H100 SXM 80GB"), std::string::npos);
   EXPECT_NE(get("/models?model=M1").body.find("data-run-id=\"a\""), std::string::npos);
 
   SiteResponse calc_form = get("/calc");
