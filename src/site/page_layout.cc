@@ -36,6 +36,10 @@ table.board td.l a { text-decoration: none; }
 table.board th a { color: inherit; text-decoration: none; }
 table.board th a.sorted { color: var(--fg); }
 table.board th a.sorted::after { content: " ↓"; color: var(--accent); }
+nav.sort-bar { display: none; flex-wrap: wrap; gap: 4px 8px; align-items: baseline; font-size: .88rem; margin: 10px 0 4px; }
+nav.sort-bar span { color: var(--muted); font-weight: 600; }
+nav.sort-bar a { padding: 5px 10px; border: 1px solid var(--line); border-radius: 14px; text-decoration: none; color: var(--muted); }
+nav.sort-bar a.sorted { color: var(--fg); border-color: var(--accent); font-weight: 600; }
 table.board .sub, section.telemetry-panel .sub { display: block; font-size: .75rem; color: var(--muted); font-weight: 400; }
 .pager { display: flex; flex-wrap: wrap; gap: 8px 18px; align-items: center; color: var(--muted); font-size: .88rem; margin: 10px 0; }
 .empty { padding: 26px; text-align: center; color: var(--muted); background: var(--card); border: 1px dashed var(--line); border-radius: 10px; }
@@ -86,6 +90,9 @@ table.board td.name .badge { margin: 2px 4px 0 0; }
 table.board .rank, table.board .pick { width: 1%; }
 table.fields td.wrap, td.wrap { white-space: normal; min-width: 14em; }
 table.fields code { overflow-wrap: anywhere; white-space: normal; }
+/* A long command or URL in running text breaks anywhere rather than widen the page (Getting
+   started in English was 20 px too wide at 360 px: an inline command without a break). */
+:not(pre) > code { overflow-wrap: anywhere; }
 .markdown p { margin: 4px 0 8px; }
 .markdown ul { margin: 4px 0 8px; padding-left: 1.3em; }
 dl.responses { grid-template-columns: minmax(3.5em, auto) minmax(0, 1fr); }
@@ -107,12 +114,24 @@ pre { max-width: 100%; }
   table.cards td.name { max-width: none; }
   table.cards td.name .cut { display: inline-block; max-width: 52vw; vertical-align: bottom; }
   table.cards td.name .badge { margin: 0 0 0 6px; }
-  table.cards td.rank, table.cards td.pick { display: inline-block; padding-right: 8px; }
+  table.cards td.rank, table.cards td.pick { display: inline-block; padding-right: 8px; width: auto; overflow: visible; }
   table.cards td.rank::before, table.cards td.pick::before { content: none; }
   table.cards .sub { display: inline; margin-left: 6px; }
   nav.languages { margin-left: 0; }
   form.panel label { max-width: 100%; min-width: 0; }
   select, input[type=text] { max-width: min(18em, 100%); }
+  /* Phones (issue 30 part 9): the site's menu on one line that scrolls sideways; the filters two
+     to a row; the sort links, whose column headers are hidden, in a bar over the cards; the
+     leaderboard's explanation under its ranking, so the first ranks are on the first screen. */
+  header.site { gap: 4px 16px; margin-bottom: 14px; }
+  nav.site-nav { flex-wrap: nowrap; overflow-x: auto; max-width: 100%; white-space: nowrap; padding-bottom: 2px; }
+  form.panel { gap: 8px 10px; padding: 10px; }
+  form.panel label { flex: 1 1 40%; }
+  form.panel select { width: 100%; min-width: 0; max-width: 100%; }
+  nav.sort-bar { display: flex; }
+  .board-page { display: flex; flex-direction: column; }
+  .board-page > .lede { order: 1; margin-top: 14px; }
+  .board-page > * { min-width: 0; }
   td.wrap, table.fields td.wrap { min-width: 9em; }
 }
 )css";

@@ -88,6 +88,25 @@ std::string sort_header(std::string_view action, const ListingQuery& q, store::R
                      esc(build_query(params)), q.order == order ? " class=\"sorted\"" : "", title, sub);
 }
 
+// The sort links again, as a bar over the table: below 600 px the rows are cards and the column
+// headers (where the links are) are hidden, so this is how a phone sorts (page_layout.cc).
+std::string sort_bar(std::string_view action, const ListingQuery& q) {
+  std::string out = "<nav class=\"sort-bar\" aria-label=\"" + esc(ui_text("sort.label")) + "\"><span>" +
+                    esc(ui_text("sort.label")) + "</span>";
+  const std::pair<store::RunOrder, const char*> orders[] = {{store::RunOrder::SingleStream, "column.single_stream"},
+                                                            {store::RunOrder::BestTotal, "column.best_total"},
+                                                            {store::RunOrder::Prefill32K, "column.prefill_32k"},
+                                                            {store::RunOrder::TokensPerJoule, "column.efficiency"},
+                                                            {store::RunOrder::Newest, "column.uploaded"}};
+  for (const auto& [order, label] : orders) {
+    Params params = listing_params(q);
+    params.emplace_back("sort", std::string(order_name(order)));
+    out += fmt::format("<a href=\"{}{}\"{}>{}</a>", action, esc(build_query(params)),
+                       q.order == order ? " class=\"sorted\" aria-current=\"true\"" : "", esc(ui_text(label)));
+  }
+  return out + "</nav>\n";
+}
+
 std::string best_cell_note(const store::RunSummary& s) {
   if (!s.best_total_concurrency) return "";
   return fmt::format("{} × {}", format_tokens(s.best_total_context.value_or(0)), *s.best_total_concurrency);
@@ -137,7 +156,7 @@ std::string metric_cell(std::string_view label, const std::string& value_html, s
 // leaderboard's Other runs), where a number would read as a place.
 std::string runs_table(const std::vector<store::RunSummary>& runs, const ListingQuery& q, std::string_view action,
                        bool checkboxes, bool ranks = true) {
-  std::string out = "<div class=\"fit\">\n<table class=\"data board cards\" id=\"runs-table\">\n<thead><tr>";
+  std::string out = sort_bar(action, q) + "<div class=\"fit\">\n<table class=\"data board cards\" id=\"runs-table\">\n<thead><tr>";
   if (checkboxes) out += "<th class=\"l pick\">" + esc(ui_text("column.pick")) + "</th>";
   if (ranks) out += "<th class=\"rank\">#</th>";
   out += "<th class=\"l name\">" + esc(ui_text("column.model")) + "</th>";
@@ -339,7 +358,7 @@ SiteResponse Site::page_leaderboard(const SiteRequest& request) {
     if (!listed) return page_error(503, listed.error().message);
     others = listed->total;
   }
-  std::string body = "<p class=\"eyebrow\">" + esc(ui_text("leaderboard.eyebrow")) + "</p>\n<h1>" +
+  std::string body = "<div class=\"board-page\">\n<p class=\"eyebrow\">" + esc(ui_text("leaderboard.eyebrow")) + "</p>\n<h1>" +
                      esc(ui_text("nav.leaderboard")) + "</h1>\n<p class=\"lede\">" + ui_text("leaderboard.lede.html") +
                      "</p>\n";
   body += kind_tabs("/", *q);
@@ -370,6 +389,7 @@ SiteResponse Site::page_leaderboard(const SiteRequest& request) {
             "</p>\n";
   body += flagged_note("/", *q, flagged);
   if (*unknown > 0) body += unknown_hardware_note(*unknown);
+  body += "</div>\n";
   return html_response(200, site_page(ui_text("nav.leaderboard"), NavItem::Leaderboard, body));
 }
 

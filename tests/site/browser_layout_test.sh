@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The results site's layouts in headless Chromium (issue 15 parts 3 and 4), driven over the
 # DevTools protocol by layout_check.py:
-#   layout    the leaderboard, the run list and the other listing pages at 1,280 and 390 px wide
-#             (English and Japanese, with a 120-character model name): no horizontal overflow
+#   layout    the leaderboard, the run list and the other listing pages at 1,280, 390 and 360 px
+#             wide (English and Japanese, with a 120-character model name): no horizontal
+#             overflow; on phones (390 and 360 px) the listings' sort links reachable and their
+#             compare checkboxes whole, the leaderboard's first rank on the first screen
 #   japanese  a Japanese page's heading drawn with real glyphs, not tofu; needs a Japanese font
 #             (Debian's fonts-noto-cjk, installed by scripts/setup): without one this skips
 #             (exit 77), except under CI where it fails
@@ -81,7 +83,10 @@ if [ "$mode" = layout ]; then
     "$url/" "$url/?kind=all&flagged=include" "$url/?kind=all&profile=other" "$url/runs" "$url/?kind=all&lang=ja" \
     "$url/?kind=all&profile=other&lang=ja" "$url/runs?lang=ja" \
     "$url/hardware?kind=all" "$url/models?kind=all" "$url/benchmarks" "$url/api" "$url/getting-started" \
+    "$url/getting-started?lang=en" "$url/runs?lang=en" "$url/api?lang=en" \
     "$url/compare" "$url/calc"
+  python3 "$here/layout_check.py" phone "$chrome" "$shots" \
+    "$url/" "$url/?kind=all&flagged=include" "$url/?kind=all&lang=ja" "$url/runs" "$url/compare?lang=ja" "$url/?lang=en"
   # The compare view's permalink reproduces the comparison.
   link=$(python3 - "$url/compare?run=$id1&run=$id2" <<'PY'
 import re, sys, urllib.request, html

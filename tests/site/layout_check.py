@@ -1,10 +1,15 @@
 """Headless Chromium, driven over the DevTools protocol (--remote-debugging-pipe, so no
 websocket library is needed), for browser_layout_test.sh:
 
-  layout_check.py layout   CHROME OUT_DIR URL...   every URL at 1,280 and at 390 px wide: no
+  layout_check.py layout   CHROME OUT_DIR URL...   every URL at 1,280, 390 and 360 px wide: no
                                                     horizontal overflow (the document's
                                                     scrollWidth <= the viewport's width);
                                                     a screenshot of each
+  layout_check.py phone    CHROME OUT_DIR URL...   each listing URL at 390 × 844 and 360 × 740
+                                                    (phones): a sort link a finger can reach,
+                                                    every compare checkbox whole and on top, and
+                                                    on the leaderboard (path "/") the first rank
+                                                    on the first screen
   layout_check.py japanese CHROME OUT_DIR URL      the page's <h1> (Japanese) is drawn with real
                                                     glyphs, not tofu (see check_japanese)
 
@@ -116,9 +121,18 @@ class Chrome:
 # zooms out, and innerWidth then grows to the page's width.
 OVERFLOW = """((width) => {
   const wide = [];
+  // Inside a box that scrolls or clips its overflow (the phone menu), a child past the edge
+  // widens nothing: only the others are named.
+  const clipped = (e) => {
+    for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+      const o = getComputedStyle(p);
+      if (o.overflowX != 'visible') return true;
+    }
+    return false;
+  };
   for (const e of document.querySelectorAll('body *')) {
     const r = e.getBoundingClientRect();
-    if (r.right > width + 0.5 && wide.length < 5)
+    if (r.right > width + 0.5 && wide.length < 5 && !clipped(e))
       wide.push(e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className && typeof e.className == 'string' ? '.' + e.className.split(' ').join('.') : '') + ' right=' + Math.round(r.right));
   }
   return {scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, wide: wide};
@@ -127,7 +141,7 @@ OVERFLOW = """((width) => {
 
 def check_layout(chrome, out, urls):
     failures = []
-    for width in (1280, 390):
+    for width in (1280, 390, 360):
         for url in urls:
             chrome.open(url, width)
             m = chrome.evaluate(f"{OVERFLOW}({width})")
@@ -139,6 +153,67 @@ def check_layout(chrome, out, urls):
             print("layout_check:", line)
     if failures:
         raise AssertionError("horizontal overflow:\n  " + "\n  ".join(failures))
+
+
+# What a phone user can reach on a listing: each entry is a problem, none is a pass. An element
+# counts as reachable when it is at least 8 px each way, inside the window's width and inside
+# every ancestor that clips its overflow (whole, not cut), and is what a tap at its centre hits
+# once it is scrolled into view (not hidden or covered).
+PHONE = """((width, height, needRank) => {
+  const problems = [];
+  const reachable = (e) => {
+    e.scrollIntoView({block: 'center', inline: 'nearest'});
+    const r = e.getBoundingClientRect();
+    if (r.width < 8 || r.height < 8) return 'is ' + Math.round(r.width) + ' x ' + Math.round(r.height) + ' px';
+    if (r.left < -0.5 || r.right > width + 0.5) return 'spans ' + Math.round(r.left) + '..' + Math.round(r.right) + ' px';
+    for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+      const o = getComputedStyle(p);
+      if (o.overflowX == 'visible' && o.overflowY == 'visible') continue;
+      const c = p.getBoundingClientRect();
+      if (r.left < c.left - 0.5 || r.right > c.right + 0.5 || r.top < c.top - 0.5 || r.bottom > c.bottom + 0.5)
+        return 'is cut by ' + p.tagName.toLowerCase() + (p.className ? '.' + p.className.split(' ').join('.') : '') +
+               ' (' + Math.round(r.left) + '..' + Math.round(r.right) + ' px inside ' + Math.round(c.left) + '..' + Math.round(c.right) + ')';
+    }
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    if (!hit || !(hit === e || e.contains(hit) || (e.labels && [...e.labels].some(l => l.contains(hit)))))
+      return 'is covered or clipped (a tap hits ' + (hit ? hit.tagName.toLowerCase() + (hit.className ? '.' + hit.className : '') : 'nothing') + ')';
+    return '';
+  };
+  const sorts = [...document.querySelectorAll('a[href*="sort="]')];
+  if (!sorts.some(a => reachable(a) === '')) problems.push('no sort link is reachable (' + sorts.length + ' in the page: ' + (sorts.length ? reachable(sorts[0]) : 'none') + ')');
+  const boxes = [...document.querySelectorAll('input[type=checkbox]')];
+  boxes.forEach((b, i) => { const why = reachable(b); if (why) problems.push('compare checkbox ' + i + ' ' + why); });
+  window.scrollTo(0, 0);
+  const rank = document.querySelector('td.rank');
+  if (!needRank) {}
+  else if (!rank) problems.push('no rank cell');
+  else {
+    const r = rank.getBoundingClientRect();
+    if (!(r.width > 0 && r.bottom <= height && r.top >= 0)) problems.push('the first rank is not on the first screen (top ' + Math.round(r.top) + ' px of ' + height + ')');
+  }
+  return problems;
+})"""
+
+
+def check_phone(chrome, out, urls):
+    failures = []
+    for width, height in ((390, 844), (360, 740)):
+        for url in urls:
+            chrome.open(url, width, height)
+            # The leaderboard ("/") must show a rank on the first screen; every listing its sort
+            # links and whole checkboxes.
+            need_rank = "true" if url.split("//", 1)[-1].split("?", 1)[0].rstrip("/").count("/") == 0 else "false"
+            problems = chrome.evaluate(f"{PHONE}({width}, {height}, {need_rank})")
+            chrome.evaluate("window.scrollTo(0, 0)")
+            name = url.split("//", 1)[-1].split("/", 1)[-1].replace("/", "_").replace("?", "_").replace("&", "_").replace("=", "-") or "home"
+            chrome.screenshot(os.path.join(out, f"phone-{width}-{name[:60]}.png"),
+                              {"x": 0, "y": 0, "width": width, "height": height})
+            line = f"{width:>5} x {height} px  {url}"
+            print("layout_check:", line, "ok" if not problems else "; ".join(problems))
+            if problems:
+                failures.append(line + ": " + "; ".join(problems))
+    if failures:
+        raise AssertionError("on a phone:\n  " + "\n  ".join(failures))
 
 
 def check_japanese(chrome, out, url):
@@ -185,6 +260,8 @@ def main():
         try:
             if mode == "layout":
                 check_layout(chrome, out, urls)
+            elif mode == "phone":
+                check_phone(chrome, out, urls)
             elif mode == "japanese":
                 check_japanese(chrome, out, urls[0])
             else:
