@@ -55,6 +55,8 @@ TEST(GpuNames, DriverStringsFindTheCatalogsGpu) {
       {"AMD Instinct MI300X", "mi300x"},
       {"AMD Instinct MI300X (gfx942:sramecc+:xnack-)", "mi300x"},
       {"AMD Instinct MI210", "mi210"},
+      {"Apple M4 Max", "m4-max"},
+      {"Apple M4", "m4"},
   };
   for (const auto& [reported, id] : cases) {
     auto found = builtin_catalog().find_gpu(reported);
