@@ -101,4 +101,39 @@ void apply_canonical_names(store::RunSummary& summary, const RunResult& run, con
   }
 }
 
+QueryParams canonical_filter_query(const QueryParams& query, const calc::Catalog& catalog) {
+  std::vector<std::pair<std::string, std::string>> pairs = query.pairs();
+  const bool quantization_asked = !query.get("quantization").empty() || !query.get("quant").empty();
+  std::string model_quantization;
+  for (auto& [name, value] : pairs) {
+    if (value.empty()) continue;
+    if (name == "model") {
+      const CanonicalModel m = canonical_model(value, catalog);
+      if (!m.name.empty()) value = m.name;
+      if (model_quantization.empty()) model_quantization = m.quantization;
+    } else if (name == "quantization" || name == "quant") {
+      if (auto q = catalog.find_quant(value)) value = q->name;
+    } else if (name == "gpu") {
+      // "2× H100 SXM 80GB": the count kept, the GPU's name canonical.
+      std::string count;
+      std::string gpu = value;
+      if (size_t times = gpu.find("× "); times != std::string::npos && times > 0 &&
+          std::all_of(gpu.begin(), gpu.begin() + static_cast<std::ptrdiff_t>(times),
+                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+        count = gpu.substr(0, times + std::string_view("× ").size());
+        gpu = gpu.substr(count.size());
+      }
+      HardwareInfo one;
+      one.source = HardwareSource::Probed;
+      one.gpus.push_back(GpuInfo{gpu, std::nullopt, "", std::nullopt, ""});
+      RunResult run;
+      run.hardware = one;
+      const CatalogMatch match = match_run(run, catalog);
+      if (std::string title = canonical_hardware_title(one, match); !title.empty()) value = count + title;
+    }
+  }
+  if (!quantization_asked && !model_quantization.empty()) pairs.emplace_back("quantization", model_quantization);
+  return QueryParams(std::move(pairs));
+}
+
 }  // namespace sm::site

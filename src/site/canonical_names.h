@@ -12,6 +12,7 @@
 #include "calc/catalog.h"
 #include "result/result.h"
 #include "site/catalog_match.h"
+#include "site/query_string.h"
 #include "store/run_summary.h"
 
 namespace sm::site {
@@ -39,5 +40,12 @@ std::string canonical_hardware_title(const HardwareInfo& hardware, const Catalog
 /// catalog does not know as unverified_hardware.
 void apply_canonical_names(store::RunSummary& summary, const RunResult& run, const CatalogMatch& match,
                            const calc::Catalog& catalog);
+
+/// A listing's query with its filters in the canonical names, so a link written with a reported
+/// name still finds the runs: `model=Qwen3.5-4B-AWQ-4bit` → `model=Qwen3.5-4B&quantization=AWQ 4-bit`
+/// (the quantisation only when none is asked for); `gpu=NVIDIA H100 80GB HBM3` → `gpu=H100 SXM 80GB`
+/// (a "2× " prefix kept); `quantization=awq` → `AWQ 4-bit`. Names the catalog does not know, and
+/// every other parameter, are kept as they are.
+QueryParams canonical_filter_query(const QueryParams& query, const calc::Catalog& catalog);
 
 }  // namespace sm::site

@@ -18,6 +18,7 @@ class QueryParams {
  public:
   QueryParams() = default;
   explicit QueryParams(std::string_view query);
+  explicit QueryParams(std::vector<std::pair<std::string, std::string>> pairs) : pairs_(std::move(pairs)) {}
 
   /// The first value of `name`; empty when absent.
   std::string get(std::string_view name) const;

@@ -6,6 +6,7 @@
 #include "core/clock.h"
 #include "result/profile.h"
 #include "site/calc_input.h"
+#include "site/canonical_names.h"
 #include "site/catalog_match.h"
 #include "site/listing_query.h"
 #include "site/run_checks.h"
@@ -209,7 +210,7 @@ SiteResponse Site::api_post_run(SiteRequest& request) {
 }
 
 SiteResponse Site::api_list_runs(const SiteRequest& request) {
-  auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::Newest);
+  auto q = parse_listing_query(canonical_filter_query(QueryParams(request.query), catalog_), store::RunOrder::Newest);
   if (!q) return error_response(400, "bad_parameter", q.error().message);
   auto page = store_.list_runs(q->filter, q->order, q->page);
   if (!page) return list_error(page.error());
@@ -230,7 +231,7 @@ SiteResponse Site::api_get_run(const std::string& run_id) {
 SiteResponse Site::api_leaderboard(const SiteRequest& request) {
   // A ranking compares like with like: measured runs unless `kind` says otherwise, of the current
   // standard profile; `profile=other` lists the rest, unranked.
-  auto q = parse_leaderboard_query(QueryParams(request.query));
+  auto q = parse_leaderboard_query(canonical_filter_query(QueryParams(request.query), catalog_));
   if (!q) return error_response(400, "bad_parameter", q.error().message);
   auto page = store_.list_runs(q->filter, q->order, q->page);
   if (!page) return list_error(page.error());

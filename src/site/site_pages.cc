@@ -13,6 +13,7 @@
 #include "site/api_docs_page.h"
 #include "site/benchmarks_page.h"
 #include "site/calc_evidence.h"
+#include "site/canonical_names.h"
 #include "site/calc_input.h"
 #include "site/cell_pages.h"
 #include "site/listing_query.h"
@@ -317,7 +318,7 @@ SiteResponse Site::page_error(int status, const std::string& message) {
 }
 
 SiteResponse Site::page_leaderboard(const SiteRequest& request) {
-  auto q = parse_leaderboard_query(QueryParams(request.query));
+  auto q = parse_leaderboard_query(canonical_filter_query(QueryParams(request.query), catalog_));
   if (!q) return page_error(400, ui_error_text(q.error()));
   const bool other = other_runs_view(*q);
   auto values = store_.filter_values();
@@ -394,7 +395,7 @@ SiteResponse Site::page_leaderboard(const SiteRequest& request) {
 }
 
 SiteResponse Site::page_runs(const SiteRequest& request) {
-  auto q = parse_listing_query(QueryParams(request.query), store::RunOrder::Newest);
+  auto q = parse_listing_query(canonical_filter_query(QueryParams(request.query), catalog_), store::RunOrder::Newest);
   if (!q) return page_error(400, ui_error_text(q.error()));
   auto values = store_.filter_values();
   if (!values) return page_error(503, values.error().message);
@@ -493,7 +494,7 @@ SiteResponse Site::page_run(const std::string& run_id, const SiteRequest& reques
 }
 
 SiteResponse Site::page_hardware(const SiteRequest& request) {
-  QueryParams params(request.query);
+  const QueryParams params = canonical_filter_query(QueryParams(request.query), catalog_);
   if (params.has("gpu") && !params.get("gpu").empty()) {
     auto q = parse_listing_query(params, store::RunOrder::BestTotal, 50, "measured");
     if (!q) return page_error(400, ui_error_text(q.error()));
@@ -528,7 +529,7 @@ SiteResponse Site::page_hardware(const SiteRequest& request) {
 }
 
 SiteResponse Site::page_models(const SiteRequest& request) {
-  QueryParams params(request.query);
+  const QueryParams params = canonical_filter_query(QueryParams(request.query), catalog_);
   if (params.has("model") && !params.get("model").empty()) {
     auto q = parse_listing_query(params, store::RunOrder::BestTotal, 50, "measured");
     if (!q) return page_error(400, ui_error_text(q.error()));

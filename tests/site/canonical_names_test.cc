@@ -188,6 +188,11 @@ TEST_F(CanonicalNamesSiteTest, AnH100AsTheDriverNamesItIsCheckedGroupedAndEviden
       EXPECT_EQ(run["gpu_reported"], "H100 80GB HBM3");
     }
   EXPECT_TRUE(seen);
+  // A link written with the names the run reported finds it too.
+  EXPECT_EQ(json::parse(get("/api/v1/runs?gpu=NVIDIA%20H100%2080GB%20HBM3&model=Llama-3.1-8B-Instruct-AWQ").body)["total"], 3);
+  EXPECT_EQ(json::parse(get("/api/v1/runs?model=Llama-3.1-8B-Instruct-GPTQ-Int4").body)["total"], 0)
+      << "the quantisation a model name carries filters too";
+  EXPECT_NE(get("/hardware?gpu=NVIDIA%20H100%2080GB%20HBM3").body.find("data-run-id=\"real\""), std::string::npos);
   // The calculator's evidence for an H100 SXM has the runs the driver named otherwise.
   auto evidence = store_->list_runs_for_setup({"h100-sxm", 1, "llama-3.1-8b", "vllm"}, 10);
   ASSERT_TRUE(evidence);
