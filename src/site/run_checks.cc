@@ -14,7 +14,7 @@ namespace sm::site {
 namespace {
 
 // Raised when the checks decide differently on the same catalog (a new check, a new bound).
-constexpr int kChecksVersion = 1;
+constexpr int kChecksVersion = 2;  // 2: power above the enforced limit
 
 constexpr int64_t kRecheckPage = 200;
 

@@ -303,7 +303,35 @@ std::optional<calc::GpuSpec> class_bound_gpu(const HardwareInfo& hardware, const
   return bound;
 }
 
+std::string power_reason(const RunResult& run) {
+  if (!run.telemetry || run.telemetry->gpus.empty()) return "";
+  double limit_w = 0;
+  for (const TelemetryGpu& g : run.telemetry->gpus) {
+    if (!g.power_limit_w || !(*g.power_limit_w > 0)) return "";
+    limit_w += *g.power_limit_w;
+  }
+  const double bound_w = kPowerLimitFactor * limit_w;
+  auto over = [&](const std::optional<double>& power_w) { return power_w && *power_w > bound_w; };
+  for (const DecodeCell& c : run.decode)
+    if (c.status == CellStatus::Valid && over(c.telemetry.gpu_power_w))
+      return fmt::format("decode {}: a mean of {:.0f} W is above {}× the sampled GPUs' enforced power limit ({:.0f} W): "
+                         "its tokens per joule cannot be right",
+                         format_tokens(c.context) + " × " + std::to_string(c.concurrency), *c.telemetry.gpu_power_w,
+                         kPowerLimitFactor, limit_w);
+  for (const PrefillRow& p : run.prefill)
+    if (p.status == CellStatus::Valid && over(p.telemetry.gpu_power_w))
+      return fmt::format("prefill {}: a mean of {:.0f} W is above {}× the sampled GPUs' enforced power limit ({:.0f} W): "
+                         "its tokens per joule cannot be right",
+                         format_tokens(p.context), *p.telemetry.gpu_power_w, kPowerLimitFactor, limit_w);
+  return "";
+}
+
 std::string implausible_reason(const RunResult& run, const CatalogMatch& match, const calc::Catalog& catalog) {
+  std::string reason = roofline_reason(run, match, catalog);
+  return reason.empty() ? power_reason(run) : reason;
+}
+
+std::string roofline_reason(const RunResult& run, const CatalogMatch& match, const calc::Catalog& catalog) {
   if (!match.model) return "";
   calc::Setup setup;
   if (match.gpu && match.gpu_count >= 1) {

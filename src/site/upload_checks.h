@@ -41,6 +41,10 @@ constexpr double kPerRequestAllowance = 0.10;    ///< per-request may exceed tot
 constexpr int64_t kClockSkewMs = 3600 * 1000;    ///< a start this far ahead of the site's clock is still accepted
 constexpr int64_t kEarliestRunUnixMs = 1672531200000;  ///< 2023-01-01T00:00:00Z
 constexpr double kImplausibleFactor = 2.0;       ///< flagged above this many times the roofline
+/// Flagged when a window's mean board power is above this many times the sum of the sampled GPUs'
+/// enforced power limits: a mean over a window cannot sit above the limit the board enforces
+/// (transients over it are averaged away); 1.25 leaves room for a limit changed mid-run.
+constexpr double kPowerLimitFactor = 1.25;
 constexpr double kEnergyTolerance = 0.5;         ///< a window's gpu_energy_j vs gpu_power_w × its length
 constexpr double kEnergyCheckMinWindowS = 1.0;   ///< ... checked only on windows at least this long (sampling)
 constexpr double kWindowAllowance = 0.9;         ///< a valid window may be this share of the settings' window
@@ -70,10 +74,19 @@ double roofline_prefill_tok_s(const calc::Setup& setup, int64_t context);
 /// unknown hardware (nothing declared) or an empty catalog.
 std::optional<calc::GpuSpec> class_bound_gpu(const HardwareInfo& hardware, const calc::Catalog& catalog);
 
+/// Why a run's power readings cannot be ("" when they can, or no limit is known): a valid cell's
+/// or row's mean gpu_power_w above kPowerLimitFactor × the summed power_limit_w of
+/// telemetry.gpus. Its tokens per joule (its tokens ÷ that power × its window, checked at upload)
+/// would then be made up.
+std::string power_reason(const RunResult& run);
+
+/// Why a throughput is above its roofline (see implausible_reason); "" when none is.
+std::string roofline_reason(const RunResult& run, const CatalogMatch& match, const calc::Catalog& catalog);
+
 /// Why the run is implausible for its declared hardware ("" when it is not, or cannot be
 /// checked: the model not in the catalog, or the hardware unknown). GPUs the catalog does not know
 /// are checked against class_bound_gpu. Without a catalog quantisation, the catalog's smallest one
-/// is assumed (the highest roofline).
+/// is assumed (the highest roofline). Then its power readings (power_reason).
 std::string implausible_reason(const RunResult& run, const CatalogMatch& match, const calc::Catalog& catalog);
 
 /// True for a run on a synthetic model: `engine.synthetic_model` true in the upload, or a model

@@ -191,7 +191,7 @@ TEST_F(EfficiencySiteTest, RunPageShowsTokensPerJouleAndNamesEveryThrottledCell)
       << b.substr(b.find("Best efficiency"), 120);
   EXPECT_NE(b.find("throttled in 2 of 5</strong>"), std::string::npos);
   EXPECT_NE(b.find("0 × 2 (Power capped), prefill 32K (Thermal)"), std::string::npos);
-  // Per cell: tokens per joule (one style for the column: the prefill rows reach 54, so one
+  // Per cell: tokens per joule (one style for the column: the prefill rows reach 81, so one
   // decimal for every row), power, energy, clock, temperature, verdict.
   EXPECT_NE(b.find("id=\"telemetry-table\""), std::string::npos);
   EXPECT_NE(b.find("<tr class=\"best\"><td class=\"l\">16K × 2</td><td class=\"l\">Valid</td><td>2.7</td><td>" + power +
@@ -199,7 +199,7 @@ TEST_F(EfficiencySiteTest, RunPageShowsTokensPerJouleAndNamesEveryThrottledCell)
             std::string::npos);
   EXPECT_NE(b.find("<td>1,410 MHz</td><td>71 °C</td><td class=\"l throttled\" data-throttle=\"power_capped\">Power capped</td>"),
             std::string::npos);
-  EXPECT_NE(b.find("<td class=\"l\">prefill 32K</td><td class=\"l\">Valid</td><td>32.0</td><td>274 W</td>"), std::string::npos);
+  EXPECT_NE(b.find("<td class=\"l\">prefill 32K</td><td class=\"l\">Valid</td><td>48.0</td><td>183 W</td>"), std::string::npos);
   EXPECT_NE(b.find("GPU 0 NVIDIA GeForce RTX 3090 (power limit 350 W, SM clock max 1,950 MHz)"), std::string::npos);
   EXPECT_NE(b.find("id=\"decode-matrix\""), std::string::npos);  // the report is still there, below
 

@@ -322,5 +322,33 @@ TEST(UploadChecks, TheMeasurementsHashIgnoresTheRunIdAndLabels) {
   EXPECT_NE(measurements_sha256(to_json(a)), measurements_sha256(to_json(b)));
 }
 
+// Issue 30 point 2, efficiency against a physical bound: tokens per joule is a cell's tokens over
+// its power × window (checked at upload), so power no board can draw makes it up. A mean above
+// 1.25 × the sampled GPUs' enforced limit flags the run, whatever its GPU or model.
+TEST(UploadChecks, PowerAboveTheGpusEnforcedLimitIsImplausible) {
+  RunResult r = test::site_result("power", "M1", "NVIDIA A10G");  // neither GPU nor model in the catalog
+  test::add_gpu_telemetry(r, 1.0);  // 350 W limit on the one GPU
+  const CatalogMatch m = match_run(r, catalog());
+  EXPECT_EQ(implausible_reason(r, m, catalog()), "");
+  DecodeCell& c = r.decode[1];
+  c.telemetry.gpu_power_w = 430.0;  // within 1.25 × 350 W: a limit raised mid-run
+  c.telemetry.gpu_energy_j = 430.0 * *c.measured_s;
+  c.telemetry.tokens_per_joule = static_cast<double>(*c.output_tokens) / *c.telemetry.gpu_energy_j;
+  EXPECT_EQ(implausible_reason(r, m, catalog()), "");
+  c.telemetry.gpu_power_w = 3.0;  // consistent, and low: 100× the tokens per joule ...
+  c.telemetry.gpu_energy_j = 3.0 * *c.measured_s;
+  c.telemetry.tokens_per_joule = static_cast<double>(*c.output_tokens) / *c.telemetry.gpu_energy_j;
+  EXPECT_EQ(refusal(r), "") << "consistent figures pass the arithmetic checks";
+  EXPECT_EQ(implausible_reason(r, m, catalog()), "") << "no floor is known for a board's power";
+  c.telemetry.gpu_power_w = 1000.0;
+  c.telemetry.gpu_energy_j = 1000.0 * *c.measured_s;
+  c.telemetry.tokens_per_joule = static_cast<double>(*c.output_tokens) / *c.telemetry.gpu_energy_j;
+  const std::string why = implausible_reason(r, m, catalog());
+  EXPECT_NE(why.find("1000 W is above 1.25× the sampled GPUs' enforced power limit (350 W)"), std::string::npos) << why;
+  // Without a known limit nothing is claimed.
+  r.telemetry->gpus[0].power_limit_w.reset();
+  EXPECT_EQ(implausible_reason(r, m, catalog()), "");
+}
+
 }  // namespace
 }  // namespace sm::site
