@@ -38,7 +38,10 @@ token=$("$bin" serve token create --db "$dsn" --name bench 2>/dev/null)  # also 
 
 echo "site_scale: seeding $runs runs"
 seed_start=$(date +%s.%N)
-psql -q -v ON_ERROR_STOP=1 -v base="$(cat "$out/base.json")" -v runs="$runs" "$dsn" <<'SQL'
+# Marked checked with this build's catalog: the site would otherwise check every seeded run again
+# at start-up from its one result JSON (run_checks.h), and make them all that run's setup.
+checked_with=$("$bin" serve checks-fingerprint)
+psql -q -v ON_ERROR_STOP=1 -v base="$(cat "$out/base.json")" -v runs="$runs" -v checked_with="$checked_with" "$dsn" <<'SQL'
 \o /dev/null
 SELECT setseed(0.42);
 \o
@@ -47,7 +50,7 @@ INSERT INTO runs (run_id, kind, gpu, model, engine, engine_version, quantization
   best_total_concurrency, prefill_32k_tok_s, valid_cells, decode_cells, best_tokens_per_joule,
   best_tokens_per_joule_context, best_tokens_per_joule_concurrency, gpu_telemetry, throttle_worst, throttled_cells,
   calc_gpu, calc_gpu_count, calc_model, calc_engine, implausible, synthetic_model, hidden, content_sha256,
-  result_json, measurements_sha256, profile)
+  result_json, measurements_sha256, profile, checked_with)
 SELECT 'seed-' || lpad(g::text, 6, '0'),
   CASE WHEN g % 10 = 0 THEN 'predicted' WHEN g % 10 = 1 THEN 'simulated' ELSE 'measured' END,
   (ARRAY['RTX 3090 24GB', 'RTX 4090 24GB', 'H100 80GB', 'A100 80GB', 'L40S 48GB', 'RTX 6000 Ada 48GB',
@@ -66,7 +69,8 @@ SELECT 'seed-' || lpad(g::text, 6, '0'),
   CASE WHEN g % 3 = 0 THEN 0 ELSE NULL END,
   '', 0, '', '', CASE WHEN g % 97 = 0 THEN 'seeded as implausible' ELSE '' END, 0, CASE WHEN g % 199 = 0 THEN 1 ELSE 0 END,
   md5(g::text), :'base', md5('measurements-' || g),
-  CASE WHEN g % 10 = 3 THEN 'quick/1' WHEN g % 10 = 7 THEN '' ELSE 'standard/1' END
+  CASE WHEN g % 10 = 3 THEN 'quick/1' WHEN g % 10 = 7 THEN '' ELSE 'standard/1' END,
+  :'checked_with'
 FROM generate_series(1, :runs) AS g;
 ANALYZE runs;
 SQL

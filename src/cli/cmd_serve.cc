@@ -16,6 +16,8 @@
 #include "core/clock.h"
 #include "core/text.h"
 #include "core/units.h"
+#include "calc/catalog.h"
+#include "site/run_checks.h"
 #include "site/site.h"
 #include "site/site_server.h"
 #include "site/trusted_proxies.h"
@@ -120,6 +122,9 @@ int serve(const ServeFlags& f) {
     std::fprintf(stderr, "speedmatrix serve: %s\n", site.error().message.c_str());
     return kExitFailure;
   }
+  if ((*site)->rechecked_at_start() > 0)
+    std::fprintf(stderr, "speedmatrix serve: checked %lld stored runs again with this build's catalog and checks\n",
+                 static_cast<long long>((*site)->rechecked_at_start()));
   site::SiteServerConfig server_config{.host = listen->host, .port = listen->port, .threads = f.threads, .heavy_threads = f.heavy_threads};
   server_config.trusted_proxies = std::move(*proxies);
   auto server = site::SiteServer::start(**site, server_config);
@@ -410,8 +415,24 @@ void add_serve_command(CLI::App& app, Action& action) {
       action = [run_flags, v] { return run_moderate(*run_flags, v); };
     });
   }
-  cmd->callback([flags, token, run, &action] {
-    if (token->parsed() || run->parsed()) return;  // a subcommand set the action
+  CLI::App* checks = cmd->add_subcommand(
+      "checks-fingerprint",
+      "Print the fingerprint of this build's catalog and upload checks: a run stored with another (its "
+      "checked_with column) is checked again when the site starts. For scripts that write runs into the "
+      "store directly and have checked them otherwise (bench/site_scale.sh)");
+  checks->callback([&action] {
+    action = [] {
+      auto catalog = calc::Catalog::builtin();
+      if (!catalog) {
+        std::fprintf(stderr, "speedmatrix serve checks-fingerprint: %s\n", catalog.error().message.c_str());
+        return kExitFailure;
+      }
+      std::printf("%s\n", site::checks_fingerprint(*catalog).c_str());
+      return kExitOk;
+    };
+  });
+  cmd->callback([flags, token, run, checks, &action] {
+    if (token->parsed() || run->parsed() || checks->parsed()) return;  // a subcommand set the action
     action = [flags] { return serve(*flags); };
   });
 }

@@ -67,6 +67,7 @@ Result<int64_t> recheck_stored_runs(store::ResultStore& store, const calc::Catal
     auto page = store.runs_checked_otherwise(fingerprint, after, kRecheckPage);
     if (!page) return std::unexpected(page.error());
     if (page->empty()) return checked;
+    std::vector<store::RunSummary> updates;
     for (const store::StoredRun& stored : *page) {
       after = stored.summary.run_id;
       store::RunSummary summary = stored.summary;
@@ -83,9 +84,11 @@ Result<int64_t> recheck_stored_runs(store::ResultStore& store, const calc::Catal
       } else {
         summary.checked_with = fingerprint;
       }
-      if (auto ok = store.update_checks(summary); !ok) return std::unexpected(ok.error());
-      ++checked;
+      updates.push_back(std::move(summary));
     }
+    // One transaction a page: an upgrade of a large store commits 200 runs at a time.
+    if (auto ok = store.update_checks(updates); !ok) return std::unexpected(ok.error());
+    checked += static_cast<int64_t>(updates.size());
   }
 }
 

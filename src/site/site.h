@@ -90,6 +90,8 @@ class Site {
   int64_t body_limit(const SiteRequest& head) const;
 
   const SiteConfig& config() const { return config_; }
+  /// How many stored runs create() checked again with this build's catalog (run_checks.h).
+  int64_t rechecked_at_start() const { return rechecked_at_start_; }
 
  private:
   Site(store::ResultStore& store, SiteConfig config, const Clock& clock, JsonSchema schema, JsonSchema rules,
@@ -134,6 +136,7 @@ class Site {
   JsonSchema rules_;   ///< data/site/upload-rules.json: what this site accepts of one
   calc::Catalog catalog_;
   std::string checks_fingerprint_;  ///< checks_fingerprint(catalog_): what apply_site_checks records
+  int64_t rechecked_at_start_ = 0;  ///< stored runs checked again by create (run_checks.h)
   RateLimiter upload_limiter_;
   RateLimiter calc_limiter_;
   std::vector<calc::CorpusCase> corpus_;  ///< data/measurements/measurements.csv mapped to the catalog

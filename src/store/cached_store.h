@@ -71,7 +71,9 @@ class CachedStore final : public ResultStore {
                                                         int64_t limit) override {
     return inner_.runs_checked_otherwise(checked_with, after_run_id, limit);
   }
-  Result<int64_t> update_checks(const RunSummary& summary) override { return inner_.update_checks(summary); }
+  Result<int64_t> update_checks(const std::vector<RunSummary>& summaries) override {
+    return inner_.update_checks(summaries);
+  }
   Result<int64_t> set_hidden(std::string_view run_id, bool hidden) override { return inner_.set_hidden(run_id, hidden); }
   Result<int64_t> delete_run(std::string_view run_id) override { return inner_.delete_run(run_id); }
   Result<int64_t> generation() override { return inner_.generation(); }

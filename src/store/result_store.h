@@ -66,8 +66,8 @@ class ResultStore {
                                                                 std::string_view after_run_id, int64_t limit) = 0;
   /// Writes what the site's checks work out (RunSummary: gpu, model, quantization, the reported
   /// names, the calc_* columns, implausible, synthetic_model, unverified_hardware, checked_with)
-  /// for the run `summary.run_id`; returns how many runs changed (0 or 1).
-  virtual Result<int64_t> update_checks(const RunSummary& summary) = 0;
+  /// for each run `summary.run_id`, all in one transaction; returns how many runs changed.
+  virtual Result<int64_t> update_checks(const std::vector<RunSummary>& summaries) = 0;
   /// Hides (or shows again) a run; returns how many runs changed (0: no such run, or already so).
   virtual Result<int64_t> set_hidden(std::string_view run_id, bool hidden) = 0;
   /// Deletes a run for good; returns how many were deleted (0 or 1).

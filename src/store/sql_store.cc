@@ -469,22 +469,47 @@ Result<std::vector<StoredRun>> SqlStore::runs_checked_otherwise(std::string_view
   return out;
 }
 
-Result<int64_t> SqlStore::update_checks(const RunSummary& s) {
-  const std::array<SqlParam, 14> params = {s.run_id,
-                                            s.gpu,
-                                            s.model,
-                                            s.quantization,
-                                            s.gpu_reported,
-                                            s.model_reported,
-                                            s.calc_gpu,
-                                            s.calc_gpu_count,
-                                            s.calc_model,
-                                            s.calc_engine,
-                                            s.implausible,
-                                            int64_t{s.synthetic_model ? 1 : 0},
-                                            int64_t{s.unverified_hardware ? 1 : 0},
-                                            s.checked_with};
-  return write_one(sql::kUpdateChecks, params);
+Result<int64_t> SqlStore::update_checks(const std::vector<RunSummary>& summaries) {
+  if (summaries.empty()) return int64_t{0};
+  auto c = pool_.acquire();
+  if (!c) return std::unexpected(c.error());
+  if (auto ok = (*c)->begin_write(); !ok) return std::unexpected(ok.error());
+  int64_t changed = 0;
+  for (const RunSummary& s : summaries) {
+    const std::array<SqlParam, 14> params = {s.run_id,
+                                             s.gpu,
+                                             s.model,
+                                             s.quantization,
+                                             s.gpu_reported,
+                                             s.model_reported,
+                                             s.calc_gpu,
+                                             s.calc_gpu_count,
+                                             s.calc_model,
+                                             s.calc_engine,
+                                             s.implausible,
+                                             int64_t{s.synthetic_model ? 1 : 0},
+                                             int64_t{s.unverified_hardware ? 1 : 0},
+                                             s.checked_with};
+    auto n = (*c)->execute(sql::kUpdateChecks, params);
+    if (!n) {
+      (*c)->rollback();
+      return n;
+    }
+    changed += *n;
+  }
+  const bool sqlite = (*c)->dialect() == SqlDialect::Sqlite;
+  if (changed > 0 && sqlite) {
+    if (auto ok = (*c)->execute(sql::kSqliteBumpGeneration, {}); !ok) {
+      (*c)->rollback();
+      return std::unexpected(ok.error());
+    }
+  }
+  if (auto ok = (*c)->commit(); !ok) {
+    (*c)->rollback();
+    return std::unexpected(ok.error());
+  }
+  if (changed > 0 && !sqlite) bump_generation_after_commit(**c);
+  return changed;
 }
 
 Result<int64_t> SqlStore::delete_run(std::string_view run_id) {

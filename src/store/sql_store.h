@@ -30,7 +30,7 @@ class SqlStore final : public ResultStore {
   Result<std::optional<std::string>> find_run_by_measurements(std::string_view measurements_sha256) override;
   Result<std::vector<StoredRun>> runs_checked_otherwise(std::string_view checked_with, std::string_view after_run_id,
                                                         int64_t limit) override;
-  Result<int64_t> update_checks(const RunSummary& summary) override;
+  Result<int64_t> update_checks(const std::vector<RunSummary>& summaries) override;
   Result<int64_t> set_hidden(std::string_view run_id, bool hidden) override;
   Result<int64_t> delete_run(std::string_view run_id) override;
   Result<int64_t> generation() override;

@@ -93,7 +93,7 @@ class HeldRunStore final : public ResultStore {
   Result<std::vector<StoredRun>> runs_checked_otherwise(std::string_view w, std::string_view after, int64_t n) override {
     return inner_.runs_checked_otherwise(w, after, n);
   }
-  Result<int64_t> update_checks(const RunSummary& s) override { return inner_.update_checks(s); }
+  Result<int64_t> update_checks(const std::vector<RunSummary>& s) override { return inner_.update_checks(s); }
   Result<int64_t> set_hidden(std::string_view id, bool h) override { return inner_.set_hidden(id, h); }
   Result<int64_t> delete_run(std::string_view id) override { return inner_.delete_run(id); }
   Result<int64_t> generation() override { return inner_.generation(); }

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "result/result_json.h"
+#include "calc/catalog.h"
+#include "site/run_checks.h"
 #include "site/site_fixtures.h"
 #include "site/upload_token.h"
 #include "store/result_store.h"
@@ -110,6 +112,14 @@ TEST_F(ModerationCli, TokenRevokeTakesAnIdNotAName) {
   auto unknown = test::run_binary("serve token revoke --db " + dsn() + " tk_nothing");
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_NE(unknown.output.find("no token has the id"), std::string::npos) << unknown.output;
+}
+
+// The fingerprint a script writes into checked_with when it stores runs itself (bench/site_scale.sh):
+// the one the site compares with, so those runs are not checked again at start-up.
+TEST_F(ModerationCli, ChecksFingerprintIsTheSitesOwn) {
+  auto printed = test::run_binary_stdout("serve checks-fingerprint");
+  ASSERT_EQ(printed.exit_code, 0) << printed.output;
+  EXPECT_EQ(printed.output, site::checks_fingerprint(calc::Catalog::builtin().value()) + "\n");
 }
 
 }  // namespace
