@@ -17,6 +17,7 @@
 #include "bench/attribution.h"
 #include "bench/busy_host.h"
 #include "bench/closed_loop.h"
+#include "bench/run_secrets.h"
 #include "bench/progress.h"
 #include "bench/repeat_passes.h"
 #include "bench/resume.h"
@@ -137,6 +138,7 @@ class MatrixRun {
   void save();
   ConnectionInfo connection_info() const;
   RedactOptions redact_options() const;
+  void move_server_log(const std::string& path);
   void note(const std::string& message);
   int finish(bool interrupted);
   double seconds_since(int64_t t0_ns) const { return static_cast<double>(clock_.now_ns() - t0_ns) / 1e9; }
@@ -197,7 +199,8 @@ Result<void> MatrixRun::launch() {
     if (auto free = check_port_free(url_host(base_url_), url_port(base_url_)); !free) return free;
   std::fprintf(stderr, "speedmatrix: starting the server: %s\n",
                redact_command(config_.launch_command, redact_options()).c_str());
-  if (auto ok = server_.start(config_.launch_command, launch_log_path_); !ok) return ok;
+  // The server's log is written redacted: vLLM, for one, prints its own --api-key.
+  if (auto ok = server_.start(config_.launch_command, launch_log_path_, redact_options()); !ok) return ok;
   // Not over HTTP/2 yet: a server that speaks only HTTP/1.1 would never look healthy.
   ConnectionOptions health = connection_;
   health.http2 = false;
@@ -206,16 +209,14 @@ Result<void> MatrixRun::launch() {
 
 // Secrets never leave the machine: everything written or printed from result_ goes through
 // redact_result (docs/ARCHITECTURE.md, "Secrets"); result_ itself keeps what was measured.
+// Into the run folder, on another file system too (a copy); a failure is said, not swallowed.
+void MatrixRun::move_server_log(const std::string& path) {
+  if (auto moved = server_.move_log(path); moved) launch_log_path_ = path;
+  else note(fmt::format("the server's log stays at {}: {}", launch_log_path_, moved.error().message));
+}
+
 RedactOptions MatrixRun::redact_options() const {
-  RedactOptions options;
-  options.drop_host = config_.redact_host;
-  for (const auto& h : connection_.headers) options.secrets.push_back(header_value(h));
-  if (options.drop_host) {
-    options.hosts.push_back(url_host(base_url_));
-    char host[256] = {};
-    if (gethostname(host, sizeof host - 1) == 0) options.hosts.emplace_back(host);
-  }
-  return options;
+  return run_redact_options(config_.target, base_url_, config_.redact_host);
 }
 
 ConnectionInfo MatrixRun::connection_info() const {
@@ -369,8 +370,7 @@ Result<void> MatrixRun::prepare_resume() {
                                    retried == 1 ? "row or cell" : "rows and cells")
                      : std::string("--retry-failed: no row or cell ended in error"));
   if (!launch_log_path_.empty()) {
-    std::string log = (std::filesystem::path(run_dir_) / fmt::format("server-resume{}.log", result_.resumes)).string();
-    if (std::rename(launch_log_path_.c_str(), log.c_str()) == 0) launch_log_path_ = log;
+    move_server_log((std::filesystem::path(run_dir_) / fmt::format("server-resume{}.log", result_.resumes)).string());
   }
   return write_result_file(path, redacted(result_, redact_options()));
 }
@@ -455,8 +455,7 @@ Result<void> MatrixRun::prepare() {
   run_dir_ = config_.out_dir.empty() ? default_run_dir(now_ms, probe_.engine.model) : config_.out_dir;
   if (auto ok = create_run_folder(run_dir_); !ok) return ok;
   if (!launch_log_path_.empty()) {
-    std::string log = (std::filesystem::path(run_dir_) / "server.log").string();
-    if (std::rename(launch_log_path_.c_str(), log.c_str()) == 0) launch_log_path_ = log;
+    move_server_log((std::filesystem::path(run_dir_) / "server.log").string());
   }
   auto written = write_result_file((std::filesystem::path(run_dir_) / kResultFile).string(),
                                    redacted(result_, redact_options()));

@@ -11,6 +11,7 @@
 #include "bench/attribution.h"
 #include "bench/open_loop.h"
 #include "bench/run_folder.h"
+#include "bench/run_secrets.h"
 #include "core/build_info.h"
 #include "core/interrupt.h"
 #include "engines/probe.h"
@@ -42,17 +43,7 @@ class SweepRun {
   void note(const std::string& message) const {
     std::fprintf(stderr, "speedmatrix sweep: %s\n", redact_text(message, redact_options()).c_str());
   }
-  RedactOptions redact_options() const {
-    RedactOptions o;
-    o.drop_host = config_.redact_host;
-    for (const auto& h : config_.target.connection.headers) o.secrets.push_back(header_value(h));
-    if (o.drop_host) {
-      o.hosts.push_back(url_host(base_url_));
-      char host[256] = {};
-      if (gethostname(host, sizeof host - 1) == 0) o.hosts.emplace_back(host);
-    }
-    return o;
-  }
+  RedactOptions redact_options() const { return run_redact_options(config_.target, base_url_, config_.redact_host); }
 
   const SweepConfig& config_;
   std::string base_url_;

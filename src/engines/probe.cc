@@ -5,6 +5,7 @@
 
 #include "engines/prometheus.h"
 #include "net/url.h"
+#include "result/redact.h"
 
 namespace sm {
 
@@ -198,17 +199,19 @@ Result<ProbeResult> probe_server(const ProbeOptions& options, const HttpTranspor
   // /v1/models first: it proves the URL is an OpenAI-compatible server at all.
   HttpRequest models_req{join_url(options.base_url, "/v1/models"), "", options.headers};
   auto models_resp = transport(models_req);
-  if (!models_resp) return fail(models_resp.error().code, fmt::format("cannot reach {}: {}", options.base_url, models_resp.error().message));
+  // Messages name the URL without its secrets (user:password@, ?api_key=...): they are printed.
+  const std::string shown_url = redact_url(options.base_url);
+  if (!models_resp) return fail(models_resp.error().code, fmt::format("cannot reach {}: {}", shown_url, redact_text(models_resp.error().message)));
   if (models_resp->status == 401 || models_resp->status == 403)
     return fail(ErrorCode::Http, fmt::format("{}/v1/models: HTTP {}: the server wants an API key (--api-key, "
                                              "SPEEDMATRIX_API_KEY or OPENAI_API_KEY, sent as Authorization: Bearer) "
                                              "or the header it expects (--header 'Name: value')",
-                                             options.base_url, models_resp->status));
+                                             shown_url, models_resp->status));
   json models = parse_json(models_resp->body);
   if (models_resp->status != 200 || !models.is_object() || !models.contains("data") || !models["data"].is_array())
     return fail(ErrorCode::Protocol, fmt::format("{}/v1/models answered HTTP {} without a model list: not an "
                                                  "OpenAI-compatible server?",
-                                                 options.base_url, models_resp->status));
+                                                 shown_url, models_resp->status));
   const json* card = nullptr;
   for (const auto& m : models["data"]) {
     std::string id = str_field(m, "id");

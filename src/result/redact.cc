@@ -478,6 +478,14 @@ static std::string redact_literals(std::string out, const std::vector<std::strin
   return out;
 }
 
+std::string url_user_info(std::string_view url) {
+  const Authority a = find_authority(url);
+  if (!a.user_info) return "";
+  size_t at = a.host_begin - 1;
+  if (a.bracketed) at -= 1;  // "[" follows the '@'
+  return std::string(url.substr(a.begin, at - a.begin));
+}
+
 std::string redact_text(std::string_view text, const RedactOptions& options) {
   std::string out = redact_literals(std::string(text), options.secrets);
   out = redact_urls(out, options);

@@ -50,6 +50,9 @@ struct RedactOptions {
   std::vector<std::string> secrets;
 };
 
+/// The user information of a URL ("alice:hunter2" of "http://alice:hunter2@host/"); "" when none.
+std::string url_user_info(std::string_view url);
+
 /// Free text (a note, a warning, an error message, a command line): every rule above. Quotes
 /// around a redacted value are kept (`--api-key '<redacted>'`), and a flag's value may follow a
 /// `\`-newline continuation.

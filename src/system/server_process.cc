@@ -64,13 +64,14 @@ namespace {
 
 }  // namespace
 
-Result<void> ServerProcess::start(const std::string& command, const std::string& log_path) {
-  log_path_ = log_path;
-  int log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (log_fd < 0) return fail(ErrorCode::Io, fmt::format("cannot open server log {}: {}", log_path, std::strerror(errno)));
+Result<void> ServerProcess::start(const std::string& command, const std::string& log_path, RedactOptions secrets) {
+  auto write_end = log_.start(log_path, std::move(secrets));
+  if (!write_end) return std::unexpected(write_end.error());
+  const int log_fd = *write_end;
   pid_t pid = ::fork();
   if (pid < 0) {
     ::close(log_fd);
+    log_.finish(0);
     return fail(ErrorCode::Io, fmt::format("fork failed: {}", std::strerror(errno)));
   }
   if (pid == 0) {
@@ -136,7 +137,7 @@ bool ServerProcess::running() {
 }
 
 std::string ServerProcess::log_tail(int lines) const {
-  std::ifstream in(log_path_);
+  std::ifstream in(log_.path());
   std::vector<std::string> all;
   std::string line;
   while (std::getline(in, line)) all.push_back(line);
@@ -153,11 +154,12 @@ Result<void> ServerProcess::wait_healthy(const std::string& health_url, double t
   while (std::chrono::steady_clock::now() < deadline) {
     if (interrupt_requested()) return fail(ErrorCode::Interrupted, "interrupted while waiting for the server");
     if (!running()) {
+      log_.finish(1.0);  // its last lines, which say why
       std::string how = WIFEXITED(exit_status_) ? fmt::format("exited with status {}", WEXITSTATUS(exit_status_))
                                                 : fmt::format("was killed by signal {}", WTERMSIG(exit_status_));
       return fail(ErrorCode::Network, fmt::format("the launched server {} before it became healthy; last log lines "
                                                   "({}):\n{}",
-                                                  how, log_path_, log_tail(20)));
+                                                  how, log_.path(), log_tail(20)));
     }
     auto r = http_fetch(HttpRequest{health_url, "", {}}, FetchOptions{2, 1, 1 << 20, connection});
     if (r && r->status == 200) return {};
@@ -166,7 +168,7 @@ Result<void> ServerProcess::wait_healthy(const std::string& health_url, double t
   }
   return fail(ErrorCode::Timeout, fmt::format("the launched server was not healthy after {:.0f} s ({} answered: {}); "
                                               "last log lines ({}):\n{}",
-                                              timeout_s, health_url, last, log_path_, log_tail(20)));
+                                              timeout_s, health_url, last, log_.path(), log_tail(20)));
 }
 
 void ServerProcess::stop(double grace_s) {
@@ -189,6 +191,7 @@ void ServerProcess::stop(double grace_s) {
   ::kill(-pid_, SIGKILL);  // anything the server left behind in its group
   pid_ = -1;
   stop_guard();
+  log_.finish(2.0);  // what the server wrote last, up to its pipe's end
 }
 
 Result<void> check_port_free(const std::string& host, int port) {

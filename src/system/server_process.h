@@ -1,6 +1,7 @@
 #pragma once
 // A server speedmatrix starts itself (`run --launch "CMD"`): started through /bin/sh in its own
-// process group with stdout and stderr in a log file, waited on until healthy, and stopped with
+// process group with stdout and stderr in a log file (written redacted: system/redacting_log.h),
+// waited on until healthy, and stopped with
 // SIGTERM, then SIGKILL. A guard process ends the group when speedmatrix dies without stopping
 // it (SIGKILL, a crash, an OOM kill, a closed SSH session), so no server outlives its run.
 #include <sys/types.h>
@@ -9,6 +10,8 @@
 
 #include "core/error.h"
 #include "net/connection_options.h"
+#include "result/redact.h"
+#include "system/redacting_log.h"
 
 namespace sm {
 
@@ -19,8 +22,12 @@ class ServerProcess {
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
 
-  /// Starts `command` (a shell command line) with output appended to `log_path`.
-  Result<void> start(const std::string& command, const std::string& log_path);
+  /// Starts `command` (a shell command line) with output appended to `log_path`, each line
+  /// redacted with `secrets` (and the secret shapes redact_text knows).
+  Result<void> start(const std::string& command, const std::string& log_path, RedactOptions secrets = {});
+
+  /// Moves the log (to the run folder) while the server writes it; across file systems too.
+  Result<void> move_log(const std::string& path) { return log_.move_to(path); }
 
   /// Polls `health_url` until it answers 200, the process exits, or `timeout_s` passes. The
   /// error names what happened and carries the log's last lines.
@@ -32,7 +39,7 @@ class ServerProcess {
   /// True while the process has not exited.
   bool running();
 
-  const std::string& log_path() const { return log_path_; }
+  std::string log_path() const { return log_.path(); }
   pid_t pid() const { return pid_; }
 
   /// The last `lines` lines of the log.
@@ -46,7 +53,7 @@ class ServerProcess {
   pid_t guard_pid_ = -1;  ///< the process that ends the group if this one dies without stopping it
   int guard_fd_ = -1;     ///< the write end of the guard's pipe: closing it (or dying) wakes the guard
   int exit_status_ = -1;  ///< waitpid status once reaped
-  std::string log_path_;
+  RedactingLog log_;
 };
 
 /// Fails with a message that says so when something already accepts connections on `host`:`port`

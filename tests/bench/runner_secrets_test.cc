@@ -41,9 +41,11 @@ RunConfig secret_config(const ScriptedServer& server, const std::string& out_dir
   c.target.base_url = "http://alice:" + kUrlPassword + "@127.0.0.1:" + std::to_string(server.port()) +
                       "?api_key=" + kUrlKey;
   c.target.api_key = kApiKey;
-  // A "server" that stays up until stopped; the scripted server answers its /health.
-  c.launch_command = "HF_TOKEN=" + kHfToken + " sh -c 'sleep 60' serve /home/alice/models/qwen.gguf --api-key " +
-                     kLaunchKey + " --port " + std::to_string(server.port());
+  // A "server" that stays up until stopped; the scripted server answers its /health. It logs
+  // the URL's password and the API key bare, as a server echoing its arguments does.
+  c.launch_command = "echo " + kUrlPassword + " " + kApiKey + " && HF_TOKEN=" + kHfToken +
+                     " sh -c 'sleep 60' serve /home/alice/models/qwen.gguf --api-key " + kLaunchKey + " --port " +
+                     std::to_string(server.port());
   c.launch_port_check = false;  // the scripted server already listens on the launched server's port
   c.matrix.contexts = {0};
   c.contexts_given = true;
@@ -101,14 +103,21 @@ TEST(RunnerSecrets, NothingWrittenOrPrintedHoldsASecret) {
   }
   expect_no_secret(run.out, "stdout");
   expect_no_secret(run.err, "stderr");
-  EXPECT_NE(run.err.find("starting the server: HF_TOKEN=<redacted> sh -c"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("starting the server: echo <redacted> <redacted> && HF_TOKEN=<redacted> sh -c"),
+            std::string::npos)
+      << run.err;
+  // The server's own log, written redacted as it runs, moved into the run folder.
+  ASSERT_TRUE(fs::exists(dir.file("run/server.log")));
+  const std::string server_log = test::read_file(dir.file("run/server.log"));
+  expect_no_secret(server_log, "server.log");
+  EXPECT_NE(server_log.find("<redacted> <redacted>"), std::string::npos) << server_log;
 
   auto result = read_result_file(dir.file("run/result.json"));
   ASSERT_TRUE(result.has_value()) << result.error().message;
   const std::string port = std::to_string(server.port());
   EXPECT_EQ(result->target_url, "http://<redacted>@127.0.0.1:" + port + "?api_key=<redacted>");
-  EXPECT_EQ(result->launch_command, "HF_TOKEN=<redacted> sh -c 'sleep 60' serve /home/alice/models/qwen.gguf "
-                                    "--api-key <redacted> --port " + port);
+  EXPECT_EQ(result->launch_command, "echo <redacted> <redacted> && HF_TOKEN=<redacted> sh -c 'sleep 60' serve "
+                                    "/home/alice/models/qwen.gguf --api-key <redacted> --port " + port);
   EXPECT_EQ(result->decode.at(0).status, CellStatus::Valid);
   // Without --redact-host the machine's name and paths stay.
   char host[256] = {};

@@ -141,5 +141,22 @@ TEST(Probe, ApiKeyRequired) {
   EXPECT_NE(r.error().message.find("--api-key"), std::string::npos);
 }
 
+// Its messages are printed: they name the URL without the credentials in it (issue 31 point 5).
+TEST(Probe, MessagesNameTheUrlWithoutItsSecrets) {
+  const std::string url = "http://alice:Hq2Lw9vRt4@gpu-box:8000?api_key=Xt5Bn8Kd3Wq";
+  HttpTransport down = [&](const HttpRequest&) -> Result<HttpResponse> {
+    return fail(ErrorCode::Network, "connect to " + url + " refused");
+  };
+  HttpTransport denied = [](const HttpRequest&) -> Result<HttpResponse> { return HttpResponse{401, "", ""}; };
+  HttpTransport odd = [](const HttpRequest&) -> Result<HttpResponse> { return HttpResponse{200, "", "{}"}; };
+  for (const HttpTransport& t : {down, denied, odd}) {
+    auto r = probe_server({url, {}, ""}, t);
+    ASSERT_FALSE(r.has_value());
+    EXPECT_EQ(r.error().message.find("Hq2Lw9vRt4"), std::string::npos) << r.error().message;
+    EXPECT_EQ(r.error().message.find("Xt5Bn8Kd3Wq"), std::string::npos) << r.error().message;
+    EXPECT_NE(r.error().message.find("gpu-box"), std::string::npos) << r.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace sm
