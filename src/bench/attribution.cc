@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "calc/catalog.h"
+#include "net/connection_options.h"
+#include "result/redact.h"
 #include "report/report_model.h"
 #include "result/hardware_file.h"
 #include "sim/calc_sim_config.h"
@@ -99,6 +101,11 @@ Result<void> declare_server_hardware(RunConfig& config, const HardwareDeclaratio
 TargetLocality locate_target(const RunConfig& config, std::string_view base_url, const HostLookup& lookup) {
   if (!config.launch_command.empty()) return {true, "speedmatrix started the server on this machine (--launch)"};
   if (config.embedded_sim) return {true, "the built-in simulated engine runs inside speedmatrix"};
+  // Through a proxy the URL's host is where the proxy sends it: "127.0.0.1" is the proxy's own
+  // machine, not this one. Nothing can be told from the URL then.
+  if (const std::string proxy = effective_proxy(base_url, config.target.connection); !proxy.empty())
+    return {false, fmt::format("requests go through the proxy {}, so where the server runs cannot be told from its URL",
+                               redact_url(proxy))};
   return classify_url(base_url, lookup);
 }
 

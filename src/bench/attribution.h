@@ -35,8 +35,9 @@ Result<std::optional<HardwareInfo>> declared_hardware(const HardwareDeclaration&
 /// and with --resume (`resuming`: a resumed run keeps the hardware its result.json records).
 Result<void> declare_server_hardware(RunConfig& config, const HardwareDeclaration& declaration, bool resuming);
 
-/// Where the server of `config` runs: here with --launch or the embedded engine, otherwise by
-/// the host of `base_url` (classify_url).
+/// Where the server of `config` runs: here with --launch or the embedded engine; not known here
+/// when requests go through a proxy (--proxy, or the environment's, NO_PROXY respected);
+/// otherwise by the host of `base_url` (classify_url).
 TargetLocality locate_target(const RunConfig& config, std::string_view base_url, const HostLookup& lookup);
 
 /// What a new run records about hardware.

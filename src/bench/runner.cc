@@ -139,6 +139,12 @@ class MatrixRun {
   ConnectionInfo connection_info() const;
   RedactOptions redact_options() const;
   void move_server_log(const std::string& path);
+
+ public:
+  /// The folder this run wrote ("" before it made one).
+  const std::string& run_dir() const { return run_dir_; }
+
+ private:
   void note(const std::string& message);
   int finish(bool interrupted);
   double seconds_since(int64_t t0_ns) const { return static_cast<double>(clock_.now_ns() - t0_ns) / 1e9; }
@@ -1109,10 +1115,12 @@ int MatrixRun::execute() {
 
 }  // namespace
 
-int run_matrix(const RunConfig& config) {
+int run_matrix(const RunConfig& config, std::string* run_folder) {
   install_interrupt_handler();
   MatrixRun run(config, SteadyClock::instance());
-  return run.execute();
+  const int code = run.execute();
+  if (run_folder) *run_folder = run.run_dir();
+  return code;
 }
 
 }  // namespace sm

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -48,7 +49,7 @@ struct RunFlags {
   std::string precision;         ///< --precision: adaptive windows, "2%" or 0.02
   double min_window_s = 5;       ///< --min-window
   bool precision_audit = false;  ///< --precision-audit
-  int64_t requests = 0;         ///< --requests: burst cells
+  int64_t requests = -1;        ///< --requests: burst cells (-1: not given)
   int64_t warmup_requests = -1;  ///< --warmup-requests (default: one per simultaneous request, at most 8)
   std::string max_output = "8192";
   std::string kv_capacity;
@@ -163,9 +164,12 @@ Result<RunConfig> to_config(const RunFlags& f) {
     }
   }
   c.matrix.duration_s = f.duration_s;
-  if (f.requests < 0 || f.requests > 1'000'000) return fail(ErrorCode::InvalidArgument, "--requests must be between 1 and 1,000,000");
+  // Given, it must name a burst: 0 was silently a timed matrix.
+  if (f.requests != -1 && (f.requests < 1 || f.requests > 1'000'000))
+    return fail(ErrorCode::InvalidArgument,
+                fmt::format("--requests must be between 1 and 1,000,000 (got {}); leave it out for timed windows", f.requests));
   if (f.warmup_requests > 10'000) return fail(ErrorCode::InvalidArgument, "--warmup-requests must be at most 10,000");
-  if (f.warmup_requests >= 0 && f.requests == 0)
+  if (f.warmup_requests >= 0 && f.requests <= 0)
     return fail(ErrorCode::InvalidArgument, "--warmup-requests needs --requests (burst cells)");
   if (!f.precision.empty()) {
     const double fraction = parse_share(f.precision).value_or(0);
@@ -181,10 +185,20 @@ Result<RunConfig> to_config(const RunFlags& f) {
   if (f.precision_audit && f.precision.empty())
     return fail(ErrorCode::InvalidArgument, "--precision-audit needs --precision (the rule it audits), e.g. --precision 2%");
   c.matrix.precision_audit = f.precision_audit;
-  c.matrix.requests_per_cell = f.requests;
+  c.matrix.requests_per_cell = std::max<int64_t>(0, f.requests);
   c.matrix.warmup_requests = f.requests > 0 ? (f.warmup_requests >= 0 ? f.warmup_requests : -1) : 0;
   c.temperature = f.temperature;
   if (auto ok = apply_target_profile(f, c); !ok) return std::unexpected(ok.error());
+  // An adaptive window stops at --duration (the profile's, with --quick): a minimum beyond it is
+  // no minimum. Asked for, it is refused; the default 5 s is brought down to the cells' length.
+  if (c.matrix.precision && c.matrix.min_window_s > c.matrix.duration_s) {
+    if (std::find(f.given.begin(), f.given.end(), "--min-window") != f.given.end())
+      return fail(ErrorCode::InvalidArgument,
+                  fmt::format("--min-window {:g} s is longer than the cells' windows ({:g} s: --duration, or the "
+                              "profile's): an adaptive window ends at --duration",
+                              c.matrix.min_window_s, c.matrix.duration_s));
+    c.matrix.min_window_s = c.matrix.duration_s;
+  }
   if (f.repeat < 1 || f.repeat > 100) return fail(ErrorCode::InvalidArgument, "--repeat must be between 1 and 100");
   c.repeat = f.repeat;
   if (f.retry_failed && f.resume.empty())
@@ -522,11 +536,10 @@ void add_run_command(CLI::App& app, Action& action) {
           std::fprintf(stderr, "speedmatrix run: %s\n",
                        redact_attribution(note, attribution_redaction(*config)).c_str());
       }
-      const int64_t started_ms = wall_clock_unix_ms();
-      const int code = run_matrix(*config);
+      std::string run_folder;
+      const int code = run_matrix(*config, &run_folder);
       if (flags->upload_url.empty()) return code;
-      return upload::upload_after_run(config->out_dir, started_ms, flags->upload_url, upload_token, code,
-                                      config->redact_host);
+      return upload::upload_after_run(run_folder, flags->upload_url, upload_token, code, config->redact_host);
     };
   });
 }

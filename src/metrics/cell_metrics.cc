@@ -193,7 +193,10 @@ void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow
 
   cell.measured_s = window_s;
   cell.output_tokens = window_tokens;
-  cell.total_tok_s = window_s > 0 ? static_cast<double>(window_tokens) / window_s : 0.0;
+  // A window of no length measured no rate: empty, not 0 tok/s (which would read as a server
+  // that produced nothing).
+  if (window_s > 0) cell.total_tok_s = static_cast<double>(window_tokens) / window_s;
+  else cell.total_tok_s.reset();
   if (!per_request_tok_s.empty()) cell.per_request_tok_s = median(per_request_tok_s);
   if (!ttft_ms.empty()) {
     cell.ttft_ms = percentile(ttft_ms, 0.5);

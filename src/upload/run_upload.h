@@ -5,19 +5,17 @@
 
 namespace sm::upload {
 
-/// The folder `run` wrote: `out_dir` when one was given, else the newest folder under runs/
-/// whose result.json was written at or after `started_unix_ms`. Empty when there is none.
-std::string find_run_folder(const std::string& out_dir, int64_t started_unix_ms);
-
 /// The upload token: `flag` when set, else $SPEEDMATRIX_UPLOAD_TOKEN, else empty.
 std::string upload_token_from(const std::string& flag);
 
-/// Uploads the run's result.json to `site_url` and prints where it went (stderr). Returns
+/// Uploads the result.json of `run_folder` (the folder the run just wrote, as run_matrix says:
+/// not the newest one under runs/, which another run may have written since) to `site_url` and
+/// prints where it went (stderr). Returns
 /// `run_exit_code` when that was not 0 (nothing uploaded: a failed or interrupted run is not
 /// complete) or when the upload succeeded, and 1 when the upload failed; the run stays on disk
 /// with upload-pending.json beside it for `speedmatrix upload --pending`. `redact_host`: the
 /// run's --redact-host (secrets are always redacted).
-int upload_after_run(const std::string& out_dir, int64_t started_unix_ms, const std::string& site_url,
-                     const std::string& token, int run_exit_code, bool redact_host = false);
+int upload_after_run(const std::string& run_folder, const std::string& site_url, const std::string& token,
+                     int run_exit_code, bool redact_host = false);
 
 }  // namespace sm::upload

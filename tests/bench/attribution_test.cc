@@ -180,6 +180,14 @@ TEST(LocateTarget, LaunchAndTheEmbeddedEngineAreHereAndUrlsAreClassified) {
   RunConfig url;
   EXPECT_FALSE(locate_target(url, "http://gpu-box:8000", nowhere).local);
   EXPECT_TRUE(locate_target(url, "http://127.0.0.1:8000", nowhere).local);
+  // Through a proxy, 127.0.0.1 is the proxy's machine (issue 31 point 8): not known to be here.
+  RunConfig proxied;
+  proxied.target.connection.proxy = "http://user:s3cretpw@proxy-box:3128";
+  const TargetLocality via = locate_target(proxied, "http://127.0.0.1:8000", nowhere);
+  EXPECT_FALSE(via.local);
+  EXPECT_NE(via.reason.find("through the proxy http://<redacted>@proxy-box:3128"), std::string::npos) << via.reason;
+  proxied.target.connection.proxy = "";  // --proxy '': no proxy at all
+  EXPECT_TRUE(locate_target(proxied, "http://127.0.0.1:8000", nowhere).local);
 }
 
 TEST(DeclareServerHardware, RefusedWhereTheServerIsProbedOrTheRunIsResumed) {

@@ -88,5 +88,21 @@ TEST(CliErrors, DryRunEstimatesTheTotalTime) {
   EXPECT_NE(o.output.find("\"estimated_seconds\": 5.0"), std::string::npos) << o.output;
 }
 
+// Issue 31 point 8: `--requests 0` was silently a timed matrix, and `--quick --precision 2%`
+// planned a 5 s minimum window inside 2 s cells.
+TEST(CliErrors, ABurstOfNoRequestsAndAMinimumWindowBeyondTheCellsAreRefused) {
+  Outcome o = run_binary("run --dry-run --contexts 0 --requests 0");
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_NE(o.output.find("--requests must be between 1 and 1,000,000 (got 0)"), std::string::npos) << o.output;
+  o = run_binary("run --dry-run --contexts 0 --concurrency 1 --prefill-contexts none --duration 10 --precision 2% "
+                 "--min-window 20");
+  EXPECT_EQ(o.exit_code, 2) << o.output;
+  EXPECT_NE(o.output.find("--min-window 20 s is longer than the cells' windows (10 s"), std::string::npos) << o.output;
+  // The default minimum (5 s) inside --quick's 2 s cells: brought down to them, not planned beyond.
+  o = run_binary("run --dry-run --quick --contexts 0 --concurrency 1 --prefill-contexts none --precision 2%");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("2-2 s adaptive window"), std::string::npos) << o.output;
+}
+
 }  // namespace
 }  // namespace sm::cli

@@ -43,6 +43,16 @@ TEST(CellMetrics, SteadyStreams) {
   EXPECT_TRUE(c.warnings.empty());
 }
 
+// A window of no length measured no rate (issue 31 point 8): empty, not 0.0 tok/s.
+TEST(CellMetrics, AZeroLengthWindowHasNoRate) {
+  std::vector<RequestRecord> rs{stream(0, 20, 10, 200, 1, RequestEnd::Cut)};
+  DecodeCell c;
+  compute_decode_metrics(rs, {500 * kMs, 500 * kMs}, -1, c);
+  EXPECT_FALSE(c.total_tok_s.has_value());
+  EXPECT_EQ(c.measured_s, 0.0);
+  EXPECT_EQ(c.output_tokens, 0);
+}
+
 TEST(CellMetrics, MultiTokenChunksShareTheirGap) {
   std::vector<RequestRecord> rs{stream(0, 0, 30, 100, 3, RequestEnd::Cut)};
   DecodeCell c;

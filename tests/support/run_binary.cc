@@ -27,6 +27,10 @@ BinaryOutcome run_binary(const std::string& args) {
   return run_shell(std::string(SPEEDMATRIX_BINARY) + " " + args + " 2>&1");
 }
 
+BinaryOutcome run_binary_in(const std::string& dir, const std::string& args) {
+  return run_shell("cd '" + dir + "' && " + std::string(SPEEDMATRIX_BINARY) + " " + args + " 2>&1");
+}
+
 BinaryOutcome run_binary_stdout(const std::string& args) {
   return run_shell(std::string(SPEEDMATRIX_BINARY) + " " + args);
 }

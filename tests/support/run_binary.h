@@ -15,4 +15,7 @@ BinaryOutcome run_binary(const std::string& args);
 /// The same with stderr left out of the output (it goes to the test's own stderr).
 BinaryOutcome run_binary_stdout(const std::string& args);
 
+/// run_binary in the folder `dir` (what it writes under runs/ goes there).
+BinaryOutcome run_binary_in(const std::string& dir, const std::string& args);
+
 }  // namespace sm::test
