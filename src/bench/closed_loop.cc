@@ -1,8 +1,6 @@
 #include "bench/closed_loop.h"
 
 #include <algorithm>
-#include <cmath>
-#include <optional>
 #include <fmt/format.h>
 
 #include "bench/stream_recording.h"
@@ -29,35 +27,9 @@ void ClosedLoop::start_request(int32_t slot) {
   r.chunks.reserve(static_cast<size_t>(std::min<int64_t>(spec_->max_tokens, 1 << 16)));
   index_of_[r.id] = outcome_.records.size();
   outcome_.records.push_back(std::move(r));
-  accounting_.emplace_back();
+  recordings_.emplace_back();
   RequestRecord& rec = outcome_.records.back();
   rec.send_ns = client_.start(rec.id, spec_->request);
-}
-
-// Tokens carried by one chunk. Cumulative counts (continuous usage, llama.cpp timings) are
-// exact; a request reads them only when its first chunk with output carries one. A count that
-// first appears later is a total, not a running count: some servers put the final usage on their
-// last content chunk, and llama.cpp puts it on its finishing chunk, which has no output. Such a
-// request counts one token per chunk with output, and finalize() reconciles it with that total.
-int32_t ClosedLoop::tokens_in(const ChunkInfo& c, Accounting& acc, int64_t tokens_so_far) {
-  auto cumulative = [&](TokenSource mode, int64_t value) -> std::optional<int32_t> {
-    if (!c.has_choices || value < 0) return std::nullopt;
-    if (acc.mode != mode) {
-      const bool first_output = acc.mode == TokenSource::Chunks && tokens_so_far == 0 && c.has_token;
-      if (!first_output || value <= 0) return std::nullopt;
-      acc.mode = mode;
-    }
-    const int64_t d = value - acc.last_cumulative;
-    acc.last_cumulative = std::max(acc.last_cumulative, value);
-    return static_cast<int32_t>(std::max<int64_t>(0, d));
-  };
-  if (auto n = cumulative(TokenSource::UsageContinuous, c.usage_completion_tokens)) return *n;
-  if (auto n = cumulative(TokenSource::Timings, c.timings_predicted_n)) return *n;
-  if (c.token_ids >= 0) {
-    acc.mode = TokenSource::TokenIds;
-    return c.token_ids;
-  }
-  return c.has_token ? 1 : 0;
 }
 
 void ClosedLoop::maybe_open_window(int64_t t_ns) {
@@ -73,48 +45,10 @@ bool ClosedLoop::on_event(uint64_t id, int64_t t_ns, std::string_view data) {
   if (it == index_of_.end()) return false;
   RequestRecord& r = outcome_.records[it->second];
   parser_.parse(data, chunk_);
-  switch (chunk_.kind) {
-    case ChunkInfo::Kind::Done:
-      r.saw_done = true;
-      return true;
-    case ChunkInfo::Kind::Invalid:
-      r.error = chunk_.error_message;
-      r.error_code = ErrorCode::Protocol;
-      return false;
-    case ChunkInfo::Kind::Error:
-      r.error = "server error in stream: " + chunk_.error_message;
-      r.error_code = ErrorCode::Protocol;
-      return false;
-    case ChunkInfo::Kind::Data:
-      break;
-  }
-  if (r.server_id.empty() && !chunk_.id.empty()) r.server_id.assign(chunk_.id);  // once per request
-  if (chunk_.usage_prompt_tokens >= 0) r.usage_prompt_tokens = chunk_.usage_prompt_tokens;
-  // Usage is cumulative wherever it appears: the latest value is the total so far.
-  if (chunk_.usage_completion_tokens >= 0) r.usage_completion_tokens = chunk_.usage_completion_tokens;
-  if (chunk_.timings_cache_n >= 0) r.cached_prompt_tokens = chunk_.timings_cache_n;
-  // llama.cpp's per-token timings say the prompt size before any usage arrives (prompt tokens
-  // processed + reused), so streams cut at the window's end are checked too.
-  if (chunk_.usage_prompt_tokens < 0 && chunk_.timings_prompt_n >= 0 && chunk_.timings_cache_n >= 0 &&
-      r.usage_prompt_tokens < 0)
-    r.usage_prompt_tokens = chunk_.timings_prompt_n + chunk_.timings_cache_n;
-  if (chunk_.timings_predicted_per_second > 0) r.server_tok_s = chunk_.timings_predicted_per_second;
-  if (chunk_.finish != FinishReason::None) r.finish = chunk_.finish;
-  Accounting& acc = accounting_[it->second];
-  const int32_t tokens = tokens_in(chunk_, acc, r.tokens);
-  if (tokens <= 0) return true;
-  r.chunks.push_back({t_ns, tokens});
-  r.tokens += tokens;
-  ++acc.counted_chunks;
-  if (r.tokens > overrun_limit(r.max_tokens)) {
-    // A server that ignores max_tokens would keep a single request (calibration, warm-up,
-    // prefill) streaming for ever: cut it and say why.
-    r.error = fmt::format("server ignores max_tokens: it sent {} tokens, {} were asked for", r.tokens, r.max_tokens);
-    r.error_code = ErrorCode::Protocol;
-    return false;
-  }
-  if (r.first_token_ns < 0) {
-    r.first_token_ns = t_ns;
+  // The chunk's tokens, usage, finish reason and errors, by the rules the open loop uses too.
+  const bool had_token = r.first_token_ns >= 0;
+  if (!recordings_[it->second].on_chunk(r, chunk_, t_ns)) return false;
+  if (!had_token && r.first_token_ns >= 0) {
     int64_t& slot_first = slot_first_token_ns_[static_cast<size_t>(r.slot)];
     if (slot_first < 0) {
       slot_first = t_ns;
@@ -124,71 +58,26 @@ bool ClosedLoop::on_event(uint64_t id, int64_t t_ns, std::string_view data) {
   return true;
 }
 
-void ClosedLoop::finalize(RequestRecord& r, Accounting& acc) {
-  r.source = acc.mode;
-  if (r.source != TokenSource::Chunks || r.chunks.empty()) return;
-  if (r.usage_completion_tokens >= 0) {
-    // Reconcile: spread the server's total over the chunks we saw (design.md, point 5).
-    spread_tokens(r, r.usage_completion_tokens);
-    r.source = TokenSource::UsageFinal;
-  } else if (r.finish == FinishReason::Length && r.max_tokens > 0 && r.tokens <= r.max_tokens) {
-    // No count at all, but "length" means exactly max_tokens were generated.
-    spread_tokens(r, r.max_tokens);
-    r.source = TokenSource::FinishLength;
-  }
-}
-
 // Streams that never got a count (cut at the window's end before their final usage) count one
-// token per chunk; when other requests of the same cell were reconciled, their tokens per
-// chunk scale the estimate (a server that sends k tokens per chunk does so for every stream).
+// token per chunk, scaled by the tokens per chunk of the requests that were reconciled.
 void ClosedLoop::scale_uncounted_streams() {
-  int64_t reconciled_tokens = 0, reconciled_chunks = 0;
-  for (size_t i = 0; i < outcome_.records.size(); ++i) {
-    const RequestRecord& r = outcome_.records[i];
-    if (r.source != TokenSource::UsageFinal && r.source != TokenSource::FinishLength) continue;
-    reconciled_tokens += r.tokens;
-    reconciled_chunks += accounting_[i].counted_chunks;
-  }
-  if (reconciled_chunks == 0 || reconciled_tokens == 0) return;
-  const double tokens_per_chunk = static_cast<double>(reconciled_tokens) / static_cast<double>(reconciled_chunks);
-  for (size_t i = 0; i < outcome_.records.size(); ++i) {
-    RequestRecord& r = outcome_.records[i];
-    if (r.source != TokenSource::Chunks || r.chunks.empty()) continue;
-    const auto estimate = std::llround(static_cast<double>(accounting_[i].counted_chunks) * tokens_per_chunk);
-    spread_tokens(r, std::max<int64_t>(1, estimate));
-    r.source = TokenSource::ChunksScaled;
-  }
+  std::vector<RequestRecord*> records;
+  records.reserve(outcome_.records.size());
+  for (RequestRecord& r : outcome_.records) records.push_back(&r);
+  StreamRecording::scale_uncounted(records, recordings_);
 }
 
 void ClosedLoop::on_end(uint64_t id, int64_t t_ns, const TransferEnd& end) {
   auto it = index_of_.find(id);
   if (it == index_of_.end()) return;
   RequestRecord& r = outcome_.records[it->second];
-  r.end_ns = t_ns;
-  finalize(r, accounting_[it->second]);
+  recordings_[it->second].on_end(r, end, t_ns);
+  // A stream cancelled because its cell timed out (cut_error_) failed; one cancelled at the
+  // window's end was cut.
   if (end.cancelled && !cut_error_.empty() && r.error.empty()) {
     r.end = RequestEnd::Failed;
     r.error_code = ErrorCode::Timeout;
     r.error = cut_error_;
-  } else if (end.cancelled) {
-    r.end = RequestEnd::Cut;
-  } else if (!end.ok) {
-    r.end = RequestEnd::Failed;
-    if (r.error.empty()) {
-      r.error_code = end.error_code;
-      r.error = end.error;
-      if (!end.error_body.empty()) r.error += ": " + end.error_body.substr(0, 500);
-    }
-  } else if (r.finish == FinishReason::Length && !counted_exactly(r.source)) {
-    r.end = RequestEnd::Finished;  // counted one per chunk: "length" is the better witness
-  } else if (r.finish == FinishReason::Stop || r.tokens < r.max_tokens) {
-    r.end = r.tokens == 0 && r.finish == FinishReason::None ? RequestEnd::Failed : RequestEnd::EndedEarly;
-    if (r.end == RequestEnd::Failed) {
-      r.error_code = ErrorCode::Protocol;
-      r.error = "stream ended without any output token";
-    }
-  } else {
-    r.end = RequestEnd::Finished;
   }
   const int32_t slot = r.slot;
   if (r.end == RequestEnd::Failed) ++failures_;
@@ -212,7 +101,7 @@ LoopOutcome ClosedLoop::run(const LoopSpec& spec) {
   spec_ = &spec;
   outcome_ = LoopOutcome{};
   index_of_.clear();
-  accounting_.clear();
+  recordings_.clear();
   slot_first_token_ns_.assign(static_cast<size_t>(spec.concurrency), -1);
   slots_with_token_ = 0;
   failures_ = 0;

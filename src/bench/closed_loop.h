@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bench/stream_recording.h"
 #include "core/clock.h"
 #include "engines/chunk_parser.h"
 #include "metrics/cell_metrics.h"
@@ -62,15 +63,7 @@ class ClosedLoop final : public StreamHandler {
   void on_end(uint64_t id, int64_t t_ns, const TransferEnd& end) override;
 
  private:
-  /// How a request's chunk token counts are being read (see TokenSource).
-  struct Accounting {
-    TokenSource mode = TokenSource::Chunks;
-    int64_t last_cumulative = 0;  ///< last cumulative count seen (continuous usage or timings)
-    int64_t counted_chunks = 0;   ///< token-bearing chunks, before any reconciliation
-  };
   void start_request(int32_t slot);
-  int32_t tokens_in(const ChunkInfo& chunk, Accounting& acc, int64_t tokens_so_far);
-  void finalize(RequestRecord& r, Accounting& acc);
   void scale_uncounted_streams();
   void maybe_open_window(int64_t t_ns);
 
@@ -81,7 +74,9 @@ class ClosedLoop final : public StreamHandler {
   const LoopSpec* spec_ = nullptr;
   LoopOutcome outcome_;
   std::unordered_map<uint64_t, size_t> index_of_;  ///< request id -> position in outcome_.records
-  std::vector<Accounting> accounting_;             ///< parallel to outcome_.records
+  /// How each request's stream is counted (bench/stream_recording.h, shared with the open loop);
+  /// parallel to outcome_.records.
+  std::vector<StreamRecording> recordings_;
   std::vector<int64_t> slot_first_token_ns_;       ///< first token time of each slot; -1 = none yet
   int64_t slots_with_token_ = 0;
   int64_t failures_ = 0;

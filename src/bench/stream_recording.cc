@@ -7,6 +7,11 @@
 
 namespace sm {
 
+// Tokens carried by one chunk. Cumulative counts (continuous usage, llama.cpp timings) are
+// exact; a request reads them only when its first chunk with output carries one. A count that
+// first appears later is a total, not a running count: some servers put the final usage on their
+// last content chunk, and llama.cpp puts it on its finishing chunk, which has no output. Such a
+// request counts one token per chunk with output, and finalize() reconciles it with that total.
 int32_t StreamRecording::tokens_in(const ChunkInfo& c, int64_t tokens_so_far) {
   auto cumulative = [&](TokenSource mode, int64_t value) -> std::optional<int32_t> {
     if (!c.has_choices || value < 0) return std::nullopt;

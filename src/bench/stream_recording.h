@@ -1,8 +1,9 @@
 #pragma once
 // How one streamed answer becomes a RequestRecord: each parsed chunk's tokens (cumulative usage,
 // llama.cpp timings, token ids, or one per chunk reconciled with the final usage), the finish
-// reason, and how the request ended. The rules are ClosedLoop's (bench/closed_loop.cc), kept in
-// one unit here for the open-loop driver; docs/METRICS.md, "Token counts".
+// reason, and how the request ended. The one implementation of a request's accounting, for the
+// closed loop (bench/closed_loop.cc: the matrix) and the open loop (bench/open_loop.cc: sweeps);
+// docs/METRICS.md, "Token counts".
 #include <algorithm>
 #include <cstdint>
 #include <span>
