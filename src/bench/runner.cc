@@ -17,6 +17,7 @@
 #include "bench/attribution.h"
 #include "bench/busy_host.h"
 #include "bench/closed_loop.h"
+#include "bench/connection_record.h"
 #include "bench/run_secrets.h"
 #include "bench/progress.h"
 #include "bench/repeat_passes.h"
@@ -92,7 +93,6 @@ StreamClientOptions client_options(const TargetConfig& target, const ConnectionO
 }
 
 // Small GETs timed before the first cell: the median is the run's network round trip.
-constexpr int kRoundTripRequests = 5;
 
 // One run of the matrix: the stages of design.md's data flow, in order.
 class MatrixRun {
@@ -226,20 +226,7 @@ RedactOptions MatrixRun::redact_options() const {
 }
 
 ConnectionInfo MatrixRun::connection_info() const {
-  ConnectionInfo c;
-  c.tls = is_https_url(base_url_);
-  c.tls_verified = c.tls && !connection_.insecure;
-  if (c.tls) c.cacert = connection_.cacert_file;
-  c.proxy = effective_proxy(base_url_, connection_);
-  if (!c.proxy.empty()) c.proxy_source = connection_.proxy ? "--proxy" : "environment";
-  c.http2_requested = config_.target.connection.http2;
-  for (const auto& h : connection_.headers) c.headers.push_back(header_name(h) + ": " + std::string(kRedacted));
-  if (round_trip_) {
-    c.http_version = round_trip_->http_version;
-    if (!round_trip_->samples_ms.empty()) c.rtt_ms = round_trip_->median_ms;
-    c.rtt_requests = static_cast<int64_t>(round_trip_->samples_ms.size());
-  }
-  return c;
+  return connection_record(base_url_, connection_, config_.target.connection.http2, round_trip_);
 }
 
 void MatrixRun::note(const std::string& message) {

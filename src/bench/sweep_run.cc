@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "bench/attribution.h"
+#include "bench/connection_record.h"
 #include "bench/open_loop.h"
 #include "bench/run_folder.h"
 #include "bench/run_secrets.h"
@@ -91,12 +92,15 @@ Result<void> SweepRun::prepare() {
   result_.started_at = std::string(format_iso8601_utc(now_ms, buf));
   result_.target_url = base_url_;
   result_.engine = probe_.engine;
-  ConnectionInfo c;
-  c.tls = is_https_url(base_url_);
-  c.tls_verified = c.tls && !connection_.insecure;
-  c.http2_requested = connection_.http2;
-  for (const auto& h : connection_.headers) c.headers.push_back(header_name(h) + ": " + std::string(kRedacted));
-  result_.connection = c;
+  // The network round trip, as `run` measures it (a few GETs on one connection): a sweep's
+  // latencies are read against it.
+  std::optional<RoundTrip> round_trip;
+  if (auto measured = measure_round_trip(HttpRequest{join_url(base_url_, "/v1/models"), "", headers_}, connection_,
+                                         kRoundTripRequests))
+    round_trip = std::move(*measured);
+  else
+    note("the network round trip could not be measured: " + measured.error().message);
+  result_.connection = connection_record(base_url_, connection_, config_.target.connection.http2, round_trip);
   RunConfig attribution;
   attribution.target = config_.target;
   attribution.embedded_sim = config_.embedded_sim;

@@ -97,6 +97,11 @@ TEST(SweepCli, EmbeddedEngineEndToEnd) {
   ASSERT_EQ(j["sweep"]["points"].size(), 1u);
   EXPECT_EQ(j["sweep"]["points"][0]["requests"], 3);
   EXPECT_EQ(j["sweep"]["requests_per_rate"], 3);
+  // The connection is recorded as `run` records it (issue 31 point 7): the round trip too.
+  ASSERT_TRUE(j["connection"].is_object()) << j["connection"].dump();
+  EXPECT_EQ(j["connection"]["rtt_requests"], 5) << j["connection"].dump();
+  EXPECT_TRUE(j["connection"]["rtt_ms"].is_number()) << j["connection"].dump();
+  EXPECT_EQ(j["connection"]["http_version"], "1.1") << j["connection"].dump();
 }
 
 TEST(SweepCli, FlagErrorsNameTheFlag) {
