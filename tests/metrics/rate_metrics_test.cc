@@ -55,11 +55,11 @@ TEST(RateMetrics, GoodputCountsRequestsWithinBothSlos) {
   EXPECT_DOUBLE_EQ(p.offered_rps, 4);
   ASSERT_TRUE(p.slo_met_fraction && p.goodput_rps && p.achieved_rps);
   EXPECT_DOUBLE_EQ(*p.slo_met_fraction, 0.5);
-  // Completions from 150 ms to 890 ms: 3 more in 0.74 s. Goodput is the share within the SLOs of
-  // that rate, output tok/s its mean output tokens per completed request.
-  EXPECT_NEAR(*p.achieved_rps, 3 / 0.74, 1e-9);
-  EXPECT_NEAR(*p.goodput_rps, 3 / 0.74 * 2 / 4, 1e-9);
-  EXPECT_NEAR(*p.output_tok_s, 3 / 0.74 * 11, 1e-9);
+  // 4 completions over the 1 s arrival window (the last at 890 ms, inside it). Goodput is the
+  // share within the SLOs of that rate, output tok/s its mean output tokens per completed request.
+  EXPECT_NEAR(*p.achieved_rps, 4.0, 1e-9);
+  EXPECT_NEAR(*p.goodput_rps, 4.0 * 2 / 4, 1e-9);
+  EXPECT_NEAR(*p.output_tok_s, 4.0 * 11, 1e-9);
   EXPECT_DOUBLE_EQ(p.ttft_ms->p50, 45);  // of 40, 40, 50, 150
   // One completion: completed over the window, or up to the last end when it ran past it.
   std::vector<TimedRequest> one = {request(0, 0, 50, 11, 10)};
@@ -100,6 +100,24 @@ TEST(RateMetrics, SaturationRuleOnAnExactQueue) {
   EXPECT_GT(*heavy.queue_growth_ms, 3000);  // the last quarter waits seconds
   EXPECT_LT(*heavy.slo_met_fraction, 0.05);
   EXPECT_NEAR(*heavy.achieved_rps, 40, 0.5);
+}
+
+// Issue 31 point 6: answers that come in a bunch (a server that batches, a client that reads
+// late) read "achieved 211/s" at an offered 16/s when the rate was counted between the first and
+// the last completion. Over the arrival window it cannot exceed what was offered.
+TEST(RateMetrics, AchievedNeverExceedsOfferedWhenAnswersBunch) {
+  std::vector<TimedRequest> rs;
+  for (int i = 0; i < 16; ++i) {
+    // Arrivals over one second at 16/s; every answer lands within 70 ms of 900 ms.
+    TimedRequest t = request(i * 62, i * 62, 900 + i * 4, 2, 1);
+    rs.push_back(t);
+  }
+  SweepPoint p;
+  compute_rate_point(rs, 0, kNsPerS, SloTargets{}, SaturationRule{}, p);
+  ASSERT_EQ(p.completed, 16);
+  ASSERT_TRUE(p.achieved_rps);
+  EXPECT_LE(*p.achieved_rps, p.offered_rps + 1e-9);
+  EXPECT_NEAR(*p.achieved_rps, 16.0, 1e-9);
 }
 
 TEST(RateMetrics, HighestRateWithinSlo) {
