@@ -39,7 +39,10 @@ enum CsvColumn : size_t {
   // Confidence intervals (docs/METRICS.md), after the telemetry for the same reason.
   kTotalTokSCi, kPerRequestTokSCi,
   // Burst cells (--requests).
-  kE2eMs, kE2eP90Ms, kE2eP99Ms, kTpotMs, kTpotP90Ms, kTpotP99Ms, kColumnCount
+  kE2eMs, kE2eP90Ms, kE2eP99Ms, kTpotMs, kTpotP90Ms, kTpotP99Ms,
+  // Adaptive windows (--precision): the window's own rate, whether it settled, and the horizon a
+  // settled cell's total_tok_s is projected to.
+  kWindowTokS, kSettled, kProjectedToS, kColumnCount
 };
 
 constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
@@ -51,7 +54,7 @@ constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
     "gpu_power_w", "gpu_energy_j", "tokens_per_joule", "gpu_sm_clock_mhz", "gpu_temp_max_c", "throttle",
     "host_cpu_util_pct", "server_running_mean", "server_waiting_mean", "server_waiting_max", "server_kv_usage_max",
     "server_preemptions", "total_tok_s_ci", "per_request_tok_s_ci", "e2e_ms", "e2e_p90_ms", "e2e_p99_ms",
-    "tpot_ms", "tpot_p90_ms", "tpot_p99_ms"};
+    "tpot_ms", "tpot_p90_ms", "tpot_p99_ms", "window_tok_s", "settled", "projected_to_s"};
 
 using Row = std::array<std::string, kColumnCount>;
 
@@ -153,6 +156,9 @@ std::string render_csv(const RunResult& r) {
     put_telemetry(c, d->telemetry);
     c[kServerRunningMean] = num(d->server_running_mean);
     c[kServerWaitingMean] = num(d->server_waiting_mean);
+    c[kWindowTokS] = num(d->window_tok_s);
+    if (d->settled) c[kSettled] = *d->settled ? "true" : "false";
+    if (d->settled && *d->settled && r.settings.precision) c[kProjectedToS] = fmt::format("{}", r.settings.duration_s);
     out += line(c);
   }
   return out;

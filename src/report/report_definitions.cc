@@ -76,6 +76,10 @@ std::vector<Definition> definitions(const RunResult& r) {
        trf("Not run: requests × (context + {} max output) exceeds the server's KV-cache capacity in tokens.", max_out)},
       {tr("Beyond the model"), trf("Not run: context + {} max output exceeds the model's context length.", max_out)},
   };
+  // Adaptive windows: a settled cell's rate is a projection, and the definition above would
+  // otherwise be wrong for it (issue 31 point 4).
+  if (r.settings.precision)
+    out.push_back({tr("Projected (adaptive windows)"), tr("With --precision a cell's window closes as soon as its rate is known within the precision asked for; the Output tok/s of a window that closed early is then projected to the full --duration, not measured over it. The window's own figure (its tokens ÷ its length) is window_tok_s in result.json and the CSV, beside settled and projected_to_s.")});
   for (auto& d : telemetry_definitions(r)) out.push_back(std::move(d));
   return out;
 }

@@ -1,0 +1,51 @@
+// Adaptive windows (--precision): a settled cell's total_tok_s is a projection to the full
+// --duration. The CSV carries the window's own figure, whether it settled and the horizon, and the
+// reports' definitions say so (issue 31 point 4, part).
+#include <gtest/gtest.h>
+
+#include "report/report.h"
+#include <fmt/format.h>
+
+#include "report/golden.h"
+
+namespace sm {
+namespace {
+
+RunResult adaptive_run() {
+  RunResult r = test::seed_fixture();
+  r.settings.precision = 0.02;
+  r.settings.duration_s = 30;
+  for (DecodeCell& c : r.decode) {
+    if (c.status != CellStatus::Valid || !c.total_tok_s) continue;
+    c.settled = true;
+    c.window_tok_s = *c.total_tok_s * 0.98;  // an 8 s window read a little low of its projection
+  }
+  return r;
+}
+
+TEST(ReportProjected, TheCsvCarriesTheWindowsOwnRateAndTheHorizon) {
+  const RunResult r = adaptive_run();
+  const std::string csv = render_report(r, ReportFormat::Csv, {});
+  const std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_TRUE(header.ends_with(",window_tok_s,settled,projected_to_s")) << header;
+  // A settled decode row ends with its window's figure, true and the 30 s horizon.
+  const DecodeCell* settled = nullptr;
+  for (const DecodeCell& c : r.decode)
+    if (c.settled) settled = &c;
+  ASSERT_NE(settled, nullptr);
+  EXPECT_NE(csv.find(fmt::format(",{},true,30\n", *settled->window_tok_s)), std::string::npos) << csv.substr(0, 2000);
+  // Without --precision nothing is projected: the columns stay empty.
+  const std::string plain = render_report(test::seed_fixture(), ReportFormat::Csv, {});
+  EXPECT_EQ(plain.find(",true,30\n"), std::string::npos);
+}
+
+TEST(ReportProjected, TheDefinitionsSayASettledRateIsProjected) {
+  const std::string md = render_report(adaptive_run(), ReportFormat::Markdown, {});
+  EXPECT_NE(md.find("Projected (adaptive windows)"), std::string::npos);
+  EXPECT_NE(md.find("projected to the full --duration"), std::string::npos);
+  EXPECT_EQ(render_report(test::seed_fixture(), ReportFormat::Markdown, {}).find("Projected (adaptive windows)"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace sm
