@@ -231,7 +231,15 @@ FactGroup run_facts(const RunResult& r) {
     add(g.facts, tr("Decode test"), setting_text(s.decode_test));
   }
   add(g.facts, tr("Prefill mode"), setting_text(s.prefill_mode));
-  if (s.requests_per_cell == 0) add(g.facts, tr("Time per measurement"), format_duration_s(s.duration_s));
+  if (s.requests_per_cell == 0 && s.precision) {
+    // Adaptive windows: --duration is the cap, not the time each cell measured (issue 31 point 4).
+    add(g.facts, tr("Time per measurement"),
+        trf("adaptive: {} to {}, closed within ±{:g}% (a settled cell's rate is projected to {})",
+            format_duration_s(s.min_window_s.value_or(s.duration_s)), format_duration_s(s.duration_s),
+            *s.precision * 100, format_duration_s(s.duration_s)));
+  } else if (s.requests_per_cell == 0) {
+    add(g.facts, tr("Time per measurement"), format_duration_s(s.duration_s));
+  }
   add(g.facts, tr("Max output"), trf("{} tokens", format_thousands(s.max_output_tokens)));
   add(g.facts, tr("API"), s.api == "chat" ? tr("Chat completions") : s.api == "completions" ? tr("Completions") : sentence_case(s.api));
   add(g.facts, tr("Temperature"), fmt::format("{:g}", s.temperature));
