@@ -27,6 +27,11 @@ std::string cell_note(const DecodeCell& c) {
   return join(parts, "; ");
 }
 
+// A settled adaptive window: its total_tok_s is a projection, not a measurement over --duration.
+bool projected(const RunResult& r, const DecodeCell& c) {
+  return r.settings.precision && c.settled && *c.settled;
+}
+
 // Fills `heat` with each value's log position between the smallest and largest of the matrix.
 void set_heat(Matrix& m) {
   double lo = 0, hi = 0;
@@ -83,6 +88,7 @@ Matrix build_matrix(const RunResult& r, MatrixKind kind) {
   m.cells.assign(m.contexts.size(), std::vector<MatrixCell>(m.concurrency.size()));
   for (auto& row : m.cells)
     for (auto& cell : row) cell.value = std::string(kDash);
+  bool any_projected = false;
   for (const auto& c : r.decode) {
     size_t i = std::lower_bound(m.contexts.begin(), m.contexts.end(), c.context) - m.contexts.begin();
     size_t j = std::lower_bound(m.concurrency.begin(), m.concurrency.end(), c.concurrency) - m.concurrency.begin();
@@ -102,11 +108,22 @@ Matrix build_matrix(const RunResult& r, MatrixKind kind) {
       cell.value = format_tok_s_noise(value, noise);
       cell.noisy = noise.shown();
       cell.detail = kind == MatrixKind::Total ? format_latency_ms(c.ttft_ms) : format_gap_ms(c.tbt_ms);
+      // An adaptive window that settled early: its total is a projection to the full --duration,
+      // marked "~" in every printer, with the window's own figure in its note (issue 31 point 4).
+      if (kind == MatrixKind::Total && projected(r, c)) {
+        cell.value = "~" + cell.value;
+        cell.note = join({cell.note, trf("projected to {} from a {} window that measured {} tok/s",
+                                         format_duration_s(r.settings.duration_s), format_duration_s(c.measured_s.value_or(0)),
+                                         format_tok_s(c.window_tok_s))},
+                         "; ");
+        any_projected = true;
+      }
     } else {
       cell.value = status_label(c.status);
     }
   }
   set_heat(m);
+  if (any_projected) m.caption += " · " + tr("~ projected to the full window (adaptive windows, --precision)");
   if (kind == MatrixKind::Total) {
     for (int64_t context : m.contexts) {
       auto p = std::find_if(r.prefill.begin(), r.prefill.end(), [&](const PrefillRow& row) {

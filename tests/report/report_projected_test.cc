@@ -51,5 +51,20 @@ TEST(ReportProjected, TheDefinitionsSayASettledRateIsProjected) {
             std::string::npos);
 }
 
+TEST(ReportProjected, EveryPrinterMarksAProjectedRate) {
+  RunResult r = adaptive_run();
+  for (DecodeCell& c : r.decode)
+    if (c.settled) c.measured_s = 8.0;
+  for (ReportFormat format : {ReportFormat::Term, ReportFormat::Markdown, ReportFormat::Html}) {
+    const std::string text = render_report(r, format, {false, 400});  // wide: the caption on one line
+    EXPECT_NE(text.find("~ projected to the full window"), std::string::npos) << static_cast<int>(format);
+    EXPECT_NE(text.find("~"), std::string::npos);
+  }
+  const std::string html = render_report(r, ReportFormat::Html, {});
+  EXPECT_NE(html.find("projected to 30 s from a 8 s window"), std::string::npos) << html.substr(0, 2000);
+  // Nothing projected: no mark.
+  EXPECT_EQ(render_report(test::seed_fixture(), ReportFormat::Markdown, {}).find("~ projected"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace sm
