@@ -5,6 +5,7 @@ back, and a finished run resumed.
 Usage: llama_server_outcomes.py BINARY SOURCE_DIR WORK_DIR
 Starts its own llama-server (Debian's, a synthetic model) and ends it, also when a check fails.
 """
+import ctypes
 import json
 import shutil
 import signal
@@ -14,6 +15,19 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+
+# Every process this test starts ends with it, however it ends: SIGTERM (ctest stopping it, a
+# timeout) runs the `finally` below, and each child gets SIGKILL from the kernel when this
+# process dies (PR_SET_PDEATHSIG), SIGKILL included: a test stopped mid-run once left its
+# llama-server running, adopted by init.
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+signal.signal(signal.SIGHUP, lambda *_: sys.exit(129))
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_this_test():
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
 
 binary, source_dir, work = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
 work.mkdir(parents=True, exist_ok=True)
@@ -52,7 +66,7 @@ def start_server():
     log = open(work / f"outcomes-server-{len(servers)}.log", "w")
     p = subprocess.Popen([server_bin, "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-c", "16384",
                           "-np", "4", "-t", "1", "--metrics"], stdout=log, stderr=subprocess.STDOUT,
-                         start_new_session=True)
+                         start_new_session=True, preexec_fn=die_with_this_test)
     servers.append(p)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -102,7 +116,7 @@ try:
     longer = ["--contexts", "0,1K,2K", "--concurrency", "1,2", "--prefill-contexts", "none", "--duration", "3",
               "--max-output", "256", "--no-selftest", "--quiet", "--drain-timeout", "5", "--request-timeout", "30"]
     proc = subprocess.Popen([binary, "run", "--url", url, "--out", str(second), *longer], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=die_with_this_test)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None:
         try:
