@@ -76,6 +76,17 @@ CanonicalModel canonical_model(std::string_view display_name, const calc::Catalo
   return out;
 }
 
+namespace {
+
+// One catalog GPU titled as the report titles hardware ("H100 SXM 80GB").
+std::string gpu_title(const calc::GpuSpec& gpu) {
+  HardwareInfo one;
+  one.gpus.push_back(GpuInfo{gpu.name, gpu.memory_bytes, "", std::nullopt, ""});
+  return report::hardware_display_name(one);
+}
+
+}  // namespace
+
 std::string canonical_hardware_title(const HardwareInfo& hardware, const CatalogMatch& match) {
   if (!match.gpu || match.gpu_count < 1) return "";
   HardwareInfo catalog_hardware = hardware;
@@ -123,13 +134,7 @@ QueryParams canonical_filter_query(const QueryParams& query, const calc::Catalog
         count = gpu.substr(0, times + std::string_view("× ").size());
         gpu = gpu.substr(count.size());
       }
-      HardwareInfo one;
-      one.source = HardwareSource::Probed;
-      one.gpus.push_back(GpuInfo{gpu, std::nullopt, "", std::nullopt, ""});
-      RunResult run;
-      run.hardware = one;
-      const CatalogMatch match = match_run(run, catalog);
-      if (std::string title = canonical_hardware_title(one, match); !title.empty()) value = count + title;
+      if (auto spec = match_gpu_name(gpu, catalog)) value = count + gpu_title(*spec);
     }
   }
   if (!quantization_asked && !model_quantization.empty()) pairs.emplace_back("quantization", model_quantization);

@@ -14,16 +14,16 @@ std::string basename_of(std::string path) {
   return path;
 }
 
-std::optional<calc::GpuSpec> match_gpu_name(const std::string& name, const calc::Catalog& catalog) {
-  std::vector<std::string> tries = {name};
+}  // namespace
+
+std::optional<calc::GpuSpec> match_gpu_name(std::string_view name, const calc::Catalog& catalog) {
+  std::vector<std::string> tries = {std::string(name)};
   for (std::string_view vendor : {"NVIDIA ", "AMD ", "Intel ", "Apple "})
-    if (name.starts_with(vendor)) tries.push_back(name.substr(vendor.size()));
+    if (name.starts_with(vendor)) tries.push_back(std::string(name.substr(vendor.size())));
   for (const auto& t : tries)
     if (auto g = catalog.find_gpu(t)) return *g;
   return std::nullopt;
 }
-
-}  // namespace
 
 std::optional<calc::ModelShape> match_model_name(std::string_view name, const calc::Catalog& catalog,
                                                  std::string* dropped_tail) {

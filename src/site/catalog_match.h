@@ -30,6 +30,10 @@ struct CatalogMatch {
 /// kind against `catalog`. Simulated and predicted runs match like measured ones.
 CatalogMatch match_run(const RunResult& run, const calc::Catalog& catalog);
 
+/// The catalog GPU a reported GPU name stands for ("NVIDIA GeForce RTX 3090": the vendor word is
+/// dropped if the whole name is not found).
+std::optional<calc::GpuSpec> match_gpu_name(std::string_view name, const calc::Catalog& catalog);
+
 /// The catalog model a served model name stands for (see match_run); `dropped_tail` receives the
 /// part dropped from its end ("AWQ-4bit"), if any.
 std::optional<calc::ModelShape> match_model_name(std::string_view name, const calc::Catalog& catalog,

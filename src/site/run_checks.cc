@@ -57,8 +57,8 @@ void apply_site_checks(store::RunSummary& summary, const RunResult& run, const n
   summary.checked_with = std::string(fingerprint);
 }
 
-Result<int64_t> recheck_stored_runs(store::ResultStore& store, const calc::Catalog& catalog) {
-  const std::string fingerprint = checks_fingerprint(catalog);
+Result<int64_t> recheck_stored_runs(store::ResultStore& store, const calc::Catalog& catalog,
+                                    std::string_view fingerprint) {
   int64_t checked = 0;
   // Each page is read after the previous one is written: a run checked now no longer matches,
   // so the cursor (the last run id) only moves forward.

@@ -7,7 +7,7 @@
 // a run kept out of the rankings as unverified hardware is ranked once its GPU is known.
 //
 //   apply_site_checks(record.summary, result, document, catalog, fingerprint);
-//   auto rechecked = recheck_stored_runs(store, catalog);   // at start-up: how many changed
+//   auto rechecked = recheck_stored_runs(store, catalog, fingerprint);   // at start-up: how many
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -31,9 +31,10 @@ std::string checks_fingerprint(const calc::Catalog& catalog);
 void apply_site_checks(store::RunSummary& summary, const RunResult& run, const nlohmann::json& document,
                        const calc::Catalog& catalog, std::string_view fingerprint);
 
-/// Checks every stored run whose checked_with is not this catalog's fingerprint again and writes
-/// what changed; returns how many runs it checked. A stored text that is no result this build
-/// reads keeps its columns and is marked checked.
-Result<int64_t> recheck_stored_runs(store::ResultStore& store, const calc::Catalog& catalog);
+/// Checks every stored run whose checked_with is not `fingerprint` (checks_fingerprint(catalog))
+/// again and writes what changed; returns how many runs it checked. A stored text that is no
+/// result this build reads keeps its columns and is marked checked.
+Result<int64_t> recheck_stored_runs(store::ResultStore& store, const calc::Catalog& catalog,
+                                    std::string_view fingerprint);
 
 }  // namespace sm::site

@@ -58,7 +58,7 @@ Result<std::unique_ptr<Site>> Site::create(store::ResultStore& store, SiteConfig
   // Runs checked with another catalog (stored before this build) are checked again, so every
   // page groups them by this build's names and flags (run_checks.h).
   site->checks_fingerprint_ = checks_fingerprint(site->catalog_);
-  auto rechecked = recheck_stored_runs(store, site->catalog_);
+  auto rechecked = recheck_stored_runs(store, site->catalog_, site->checks_fingerprint_);
   if (!rechecked)
     return fail(rechecked.error().code, "checking the stored runs with this build's catalog: " + rechecked.error().message);
   site->rechecked_at_start_ = *rechecked;

@@ -81,12 +81,17 @@ std::string filter_form(std::string_view action, const store::FilterValues& valu
   return out;
 }
 
-std::string sort_header(std::string_view action, const ListingQuery& q, store::RunOrder order, std::string_view title,
-                        std::string_view sub) {
+// The listing at `action` with `q`'s filters, sorted by `order` (escaped for an attribute).
+std::string sort_href(std::string_view action, const ListingQuery& q, store::RunOrder order) {
   Params params = listing_params(q);
   params.emplace_back("sort", std::string(order_name(order)));
-  return fmt::format("<th><a href=\"{}{}\"{}>{}</a><span class=\"sub\">{}</span></th>", action,
-                     esc(build_query(params)), q.order == order ? " class=\"sorted\"" : "", title, sub);
+  return std::string(action) + esc(build_query(params));
+}
+
+std::string sort_header(std::string_view action, const ListingQuery& q, store::RunOrder order, std::string_view title,
+                        std::string_view sub) {
+  return fmt::format("<th><a href=\"{}\"{}>{}</a><span class=\"sub\">{}</span></th>", sort_href(action, q, order),
+                     q.order == order ? " class=\"sorted\"" : "", title, sub);
 }
 
 // The sort links again, as a bar over the table: below 600 px the rows are cards and the column
@@ -99,12 +104,9 @@ std::string sort_bar(std::string_view action, const ListingQuery& q) {
                                                             {store::RunOrder::Prefill32K, "column.prefill_32k"},
                                                             {store::RunOrder::TokensPerJoule, "column.efficiency"},
                                                             {store::RunOrder::Newest, "column.uploaded"}};
-  for (const auto& [order, label] : orders) {
-    Params params = listing_params(q);
-    params.emplace_back("sort", std::string(order_name(order)));
-    out += fmt::format("<a href=\"{}{}\"{}>{}</a>", action, esc(build_query(params)),
+  for (const auto& [order, label] : orders)
+    out += fmt::format("<a href=\"{}\"{}>{}</a>", sort_href(action, q, order),
                        q.order == order ? " class=\"sorted\" aria-current=\"true\"" : "", esc(ui_text(label)));
-  }
   return out + "</nav>\n";
 }
 

@@ -205,18 +205,7 @@ Result<std::vector<PutStatus>> SqlStore::put_runs(const std::vector<RunRecord>& 
     statuses.push_back(*s);
   }
   const bool created = std::find(statuses.begin(), statuses.end(), PutStatus::Created) != statuses.end();
-  const bool sqlite = (*c)->dialect() == SqlDialect::Sqlite;
-  if (created && sqlite) {
-    if (auto ok = (*c)->execute(sql::kSqliteBumpGeneration, {}); !ok) {
-      (*c)->rollback();
-      return std::unexpected(ok.error());
-    }
-  }
-  if (auto ok = (*c)->commit(); !ok) {
-    (*c)->rollback();
-    return std::unexpected(ok.error());
-  }
-  if (created && !sqlite) bump_generation_after_commit(**c);
+  if (auto ok = commit_write(**c, created); !ok) return std::unexpected(ok.error());
   return statuses;
 }
 
@@ -391,19 +380,24 @@ Result<int64_t> SqlStore::write_one(std::string_view statement, std::span<const 
     (*c)->rollback();
     return n;
   }
-  const bool sqlite = (*c)->dialect() == SqlDialect::Sqlite;
-  if (*n > 0 && sqlite) {
-    if (auto ok = (*c)->execute(sql::kSqliteBumpGeneration, {}); !ok) {
-      (*c)->rollback();
+  if (auto ok = commit_write(**c, *n > 0); !ok) return std::unexpected(ok.error());
+  return n;
+}
+
+Result<void> SqlStore::commit_write(SqlConnection& c, bool changed) {
+  const bool sqlite = c.dialect() == SqlDialect::Sqlite;
+  if (changed && sqlite) {
+    if (auto ok = c.execute(sql::kSqliteBumpGeneration, {}); !ok) {
+      c.rollback();
       return std::unexpected(ok.error());
     }
   }
-  if (auto ok = (*c)->commit(); !ok) {
-    (*c)->rollback();
-    return std::unexpected(ok.error());
+  if (auto ok = c.commit(); !ok) {
+    c.rollback();
+    return ok;
   }
-  if (*n > 0 && !sqlite) bump_generation_after_commit(**c);
-  return n;
+  if (changed && !sqlite) bump_generation_after_commit(c);
+  return {};
 }
 
 void SqlStore::bump_generation_after_commit(SqlConnection& c) {
@@ -497,18 +491,7 @@ Result<int64_t> SqlStore::update_checks(const std::vector<RunSummary>& summaries
     }
     changed += *n;
   }
-  const bool sqlite = (*c)->dialect() == SqlDialect::Sqlite;
-  if (changed > 0 && sqlite) {
-    if (auto ok = (*c)->execute(sql::kSqliteBumpGeneration, {}); !ok) {
-      (*c)->rollback();
-      return std::unexpected(ok.error());
-    }
-  }
-  if (auto ok = (*c)->commit(); !ok) {
-    (*c)->rollback();
-    return std::unexpected(ok.error());
-  }
-  if (changed > 0 && !sqlite) bump_generation_after_commit(**c);
+  if (auto ok = commit_write(**c, changed > 0); !ok) return std::unexpected(ok.error());
   return changed;
 }
 

@@ -48,6 +48,9 @@ class SqlStore final : public ResultStore {
   /// After a committed write that changed runs: PostgreSQL's change counter moves now (SQLite's
   /// moved inside the transaction). Cannot fail the write, which stands either way.
   void bump_generation_after_commit(SqlConnection& c);
+  /// Ends a write transaction begun on `c`: moves the change counter when `changed` (SQLite in
+  /// the transaction, PostgreSQL after it), commits, rolls back on failure.
+  Result<void> commit_write(SqlConnection& c, bool changed);
   /// Runs one write statement in its own transaction; returns the rows changed.
   Result<int64_t> write_one(std::string_view sql, std::span<const SqlParam> params);
 
