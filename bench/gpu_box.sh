@@ -11,7 +11,10 @@
 #     same run's cells carry the GPU telemetry (power, energy, SM clock, temperature, throttle
 #     verdict) read through NVML;
 #  3. the client on this machine's cores: bench/hiccup, the self-test table, and REPEATS more
-#     runs of its 1,024-stream point (lag p50/p99).
+#     runs of its 1,024-stream point (lag p50/p99);
+#  4. a llama-server pinned to the machine's last GPU, measured without --server-gpus: which GPU
+#     the run found (the driver's process list), its hardware, and each window's power beside
+#     nvidia-smi's per-GPU readings (runs before part 3 when both are asked for).
 #
 # Usage: bench/gpu_box.sh
 # Environment:
@@ -23,7 +26,9 @@
 #            with its Vulkan backend; where the driver's Vulkan manifest is not in a standard
 #            place, name it in VK_DRIVER_FILES, e.g. /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json)
 #   OUT      where logs and run folders go (default a temporary folder)
-#   PARTS    which parts to run (default 1,2,3)
+#   PARTS    which parts to run (default 1,2,4,3)
+#   PIN_VAR  part 4: the variable that pins llama-server to one GPU (default GGML_VK_VISIBLE_DEVICES,
+#            the Vulkan build's; CUDA_VISIBLE_DEVICES for a CUDA build)
 #   SHAPE    synth-model flags of the model served (default: 16 layers, hidden 2048, ~1.1 B
 #            parameters, f16)
 #   CONTEXTS, CONCURRENCY, MAX_OUTPUT, DURATION, PRECISION: the audited matrix (defaults 1K,4K,16K;
@@ -35,7 +40,7 @@ bin=${BIN:-"$root/build/speedmatrix"}
 hiccup=${HICCUP:-"$root/build/bench/hiccup"}
 replay=${REPLAY:-"$root/build/bench/replay_precision"}
 out=${OUT:-$(mktemp -d)}
-parts=${PARTS:-1,2,3}
+parts=${PARTS:-1,2,4,3}
 mkdir -p "$out"
 t_start=$(date +%s)
 say() { echo "== [$(( $(date +%s) - t_start ))s] $*"; }
@@ -141,6 +146,65 @@ for w in (l for l in lines if l["kind"] == "window"):
     print(f"{w['phase'] + ' ' + str(w['context']) + ' x ' + str(w['concurrency']):>16} {num(c.get('gpu_power_w'), '6.0f'):>6} "
           f"{mean([x[1] for x in inside]):6.0f} {num(c.get('gpu_sm_clock_mhz'), '6.0f'):>6} {mean([x[2] for x in inside]):7.0f} "
           f"{num(c.get('gpu_util_pct'), '6.0f'):>6} {len(inside):5d}  {opening}")
+PY
+  fi
+fi
+
+# --- 4. a server pinned to one GPU: only its GPU counts ----------------------------------------------
+# llama-server on the machine's last GPU (GGML_VK_VISIBLE_DEVICES for the Vulkan build; set
+# PIN_VAR=CUDA_VISIBLE_DEVICES for a CUDA build), then one short matrix without --server-gpus:
+# the run must find the GPU through the driver's process list (telemetry.server_gpus_source
+# "process_list"), list that GPU alone in its hardware, and its power beside nvidia-smi's readings
+# of that GPU, not the sum of all (docs/METRICS.md, "The server's GPUs").
+if has_part 4; then
+  gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | wc -l)
+  if [ "$gpus" -lt 1 ]; then
+    say "4. skipped: nvidia-smi lists no GPU"
+  else
+    pin=$(( gpus - 1 )) pin_var=${PIN_VAR:-GGML_VK_VISIBLE_DEVICES}
+    llama=${LLAMA:-$("$root/scripts/get-llama-server" --vulkan)}
+    say "4. llama-server pinned to GPU $pin of $gpus ($pin_var=$pin)"
+    model="$out/pinned.gguf"
+    "$bin" synth-model --layers 16 --hidden 2048 --heads 16 --kv-heads 4 --ffn 8192 --ctx 32K --seed 1 --out "$model" 2>&1 | tail -1
+    nvidia-smi --query-gpu=timestamp,index,power.draw,utilization.gpu --format=csv,noheader -lms 500 \
+      > "$out/nvidia-smi-pinned.csv" 2>/dev/null &
+    smi_pid=$!
+    "$bin" run --launch "$pin_var=$pin $llama -m $model --host 127.0.0.1 --port 18124 -c 65536 -np 4 -ngl 99 --metrics" \
+      --contexts 1K --concurrency 1,4 --prefill-contexts 1K --max-output 4096 --duration 15 \
+      --out "$out/pinned" > "$out/pinned.txt" 2>&1
+    echo "run rc $?"; tail -5 "$out/pinned.txt"
+    kill "$smi_pid" 2>/dev/null
+    [ -f "$out/pinned/result.json" ] && python3 - "$out/pinned/result.json" "$out/nvidia-smi-pinned.csv" "$out/pinned/telemetry.jsonl" <<'PY'
+import json, sys, datetime
+r = json.load(open(sys.argv[1]))
+t = r.get("telemetry") or {}
+print("server GPUs:", t.get("server_gpus"), t.get("server_gpus_source"), "-", t.get("server_gpus_detail"))
+hw = r.get("hardware") or {}
+print("hardware GPUs:", [g.get("name") for g in hw.get("gpus", [])], "machine_gpu_count:", hw.get("machine_gpu_count"))
+lines = [json.loads(l) for l in open(sys.argv[3])]
+start = next(l for l in lines if l["kind"] == "start")
+to_ms = lambda t_ns: start["unix_ms"] + (t_ns - start["t_ns"]) / 1e6
+smi = []
+for row in open(sys.argv[2]).read().splitlines():
+    f = [x.strip() for x in row.split(",")]
+    try:
+        when = datetime.datetime.strptime(f[0], "%Y/%m/%d %H:%M:%S.%f").replace(tzinfo=datetime.timezone.utc)
+        smi.append((when.timestamp() * 1000, int(f[1]), float(f[2].split()[0]), float(f[3].split()[0])))
+    except (ValueError, IndexError):
+        pass
+mean = lambda v: sum(v) / len(v) if v else float("nan")
+print(f"{'window':>14} {'W':>6} {'tok/J':>6} {'util':>5}  nvidia-smi per GPU (W, util %)")
+for w in (l for l in lines if l["kind"] == "window" and l["phase"] == "decode"):
+    c = next(c for c in r["decode"] if c["context"] == w["context"] and c["concurrency"] == w["concurrency"])
+    a, b = to_ms(w["t_ns"]), to_ms(w["end_ns"])
+    per = {}
+    for when, i, watts, util in smi:
+        if a <= when <= b:
+            per.setdefault(i, []).append((watts, util))
+    shown = "  ".join(f"GPU {i}: {mean([x[0] for x in v]):.0f} W {mean([x[1] for x in v]):.0f}%" for i, v in sorted(per.items()))
+    num = lambda v, spec: format(v, spec) if isinstance(v, (int, float)) else "-"
+    print(f"{str(c['context']) + ' x ' + str(c['concurrency']):>14} {num(c.get('gpu_power_w'), '6.0f')} "
+          f"{num(c.get('tokens_per_joule'), '6.2f')} {num(c.get('gpu_util_pct'), '5.0f')}  {shown}")
 PY
   fi
 fi

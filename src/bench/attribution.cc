@@ -1,5 +1,7 @@
 #include "bench/attribution.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "calc/catalog.h"
@@ -145,6 +147,19 @@ void attribute_hardware(RunResult& result, const RunConfig& config, std::string_
   result.hardware = std::move(a.hardware);
   result.client_hardware = std::move(a.client_hardware);
   for (auto& w : a.warnings) result.warnings.push_back(std::move(w));
+}
+
+void keep_server_gpus(HardwareInfo& hardware, const std::vector<int>& server_gpus, std::span<const int> machine_gpus) {
+  if (hardware.source != HardwareSource::Probed || hardware.gpus.size() != machine_gpus.size() ||
+      server_gpus.size() >= machine_gpus.size())
+    return;
+  std::vector<GpuInfo> kept;
+  for (size_t i = 0; i < machine_gpus.size(); ++i)
+    if (std::find(server_gpus.begin(), server_gpus.end(), machine_gpus[i]) != server_gpus.end())
+      kept.push_back(hardware.gpus[i]);
+  hardware.machine_gpu_count = static_cast<int64_t>(hardware.gpus.size());
+  hardware.gpus = std::move(kept);
+  if (hardware.gpus.empty()) hardware.type = "CPU only";
 }
 
 std::string attribution_note(const TargetLocality& where, const std::optional<HardwareInfo>& declared) {

@@ -5,6 +5,7 @@
 // --gpu-count N), else "unknown" — and the measuring machine is then recorded as the client.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,12 @@ void attribute_simulated_hardware(RunResult& result);
 
 /// What `run` says on stderr before it starts about a server on another machine (or declared
 /// hardware); empty when the server is local and nothing was declared.
+/// Keeps, of a probed machine's GPUs, the server's own (`server_gpus`: indices into `machine_gpus`,
+/// the GPUs as telemetry numbers them, which nvidia-smi's list follows): "8× H100" becomes the
+/// one H100 a one-GPU server uses, with machine_gpu_count = 8. Nothing changes for declared or
+/// unknown hardware, or where the two lists do not line up (nvidia-smi missing).
+void keep_server_gpus(HardwareInfo& hardware, const std::vector<int>& server_gpus, std::span<const int> machine_gpus);
+
 std::string attribution_note(const TargetLocality& where, const std::optional<HardwareInfo>& declared);
 
 /// How that note is redacted before it is printed (redact_attribution): secrets always; with

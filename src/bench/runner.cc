@@ -26,6 +26,7 @@
 #include "bench/run_folder.h"
 #include "bench/server_watch.h"
 #include "bench/telemetry_setup.h"
+#include "telemetry/server_gpus.h"
 #include "core/build_info.h"
 #include "core/interrupt.h"
 #include "core/units.h"
@@ -130,7 +131,7 @@ class MatrixRun {
   ServerWatch& watch();
   bool server_ready(CellStatus& status, std::string& error);
   HttpRequest completion_request(const std::string& prompt, int64_t max_tokens) const;
-  void start_telemetry_sampling();
+  Result<void> start_telemetry_sampling();
   std::vector<int> measurement_processes(bool server_here);
   CellTelemetry window_telemetry(const WindowMark& mark);
   static bool ignores_max_tokens(const RequestRecord& r);
@@ -851,8 +852,20 @@ std::vector<int> MatrixRun::measurement_processes(bool server_here) {
   return pids;
 }
 
-void MatrixRun::start_telemetry_sampling() {
-  if (!config_.telemetry || run_dir_.empty()) return;
+Result<void> MatrixRun::start_telemetry_sampling() {
+  if (!config_.telemetry && !config_.server_gpus.empty()) {
+    // No GPU readings to choose from: the declaration still narrows the probed GPU list
+    // (nvidia-smi's order, the NVML indices).
+    std::vector<GpuStaticInfo> listed(result_.hardware.gpus.size());
+    std::vector<int> positions;
+    for (size_t i = 0; i < listed.size(); ++i) positions.push_back(listed[i].index = static_cast<int>(i));
+    ServerGpuEvidence declared;
+    declared.declared = split_gpu_list(config_.server_gpus);
+    auto chosen = choose_server_gpus(declared, listed);
+    if (!chosen) return std::unexpected(chosen.error());
+    keep_server_gpus(result_.hardware, chosen->indices, positions);
+  }
+  if (!config_.telemetry || run_dir_.empty()) return {};
   TelemetrySetupOptions o;
   o.interval_s = config_.telemetry_interval_s;
   o.nvml_lib = config_.nvml_lib;
@@ -866,14 +879,24 @@ void MatrixRun::start_telemetry_sampling() {
   o.run_dir = run_dir_;
   o.series_file = result_.resumes > 0 ? fmt::format("telemetry-resume{}.jsonl", result_.resumes) : "telemetry.jsonl";
   o.own_pids = measurement_processes(!o.remote_target);
+  for (int pid : o.own_pids)
+    if (pid != static_cast<int>(getpid())) o.server_pids.push_back(pid);
+  o.declared_server_gpus = split_gpu_list(config_.server_gpus);
   telemetry_ = start_telemetry(o, clock_, [this](const std::string& n) {
     // From the sampler thread too: queued, and taken into the result by save() on this thread.
     std::lock_guard lock(telemetry_notes_mu_);
     telemetry_notes_.push_back(n);
   });
+  if (!telemetry_.refused.empty()) return fail(ErrorCode::InvalidArgument, telemetry_.refused);
   if (!result_.telemetry || result_.resumes == 0) result_.telemetry = telemetry_.info;
+  if (!telemetry_.info.server_gpus_source.empty()) {
+    std::vector<int> sampled;
+    for (const auto& g : telemetry_.info.gpus) sampled.push_back(g.index);
+    keep_server_gpus(result_.hardware, telemetry_.info.server_gpus, sampled);
+  }
   auto* recorder = telemetry_.recorder.get();
   if (recorder->has_gpu()) progress_.set_detail([recorder] { return live_telemetry_text(recorder->live()); });
+  return {};
 }
 
 // After a window: one more sample (so the window's end is bracketed), the window's figures, and
@@ -1076,7 +1099,10 @@ int MatrixRun::execute() {
     return kExitFailure;
   }
   if (ceiling_tok_s) result_.client_ceiling = ClientCeiling{*ceiling_tok_s, 64};
-  start_telemetry_sampling();
+  if (auto ok = start_telemetry_sampling(); !ok) {
+    std::fprintf(stderr, "speedmatrix run: %s\n", ok.error().message.c_str());
+    return kExitFailure;
+  }
   auto calibrated = calibrate_counter();
   timing_.setup_s = seconds_since(session_start_ns_);  // the client self-test, launch, probe and calibration
   if (auto& ok = calibrated; !ok) {

@@ -7,6 +7,7 @@
 
 #include "core/units.h"
 #include "engines/server_load.h"
+#include "telemetry/server_gpus.h"
 #include "telemetry/telemetry_sources_open.h"
 
 namespace sm {
@@ -42,6 +43,28 @@ TelemetrySetup start_telemetry(const TelemetrySetupOptions& o, const Clock& cloc
          "out of the cells");
 
   RecorderOptions ro;
+  if (setup.gpu_figures) {
+    ServerGpuEvidence evidence;
+    evidence.declared = o.declared_server_gpus;
+    evidence.processes = sources.gpu->processes();
+    evidence.server_pids = o.server_pids;
+    read_server_gpu_environment(o.server_pids, evidence);
+    const auto machine_gpus = sources.gpu->static_info();
+    auto chosen = choose_server_gpus(evidence, machine_gpus);
+    if (!chosen) {
+      setup.refused = chosen.error().message;
+      return setup;
+    }
+    for (const auto& n : chosen->notes) note(n);
+    info.server_gpus = chosen->indices;
+    info.server_gpus_source = chosen->source;
+    info.server_gpus_detail = chosen->detail;
+    if (chosen->indices.empty()) {
+      setup.gpu_figures = false;
+      note(chosen->detail + ": the GPUs' readings are recorded in the series and kept out of the cells");
+    }
+    ro.server_gpus = chosen->indices;
+  }
   ro.interval_ns = static_cast<int64_t>(o.interval_s * 1e9);
   ro.jsonl_path = o.run_dir.empty() ? "" : (std::filesystem::path(o.run_dir) / o.series_file).string();
   setup.recorder = std::make_unique<TelemetryRecorder>(std::move(sources), clock, ro, note);

@@ -30,16 +30,24 @@ struct TelemetrySetupOptions {
   /// The measurement's own processes (speedmatrix; a server on this machine and its children):
   /// the host's CPU beyond theirs is other load (a busy host).
   std::vector<int> own_pids;
+  /// The server's own processes on this machine (its launch shell or listener and their children):
+  /// whose GPUs they are (docs/METRICS.md, "The server's GPUs"). Empty: not known.
+  std::vector<int> server_pids;
+  /// --server-gpus, split: the server's GPUs as declared (indices or UUIDs).
+  std::vector<std::string> declared_server_gpus;
 };
 
 struct TelemetrySetup {
   std::unique_ptr<TelemetryRecorder> recorder;  ///< started
   TelemetryInfo info;
   bool gpu_figures = false;  ///< the cells get GPU figures (the GPUs sampled are the server's)
+  /// Why the run must not start (a --server-gpus that names no GPU here); empty: it may.
+  std::string refused;
 };
 
-/// Opens what can be opened and starts the recorder. `note` gets each reason something is
-/// missing (once). Never fails: a run without any telemetry still runs.
+/// Opens what can be opened, finds the server's GPUs among those sampled, and starts the recorder.
+/// `note` gets each reason something is missing (once). A run without any telemetry still runs;
+/// only a declaration naming no GPU of this machine sets `refused`.
 TelemetrySetup start_telemetry(const TelemetrySetupOptions& options, const Clock& clock,
                                const std::function<void(const std::string&)>& note);
 

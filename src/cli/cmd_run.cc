@@ -65,6 +65,7 @@ struct RunFlags {
   bool no_telemetry = false;
   double telemetry_interval_s = 0.5;
   std::string nvml_lib;
+  std::string server_gpus;
   double temperature = 0;
   uint64_t seed = 0;
   bool dry_run = false;
@@ -214,6 +215,7 @@ Result<RunConfig> to_config(const RunFlags& f) {
   c.telemetry = !f.no_telemetry;
   c.telemetry_interval_s = f.telemetry_interval_s;
   c.nvml_lib = f.nvml_lib;
+  c.server_gpus = f.server_gpus;
   c.seed = f.seed;
   c.out_dir = f.out;
   c.dry_run = f.dry_run;
@@ -260,6 +262,7 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   c.telemetry = from_flags.telemetry;
   c.telemetry_interval_s = from_flags.telemetry_interval_s;
   c.nvml_lib = from_flags.nvml_lib;
+  c.server_gpus = from_flags.server_gpus;
   c.launch_timeout_s = from_flags.launch_timeout_s;
   c.quiet = from_flags.quiet;
   c.client_selftest = from_flags.client_selftest;
@@ -461,6 +464,11 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("--nvml-lib", flags->nvml_lib,
                   "NVML library to read the GPUs with (default libnvidia-ml.so.1, loaded at run time; without it "
                   "the run has no GPU telemetry and says why)");
+  run->add_option("--server-gpus", flags->server_gpus,
+                  "The GPUs the server runs on, by NVML index as nvidia-smi numbers them (\"0,3\") or UUID "
+                  "(\"GPU-5c2f...\"): only they count in the hardware, power, energy, tokens per joule and throttle "
+                  "verdicts. Default: found from the driver's process list, else the server's CUDA_VISIBLE_DEVICES, "
+                  "else every GPU (docs/METRICS.md, \"The server's GPUs\")");
   run->add_option("--temperature", flags->temperature, "Sampling temperature sent with every request")
       ->capture_default_str();
   run->add_option("--seed", flags->seed, "Seed of the prompt text (0: derived from the run id)");

@@ -36,6 +36,10 @@ bool has_numbers(CellStatus status) {
   return status == CellStatus::Valid || status == CellStatus::Interrupted;
 }
 
+bool total_is_projected(const RunResult& r, const DecodeCell& c) {
+  return r.settings.precision && c.settled && *c.settled;
+}
+
 std::string format_tok_s(std::optional<double> per_s) {
   if (!per_s || !std::isfinite(*per_s)) return std::string(kDash);
   return format_rate(*per_s);

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "result/cell_status.h"
+#include "result/result.h"
 
 namespace sm::report {
 
@@ -21,6 +22,10 @@ std::string status_short(CellStatus status);
 
 /// True when the cell's numbers exist: it ran (valid) or ran partly (interrupted).
 bool has_numbers(CellStatus status);
+
+/// A settled adaptive window (--precision): the cell's total_tok_s is a projection to the full
+/// --duration, not tokens ÷ a window of that length; every printer marks it "~" (issue 31).
+bool total_is_projected(const RunResult& r, const DecodeCell& c);
 
 /// Output tok/s of a decode cell or the "Total tok/s" of a prefill row: "181.7", "1,081.0", "10.6K".
 std::string format_tok_s(std::optional<double> per_s);

@@ -215,7 +215,7 @@ CompareModel build_compare_model(const std::vector<RunResult>& runs, const std::
   add_difference(m.setting_differences, tr("Max output"),
                  collect([](const RunResult& r) { return format_thousands(r.settings.max_output_tokens); }), m.runs);
   add_difference(m.setting_differences, tr("Time per measurement"),
-                 collect([](const RunResult& r) { return format_duration_s(r.settings.duration_s); }), m.runs);
+                 collect([](const RunResult& r) { return measurement_time_text(r.settings); }), m.runs);
   add_difference(m.setting_differences, tr("API"), collect([](const RunResult& r) { return r.settings.api; }), m.runs);
   add_difference(m.setting_differences, tr("Contexts"),
                  collect([](const RunResult& r) { return list_text(r.settings.contexts, true); }), m.runs);

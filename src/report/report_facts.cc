@@ -75,6 +75,15 @@ std::string vram_tag(int64_t bytes) {
 
 }  // namespace
 
+std::string measurement_time_text(const RunSettings& s) {
+  // Adaptive windows: --duration is the cap, not the time each cell measured (issue 31 point 4).
+  if (s.precision)
+    return trf("adaptive: {} to {}, closed within ±{:g}% (a settled cell's rate is projected to {})",
+               format_duration_s(s.min_window_s.value_or(s.duration_s)), format_duration_s(s.duration_s),
+               *s.precision * 100, format_duration_s(s.duration_s));
+  return format_duration_s(s.duration_s);
+}
+
 std::string hardware_display_name(const HardwareInfo& hw) {
   if (hw.source == HardwareSource::Unknown) return std::string(kUnknownHardwareName);
   if (!hw.gpus.empty()) {
@@ -125,7 +134,9 @@ FactGroup hardware_facts(const HardwareInfo& hw) {
     } else {
       for (const auto& gpu : hw.gpus) names.push_back(short_gpu_name(gpu.name));
     }
-    add(g.facts, hw.gpus.size() > 1 ? tr("GPUs") : tr("GPU"), join(names, ", "));
+    std::string listed = join(names, ", ");
+    if (hw.machine_gpu_count) listed += trf(" (the server's; the machine has {})", *hw.machine_gpu_count);
+    add(g.facts, hw.gpus.size() > 1 ? tr("GPUs") : tr("GPU"), listed);
     int64_t total = 0;
     bool known = true;
     for (const auto& gpu : hw.gpus) {
@@ -135,6 +146,8 @@ FactGroup hardware_facts(const HardwareInfo& hw) {
     if (known && hw.gpus.size() == 1) add(g.facts, tr("VRAM"), format_gb(total));
     else if (known) add(g.facts, tr("VRAM"), trf("{} in all ({} GPUs)", format_gb(total), hw.gpus.size()));
   }
+  if (hw.gpus.empty() && hw.machine_gpu_count)
+    add(g.facts, tr("GPUs"), trf("none of the machine's {} (the server used none)", *hw.machine_gpu_count));
   if (!hw.cpu_model.empty()) {
     std::string cpu = short_cpu_name(hw.cpu_model);
     if (hw.cpu_cores) cpu += fmt::format(" ({}C)", *hw.cpu_cores);
@@ -231,15 +244,7 @@ FactGroup run_facts(const RunResult& r) {
     add(g.facts, tr("Decode test"), setting_text(s.decode_test));
   }
   add(g.facts, tr("Prefill mode"), setting_text(s.prefill_mode));
-  if (s.requests_per_cell == 0 && s.precision) {
-    // Adaptive windows: --duration is the cap, not the time each cell measured (issue 31 point 4).
-    add(g.facts, tr("Time per measurement"),
-        trf("adaptive: {} to {}, closed within ±{:g}% (a settled cell's rate is projected to {})",
-            format_duration_s(s.min_window_s.value_or(s.duration_s)), format_duration_s(s.duration_s),
-            *s.precision * 100, format_duration_s(s.duration_s)));
-  } else if (s.requests_per_cell == 0) {
-    add(g.facts, tr("Time per measurement"), format_duration_s(s.duration_s));
-  }
+  if (s.requests_per_cell == 0) add(g.facts, tr("Time per measurement"), measurement_time_text(s));
   add(g.facts, tr("Max output"), trf("{} tokens", format_thousands(s.max_output_tokens)));
   add(g.facts, tr("API"), s.api == "chat" ? tr("Chat completions") : s.api == "completions" ? tr("Completions") : sentence_case(s.api));
   add(g.facts, tr("Temperature"), fmt::format("{:g}", s.temperature));

@@ -18,12 +18,25 @@ std::vector<HeadlineFigure> headline_figures(const RunResult& r) {
     if (c.total_tok_s && (!best || *c.total_tok_s > *best->total_tok_s)) best = &c;
     if (c.concurrency == 1 && c.per_request_tok_s && (!single || c.context < single->context)) single = &c;
   }
-  if (best)
-    out.push_back({tr("Best total decode"), format_tok_s_noise(best->total_tok_s, decode_noise(*best)) + " tok/s",
-                   trf("{} context × {} requests", format_tokens(best->context), best->concurrency)});
-  if (single)
-    out.push_back({tr("Single stream"), format_tok_s_noise(single->per_request_tok_s, decode_noise(*single)) + " tok/s",
-                   trf("one request, {} context", format_tokens(single->context))});
+  if (best) {
+    // A settled adaptive window's total is a projection: marked as every matrix marks it.
+    const bool projected = total_is_projected(r, *best);
+    out.push_back({tr("Best total decode"),
+                   (projected ? "~" : "") + format_tok_s_noise(best->total_tok_s, decode_noise(*best)) + " tok/s",
+                   trf("{} context × {} requests", format_tokens(best->context), best->concurrency) +
+                       (projected ? trf(" (projected to {} from a {} window)", format_duration_s(r.settings.duration_s),
+                                        format_duration_s(best->measured_s.value_or(0)))
+                                  : std::string())});
+  }
+  if (single) {
+    const bool projected = total_is_projected(r, *single);
+    out.push_back({tr("Single stream"),
+                   (projected ? "~" : "") + format_tok_s_noise(single->per_request_tok_s, decode_noise(*single)) + " tok/s",
+                   trf("one request, {} context", format_tokens(single->context)) +
+                       (projected ? trf(" (projected to {} from a {} window)", format_duration_s(r.settings.duration_s),
+                                        format_duration_s(single->measured_s.value_or(0)))
+                                  : std::string())});
+  }
   const PrefillRow* prefill = nullptr;
   for (const auto& p : r.prefill)
     if (p.status == CellStatus::Valid && p.prompt_tok_s && (!prefill || p.context < prefill->context)) prefill = &p;

@@ -27,11 +27,6 @@ std::string cell_note(const DecodeCell& c) {
   return join(parts, "; ");
 }
 
-// A settled adaptive window: its total_tok_s is a projection, not a measurement over --duration.
-bool projected(const RunResult& r, const DecodeCell& c) {
-  return r.settings.precision && c.settled && *c.settled;
-}
-
 // Fills `heat` with each value's log position between the smallest and largest of the matrix.
 void set_heat(Matrix& m) {
   double lo = 0, hi = 0;
@@ -108,9 +103,10 @@ Matrix build_matrix(const RunResult& r, MatrixKind kind) {
       cell.value = format_tok_s_noise(value, noise);
       cell.noisy = noise.shown();
       cell.detail = kind == MatrixKind::Total ? format_latency_ms(c.ttft_ms) : format_gap_ms(c.tbt_ms);
-      // An adaptive window that settled early: its total is a projection to the full --duration,
-      // marked "~" in every printer, with the window's own figure in its note (issue 31 point 4).
-      if (kind == MatrixKind::Total && projected(r, c)) {
+      // An adaptive window that settled early: its total (and per-request rate, scaled with it) is
+      // a projection to the full --duration, marked "~" in every printer, with the window's own
+      // figure in its note (issue 31 point 4).
+      if (total_is_projected(r, c)) {
         cell.value = "~" + cell.value;
         cell.note = join({cell.note, trf("projected to {} from a {} window that measured {} tok/s",
                                          format_duration_s(r.settings.duration_s), format_duration_s(c.measured_s.value_or(0)),

@@ -135,6 +135,11 @@ inline constexpr std::string_view kUnknownHardwareName = "unknown hardware";
 /// "RTX 3090 24GB", "2× H100 80GB HBM3", a CPU, or kUnknownHardwareName.
 std::string hardware_display_name(const HardwareInfo& hardware);
 
+/// The run's "Time per measurement": "30 s", or with adaptive windows (--precision) "adaptive:
+/// 10 s to 30 s, closed within ±2% (a settled cell's rate is projected to 30 s)". The report's
+/// run facts and compare's setting differences both say it this way.
+std::string measurement_time_text(const RunSettings& settings);
+
 /// Works out the report of one run.
 ReportModel build_report_model(const RunResult& result);
 

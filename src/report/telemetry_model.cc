@@ -10,6 +10,7 @@
 #include "report/cell_format.h"
 #include "report/report_sections.h"
 #include "report/translate.h"
+#include "telemetry/window_summary.h"
 
 namespace sm::report {
 
@@ -146,6 +147,66 @@ FactGroup& group_named(std::vector<FactGroup>& groups, std::string_view id, std:
   return groups.back();
 }
 
+// The GPUs the cells' figures are of: the server's, where they were found.
+std::vector<TelemetryGpu> server_telemetry_gpus(const TelemetryInfo& t) {
+  if (t.server_gpus_source.empty()) return t.gpus;
+  std::vector<TelemetryGpu> out;
+  for (const auto& g : t.gpus)
+    if (std::find(t.server_gpus.begin(), t.server_gpus.end(), g.index) != t.server_gpus.end()) out.push_back(g);
+  return out;
+}
+
+// "GPU 3 of 8 (the driver lists the server's process 4242 on GPU 3)".
+std::string server_gpus_text(const TelemetryInfo& t) {
+  std::vector<std::string> indices;
+  for (int i : t.server_gpus) indices.push_back(std::to_string(i));
+  const std::string listed = section::join(indices, ", ");
+  const std::string which = t.server_gpus.empty()              ? tr("none")
+                            : t.server_gpus_source == "all"    ? tr("all")
+                            : t.server_gpus.size() > 1         ? trf("GPUs {}", listed)
+                                                               : trf("GPU {}", listed);
+  return trf("{} of {} ({})", which, t.gpus.size(), t.server_gpus_detail);
+}
+
+// Each GPU's mean power and hottest reading over the valid decode cells, with its worst verdict,
+// where the cells have per-GPU figures (the server uses several GPUs): one hot or idle GPU shows.
+std::string per_gpu_decode_text(const RunResult& r) {
+  struct Sum {
+    double power_sum = 0;
+    int power_n = 0;
+    std::optional<double> temp_max;
+    std::string worst;
+  };
+  std::map<int, Sum> by_gpu;
+  for (const auto& c : r.decode) {
+    if (c.status != CellStatus::Valid) continue;
+    for (const auto& g : c.telemetry.per_gpu) {
+      Sum& s = by_gpu[g.index];
+      if (g.power_w) {
+        s.power_sum += *g.power_w;
+        ++s.power_n;
+      }
+      if (g.temp_max_c) s.temp_max = std::max(s.temp_max.value_or(*g.temp_max_c), *g.temp_max_c);
+      if (!g.throttle.empty() && g.throttle != "ok") {
+        auto rank = [](const std::string& v) {
+          auto it = std::find(kThrottleOrder.begin(), kThrottleOrder.end(), v);
+          return it - kThrottleOrder.begin();
+        };
+        if (s.worst.empty() || rank(g.throttle) < rank(s.worst)) s.worst = g.throttle;
+      }
+    }
+  }
+  std::vector<std::string> parts;
+  for (const auto& [index, s] : by_gpu) {
+    std::vector<std::string> figures;
+    if (s.power_n > 0) figures.push_back(format_power_w(s.power_sum / s.power_n));
+    if (s.temp_max) figures.push_back(trf("{} max", format_temp_c(s.temp_max)));
+    if (!s.worst.empty()) figures.push_back(throttle_label(s.worst));
+    parts.push_back(trf("GPU {}: {}", index, figures.empty() ? std::string(kDash) : section::join(figures, ", ")));
+  }
+  return section::join(parts, "; ");
+}
+
 std::string sampled_text(const TelemetryInfo& t) {
   std::vector<std::string> periodic;
   if (!t.gpu_source.empty()) periodic.push_back(t.gpu_source == "nvml" ? "GPU (NVML)" : "GPU (" + t.gpu_source + ")");
@@ -202,10 +263,10 @@ std::vector<Finding> telemetry_notes(const RunResult& r) {
 std::vector<Finding> gpu_idle_findings(const RunResult& r) {
   std::vector<Finding> out;
   if (!r.telemetry || r.telemetry->gpu_source.empty() || r.telemetry->client_side_only) return out;
-  // Below this mean utilisation a window's GPU did essentially nothing: seen on an H200 as 0–2%
-  // while llama.cpp compiled its Vulkan pipelines in the first prefill row, against 50–77% in
-  // every decode window of the same run (docs/performance.md, "On a GPU machine").
-  constexpr double kIdleUtilPct = 5;
+  // Below kIdleUtilPct a window's GPU did essentially nothing: seen on an H200 as 0–2% while
+  // llama.cpp compiled its Vulkan pipelines in the first prefill row, against 50–77% in every
+  // decode window of the same run (docs/performance.md, "On a GPU machine"). Such a window has no
+  // power, energy or tokens per joule (telemetry/window_summary.h).
   std::vector<NamedMeasurement> sampled;
   for (auto& m : named_measurements(r))
     if (m.has_numbers && m.telemetry->gpu_util_pct) sampled.push_back(std::move(m));
@@ -216,8 +277,9 @@ std::vector<Finding> gpu_idle_findings(const RunResult& r) {
   if (idle.size() == sampled.size() && sampled.size() > 1) {
     out.push_back({Severity::Warning,
                    trf("The GPU was idle in all {} measurements it was sampled in (utilisation below {:.0f}%): the server "
-                       "did not run on it, so these numbers are not this GPU's. Check how the server was started (layers "
-                       "offloaded to the GPU, the device it uses).",
+                       "did not run on it, so these numbers are not this GPU's, and they have no power or tokens per "
+                       "joule. Check how the server was started (layers offloaded to the GPU, the device it uses, "
+                       "--server-gpus).",
                        sampled.size(), kIdleUtilPct)});
     return out;
   }
@@ -268,26 +330,31 @@ void add_telemetry_facts(std::vector<FactGroup>& groups, const RunResult& r) {
   const TelemetryInfo& t = *r.telemetry;
   set_fact(group_named(groups, "run", tr("Run")), tr("Telemetry"), sampled_text(t),
            {tr("Target"), tr("Started"), tr("Finished"), tr("Run id")});
-  if (t.gpus.empty()) return;
+  const std::vector<TelemetryGpu> gpus = server_telemetry_gpus(t);
+  if (gpus.empty()) return;
   FactGroup& g =
       t.client_side_only ? group_named(groups, "client", tr("Client")) : group_named(groups, "hardware", tr("Hardware"));
   const std::vector<std::string> tail = {tr("Kernel"), tr("Source")};
-  set_fact(g, tr("Power limit"), per_gpu(t.gpus, [](const TelemetryGpu& x) {
+  if (!t.server_gpus_source.empty() && t.gpus.size() > 1)
+    set_fact(g, tr("Server's GPUs"), server_gpus_text(t), tail);
+  set_fact(g, tr("Per-GPU decode"), per_gpu_decode_text(r), tail);
+  set_fact(g, tr("Power limit"), per_gpu(gpus, [](const TelemetryGpu& x) {
              return x.power_limit_w ? format_power_w(x.power_limit_w) : std::string();
            }), tail);
-  set_fact(g, tr("Max SM clock"), per_gpu(t.gpus, [](const TelemetryGpu& x) {
+  set_fact(g, tr("Max SM clock"), per_gpu(gpus, [](const TelemetryGpu& x) {
              return x.sm_clock_max_mhz ? format_clock_mhz(x.sm_clock_max_mhz) : std::string();
            }), tail);
-  set_fact(g, tr("Max memory clock"), per_gpu(t.gpus, [](const TelemetryGpu& x) {
+  set_fact(g, tr("Max memory clock"), per_gpu(gpus, [](const TelemetryGpu& x) {
              return x.mem_clock_max_mhz ? format_clock_mhz(x.mem_clock_max_mhz) : std::string();
            }), tail);
-  set_fact(g, tr("PCIe"), per_gpu(t.gpus, [](const TelemetryGpu& x) { return x.pcie; }), tail);
+  set_fact(g, tr("PCIe"), per_gpu(gpus, [](const TelemetryGpu& x) { return x.pcie; }), tail);
 }
 
 std::vector<Definition> telemetry_definitions(const RunResult& r) {
   if (!r.telemetry && !has_cell_telemetry(r)) return {};
   return {
-      {tr("GPU power"), tr("Mean board power over the window (a prefill row: over its request), summed over the GPUs.")},
+      {tr("GPU power"), tr("Mean board power over the window (a prefill row: over its request), summed over the server's "
+                           "GPUs; none where they were idle (utilisation under 5%).")},
       {tr("SM clock"), tr("Mean streaming-multiprocessor clock over the window and the GPUs.")},
       {tr("GPU temperature"), tr("The hottest GPU reading in the window.")},
       {tr("Throttle"),

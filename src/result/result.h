@@ -41,7 +41,9 @@ std::optional<HardwareSource> parse_hardware_source(std::string_view text);
 /// The machine (the seed page's Hardware section).
 struct HardwareInfo {
   std::string type;                  ///< "Discrete GPU", "CPU only", "Apple silicon", ...
-  std::vector<GpuInfo> gpus;
+  std::vector<GpuInfo> gpus;         ///< the server's GPUs (all of the machine's unless it uses fewer)
+  /// GPUs on the machine where the server uses fewer (those are not in gpus); empty otherwise.
+  std::optional<int64_t> machine_gpu_count;
   std::string cpu_model;             ///< e.g. "AMD Ryzen 9 7900X 12-Core Processor"
   std::optional<int64_t> cpu_cores;  ///< physical cores (logical when unknown)
   std::optional<int64_t> ram_bytes;  ///< total system memory
@@ -114,9 +116,23 @@ struct Percentiles {
 
 /// The machine's state over a cell's window (or a prefill row's request), from the telemetry
 /// sampler (docs/METRICS.md, "Telemetry"). Empty where nothing was sampled.
+/// One GPU's figures over a window, where the server uses more than one (docs/METRICS.md, "The
+/// server's GPUs"): what each drew and how it ran, so one hot or idle GPU shows.
+struct GpuWindowFigures {
+  int index = 0;                        ///< the GPU (NVML index)
+  std::optional<double> power_w;        ///< mean board power over the window
+  std::optional<double> energy_j;       ///< energy in the window
+  std::optional<double> sm_clock_mhz;   ///< mean SM clock
+  std::optional<double> util_pct;       ///< mean utilisation (at least two samples in the window)
+  std::optional<double> temp_max_c;     ///< hottest reading
+  std::string throttle;                 ///< this GPU's verdict
+};
+
 struct CellTelemetry {
-  std::optional<double> gpu_power_w;         ///< mean board power over the window, summed over GPUs
-  std::optional<double> gpu_energy_j;        ///< GPU energy in the window (energy counter; else power × time)
+  std::optional<double> gpu_power_w;         ///< mean board power over the window, summed over the server's
+                                             ///< GPUs; empty when they were idle (utilisation < 5 %)
+  std::optional<double> gpu_energy_j;        ///< GPU energy in the window (energy counter; else power × time);
+                                             ///< empty when the GPUs were idle
   std::optional<double> tokens_per_joule;    ///< output tokens (prefill: prompt tokens) ÷ gpu_energy_j
   std::optional<double> gpu_sm_clock_mhz;    ///< mean SM clock over the window and the GPUs
   std::optional<double> gpu_util_pct;        ///< mean GPU utilisation over the window's samples and the GPUs,
@@ -130,6 +146,7 @@ struct CellTelemetry {
   std::optional<int64_t> server_waiting_max; ///< most requests the server queued at once (its metrics)
   std::optional<double> server_kv_usage_max; ///< highest KV-cache use the server reported, 0–1
   std::optional<int64_t> server_preemptions; ///< requests the server preempted during the window
+  std::vector<GpuWindowFigures> per_gpu;     ///< each of the server's GPUs, where it uses more than one
 };
 
 /// One prefill row: a cold request of `context` prompt tokens asking for 1 output token.
@@ -217,7 +234,12 @@ struct TelemetryInfo {
   double interval_s = 0.5;          ///< GPU and host sampling period (server: every second)
   std::string gpu_source;           ///< "nvml" when GPUs were sampled; empty otherwise
   std::string gpu_unavailable;      ///< why there is no GPU telemetry (no library, no GPU, ...)
-  std::vector<TelemetryGpu> gpus;
+  std::vector<TelemetryGpu> gpus;   ///< every GPU sampled (the series has them all)
+  /// The GPUs the server uses (indices into gpus): only they count in the cells' figures
+  /// (docs/METRICS.md, "The server's GPUs"). Empty with a source: the server uses none.
+  std::vector<int> server_gpus;
+  std::string server_gpus_source;   ///< "declared", "process_list", "visible_devices", "all"; empty: not chosen
+  std::string server_gpus_detail;   ///< how, in words
   bool host = false;                ///< host CPU was sampled
   bool server = false;              ///< the server's metrics were sampled
   bool client_side_only = false;    ///< GPU and host readings are the client's machine (remote server)

@@ -159,6 +159,18 @@ void telemetry_to_json(const CellTelemetry& t, json& out) {
   out["server_preemptions"] = opt(t.server_preemptions);
   if (t.gpu_util_pct) out["gpu_util_pct"] = *t.gpu_util_pct;  // absent in older files and short windows
   if (t.host_cpu_other_pct) out["host_cpu_other_pct"] = *t.host_cpu_other_pct;  // absent in older files
+  if (!t.per_gpu.empty()) {  // only where the server uses several GPUs
+    json gpus = json::array();
+    for (const auto& g : t.per_gpu)
+      gpus.push_back({{"index", g.index},
+                      {"power_w", opt(g.power_w)},
+                      {"energy_j", opt(g.energy_j)},
+                      {"sm_clock_mhz", opt(g.sm_clock_mhz)},
+                      {"util_pct", opt(g.util_pct)},
+                      {"temp_max_c", opt(g.temp_max_c)},
+                      {"throttle", g.throttle}});
+    out["per_gpu"] = std::move(gpus);
+  }
 }
 
 void telemetry_from_json(const json& j, CellTelemetry& t) {
@@ -174,6 +186,18 @@ void telemetry_from_json(const json& j, CellTelemetry& t) {
   read_opt(j, "server_waiting_max", t.server_waiting_max);
   read_opt(j, "server_kv_usage_max", t.server_kv_usage_max);
   read_opt(j, "server_preemptions", t.server_preemptions);
+  if (auto it = j.find("per_gpu"); it != j.end() && it->is_array())
+    for (const auto& g : *it) {
+      GpuWindowFigures f;
+      read(g, "index", f.index);
+      read_opt(g, "power_w", f.power_w);
+      read_opt(g, "energy_j", f.energy_j);
+      read_opt(g, "sm_clock_mhz", f.sm_clock_mhz);
+      read_opt(g, "util_pct", f.util_pct);
+      read_opt(g, "temp_max_c", f.temp_max_c);
+      read(g, "throttle", f.throttle);
+      t.per_gpu.push_back(std::move(f));
+    }
 }
 
 json telemetry_info_to_json(const TelemetryInfo& t) {
@@ -185,10 +209,16 @@ json telemetry_info_to_json(const TelemetryInfo& t) {
                     {"mem_clock_max_mhz", opt(g.mem_clock_max_mhz)},
                     {"power_limit_w", opt(g.power_limit_w)},
                     {"pcie", g.pcie}});
-  return {{"interval_s", t.interval_s},   {"gpu_source", t.gpu_source},
-          {"gpu_unavailable", t.gpu_unavailable}, {"gpus", gpus},
-          {"host", t.host},               {"server", t.server},
-          {"client_side_only", t.client_side_only}, {"series_file", t.series_file}};
+  json out = {{"interval_s", t.interval_s},   {"gpu_source", t.gpu_source},
+              {"gpu_unavailable", t.gpu_unavailable}, {"gpus", gpus},
+              {"host", t.host},               {"server", t.server},
+              {"client_side_only", t.client_side_only}, {"series_file", t.series_file}};
+  if (!t.server_gpus_source.empty()) {  // absent in older files
+    out["server_gpus"] = t.server_gpus;
+    out["server_gpus_source"] = t.server_gpus_source;
+    out["server_gpus_detail"] = t.server_gpus_detail;
+  }
+  return out;
 }
 
 TelemetryInfo telemetry_info_from_json(const json& j) {
@@ -211,6 +241,9 @@ TelemetryInfo telemetry_info_from_json(const json& j) {
   read(j, "server", t.server);
   read(j, "client_side_only", t.client_side_only);
   read(j, "series_file", t.series_file);
+  read(j, "server_gpus", t.server_gpus);
+  read(j, "server_gpus_source", t.server_gpus_source);
+  read(j, "server_gpus_detail", t.server_gpus_detail);
   return t;
 }
 
@@ -383,11 +416,13 @@ ConnectionInfo connection_from_json(const json& j) {
 json hardware_to_json(const HardwareInfo& h) {
   json gpus = json::array();
   for (const auto& g : h.gpus) gpus.push_back(gpu_to_json(g));
-  return {{"type", h.type},         {"gpus", gpus},
-          {"cpu_model", h.cpu_model}, {"cpu_cores", opt(h.cpu_cores)},
-          {"ram_bytes", opt(h.ram_bytes)}, {"os", h.os},
-          {"kernel", h.kernel},     {"hostname", h.hostname},
-          {"source", to_string(h.source)}, {"source_detail", h.source_detail}};
+  json out = {{"type", h.type},         {"gpus", gpus},
+              {"cpu_model", h.cpu_model}, {"cpu_cores", opt(h.cpu_cores)},
+              {"ram_bytes", opt(h.ram_bytes)}, {"os", h.os},
+              {"kernel", h.kernel},     {"hostname", h.hostname},
+              {"source", to_string(h.source)}, {"source_detail", h.source_detail}};
+  if (h.machine_gpu_count) out["machine_gpu_count"] = *h.machine_gpu_count;  // only where the server uses fewer
+  return out;
 }
 
 Result<HardwareInfo> hardware_from_json(const json& j) {
@@ -403,6 +438,7 @@ Result<HardwareInfo> hardware_from_json(const json& j) {
     read(j, "os", h.os);
     read(j, "kernel", h.kernel);
     read(j, "hostname", h.hostname);
+    read_opt(j, "machine_gpu_count", h.machine_gpu_count);
     if (auto it = j.find("source"); it != j.end() && !it->is_null()) {
       auto source = parse_hardware_source(it->get<std::string>());
       if (!source)

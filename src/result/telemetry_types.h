@@ -46,6 +46,7 @@ struct GpuReading {
 struct GpuStaticInfo {
   int index = 0;
   std::string name;                          ///< e.g. "NVIDIA GeForce RTX 3090"
+  std::string uuid;                          ///< "GPU-…" (nvmlDeviceGetUUID); empty when unknown
   std::optional<double> sm_clock_max_mhz;    ///< nvmlDeviceGetMaxClockInfo(SM)
   std::optional<double> mem_clock_max_mhz;   ///< nvmlDeviceGetMaxClockInfo(MEM)
   std::optional<int64_t> mem_total_bytes;

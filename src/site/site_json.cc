@@ -31,6 +31,8 @@ json summary_to_json(const store::RunSummary& s) {
           {"best_total_tok_s", opt(s.best_total_tok_s)},
           {"best_total_context", opt(s.best_total_context)},
           {"best_total_concurrency", opt(s.best_total_concurrency)},
+          {"single_stream_projected", s.single_stream_projected},
+          {"best_total_projected", s.best_total_projected},
           {"prefill_32k_tok_s", opt(s.prefill_32k_tok_s)},
           {"valid_cells", s.valid_cells},
           {"decode_cells", s.decode_cells},

@@ -146,6 +146,13 @@ std::string name_cell(std::string_view label, const std::string& text_html, cons
          text_html + "</span>" + std::string(extra_html) + "</td>";
 }
 
+// "~" before a figure that is a projection to the full window (a settled adaptive window), as
+// every report marks it (docs/METRICS.md, "Adaptive windows").
+std::string projected_mark(bool projected) {
+  if (!projected) return "";
+  return "<span class=\"projected\" title=\"" + esc(ui_text("column.projected.title")) + "\">~</span>";
+}
+
 std::string metric_cell(std::string_view label, const std::string& value_html, std::string_view sub_html = "") {
   std::string out = "<td class=\"metric\" data-label=\"" + esc(label) + "\">" + value_html;
   if (!sub_html.empty()) out += "<span class=\"sub\">" + std::string(sub_html) + "</span>";
@@ -193,8 +200,11 @@ std::string runs_table(const std::vector<store::RunSummary>& runs, const Listing
     if (ranks) out += "<td class=\"rank\">" + esc(ui_number(++rank)) + "</td>";
     out += name_cell(ui_text("column.model"), "<a href=\"" + esc(link) + "\">" + esc(s.model) + "</a>", s.model,
                      run_badges(s));
-    out += metric_cell(ui_text("column.single_stream"), column_text(single, s.single_stream_tok_s));
-    out += metric_cell(ui_text("column.best_total"), column_text(best, s.best_total_tok_s), esc(best_cell_note(s)));
+    out += metric_cell(ui_text("column.single_stream"),
+                       projected_mark(s.single_stream_projected) + column_text(single, s.single_stream_tok_s));
+    out += metric_cell(ui_text("column.best_total"),
+                       projected_mark(s.best_total_projected) + column_text(best, s.best_total_tok_s),
+                       esc(best_cell_note(s)));
     out += metric_cell(ui_text("column.prefill_32k"), column_text(prefill, s.prefill_32k_tok_s));
     out += efficiency_cell(s, efficiency);
     out += name_cell(ui_text("column.hardware"), esc(s.gpu), s.gpu);

@@ -11,6 +11,7 @@
 #include "calc/perf_model.h"
 #include "core/units.h"
 #include "site/upload_token.h"
+#include "telemetry/window_summary.h"
 
 namespace sm::site {
 
@@ -50,6 +51,15 @@ Result<void> check_efficiency(const CellTelemetry& t, std::optional<int64_t> tok
   for (const auto& [value, name] : {std::pair{&t.gpu_power_w, "gpu_power_w"}, {&t.gpu_energy_j, "gpu_energy_j"},
                                     {&t.tokens_per_joule, "tokens_per_joule"}})
     if (auto ok = non_negative(*value, at + name); !ok) return ok;
+  // An idle GPU's draw is not the server's cost (a CPU-served run on a GPU machine): the tool
+  // leaves these figures empty for such a window (docs/METRICS.md, "An idle GPU").
+  if (t.gpu_util_pct && *t.gpu_util_pct < kIdleUtilPct)
+    for (const auto& [value, name] : {std::pair{&t.gpu_power_w, "gpu_power_w"}, {&t.gpu_energy_j, "gpu_energy_j"},
+                                      {&t.tokens_per_joule, "tokens_per_joule"}})
+      if (*value)
+        return refuse(at + name, fmt::format("given for a window whose GPUs were idle (gpu_util_pct {:.3g}% < {:g}%): "
+                                             "an idle GPU's draw is not the server's",
+                                             *t.gpu_util_pct, kIdleUtilPct));
   if (t.tokens_per_joule) {
     if (!t.gpu_energy_j || *t.gpu_energy_j <= 0)
       return refuse(at + "tokens_per_joule", "given without the window's gpu_energy_j it is computed from");

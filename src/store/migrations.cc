@@ -164,6 +164,13 @@ const std::vector<Migration> kMigrations = {
       "ALTER TABLE runs ADD COLUMN checked_with TEXT NOT NULL DEFAULT ''",
       "CREATE INDEX runs_checked_with ON runs (checked_with)"},
      {}},
+    // Projected figures marked (docs/site.md): a settled adaptive window's rate is a projection
+    // to the full window; the listings mark the runs' single-stream and best-total figures that are.
+    {9,
+     "projected figures: which listed figures are projections of a settled adaptive window",
+     {"ALTER TABLE runs ADD COLUMN projected_figures BIGINT NOT NULL DEFAULT 0"},
+     {},
+     &mark_projected_figures},
 };
 
 #undef SM_PROFILE_COLUMN
@@ -208,11 +215,14 @@ Result<int64_t> migrate_in_transaction(SqlConnection& c, std::string_view applie
 
 }  // namespace
 
-Result<void> redact_stored_results(SqlConnection& c) {
+namespace {
+
+// Pages through every stored run (200 at a time, by run id) and calls `each` with the run's id,
+// its JSON and the result read from it; runs that are not JSON, or not a result this build reads,
+// are passed over. An error from `each` stops it.
+template <class F>
+Result<void> for_each_stored_result(SqlConnection& c, F each) {
   constexpr std::string_view kPage = "SELECT run_id, result_json FROM runs WHERE run_id > $1 ORDER BY run_id LIMIT 200";
-  constexpr std::string_view kUpdate =
-      "UPDATE runs SET result_json = $2, content_sha256 = $3, model = $4, engine_version = $5, submitted_by = $6"
-      " WHERE run_id = $1";
   std::string after;
   while (true) {
     const std::array<SqlParam, 1> page_params = {after};
@@ -224,15 +234,39 @@ Result<void> redact_stored_results(SqlConnection& c) {
       auto document = nlohmann::json::parse(row.text(1), nullptr, false);
       if (document.is_discarded()) continue;  // not JSON (never stored so): left as it is
       auto result = result_from_json(document);
-      if (!result) continue;                          // not a result this build reads
-      if (!redact_result_document(document, *result)) continue;  // clean
-      const RunSummary summary = summarize_run(*result);
-      const std::string text = document.dump();
-      const std::array<SqlParam, 6> params = {after, text, sha256_hex(text), summary.model, summary.engine_version,
-                                              summary.submitted_by};
-      if (auto ok = c.execute(kUpdate, params); !ok) return std::unexpected(ok.error());
+      if (!result) continue;  // not a result this build reads
+      if (auto ok = each(after, document, *result); !ok) return ok;
     }
   }
+}
+
+}  // namespace
+
+Result<void> redact_stored_results(SqlConnection& c) {
+  constexpr std::string_view kUpdate =
+      "UPDATE runs SET result_json = $2, content_sha256 = $3, model = $4, engine_version = $5, submitted_by = $6"
+      " WHERE run_id = $1";
+  return for_each_stored_result(c, [&](const std::string& run_id, nlohmann::json& document,
+                                       RunResult& result) -> Result<void> {
+    if (!redact_result_document(document, result)) return {};  // clean
+    const RunSummary summary = summarize_run(result);
+    const std::string text = document.dump();
+    const std::array<SqlParam, 6> params = {run_id, text, sha256_hex(text), summary.model, summary.engine_version,
+                                            summary.submitted_by};
+    if (auto ok = c.execute(kUpdate, params); !ok) return std::unexpected(ok.error());
+    return {};
+  });
+}
+
+Result<void> mark_projected_figures(SqlConnection& c) {
+  constexpr std::string_view kUpdate = "UPDATE runs SET projected_figures = $2 WHERE run_id = $1";
+  return for_each_stored_result(c, [&](const std::string& run_id, nlohmann::json&, RunResult& result) -> Result<void> {
+    const int64_t bits = projected_figures(summarize_run(result));
+    if (bits == 0) return {};
+    const std::array<SqlParam, 2> params = {run_id, bits};
+    if (auto ok = c.execute(kUpdate, params); !ok) return std::unexpected(ok.error());
+    return {};
+  });
 }
 
 std::span<const Migration> migrations() { return kMigrations; }

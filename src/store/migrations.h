@@ -24,6 +24,9 @@ struct Migration {
   Result<void> (*rewrite)(SqlConnection& connection) = nullptr;
 };
 
+/// Migration 9's backfill: projected_figures of every stored run, from its result.
+Result<void> mark_projected_figures(SqlConnection& connection);
+
 /// Migration 7's rewrite: every stored result redacted as an upload now is
 /// (redact_result_document); a run whose text changes gets its new text, content hash and the
 /// summary's free-text columns (model, engine version, submitter). Pages through the runs.

@@ -1,5 +1,6 @@
 #include "store/run_summary.h"
 
+#include "report/cell_format.h"
 #include "report/report_model.h"
 #include "store/run_telemetry.h"
 
@@ -43,11 +44,13 @@ RunSummary summarize_run(const RunResult& r) {
     if (c.concurrency == 1 && (!s.single_stream_context || c.context < *s.single_stream_context)) {
       s.single_stream_context = c.context;
       s.single_stream_tok_s = c.total_tok_s;
+      s.single_stream_projected = report::total_is_projected(r, c);
     }
     if (!s.best_total_tok_s || *c.total_tok_s > *s.best_total_tok_s) {
       s.best_total_tok_s = c.total_tok_s;
       s.best_total_context = c.context;
       s.best_total_concurrency = c.concurrency;
+      s.best_total_projected = report::total_is_projected(r, c);
     }
   }
   for (const PrefillRow& p : r.prefill)

@@ -36,6 +36,10 @@ struct RunSummary {
   std::optional<int64_t> best_total_context;     ///< that cell's context
   std::optional<int64_t> best_total_concurrency; ///< that cell's concurrency
   std::optional<double> prefill_32k_tok_s;    ///< prompt tok/s of the valid 32K (32,768-token) prefill row
+  /// The single-stream and best-total figures are projections to the full window (a settled
+  /// adaptive window, --precision): the listings mark them "~" as the report does.
+  bool single_stream_projected = false;
+  bool best_total_projected = false;
   int64_t valid_cells = 0;       ///< decode cells with status valid
   int64_t decode_cells = 0;      ///< decode cells in the result
   // Telemetry (store/run_telemetry.h; docs/METRICS.md, "Telemetry").
@@ -67,6 +71,13 @@ struct RunSummary {
   /// hardware, not flagged (not_ranked_because says why not).
   bool ranked() const;
 };
+
+/// The projected_figures column: which listed figures are projections (bits).
+constexpr int64_t kProjectedSingleStream = 1;
+constexpr int64_t kProjectedBestTotal = 2;
+inline int64_t projected_figures(const RunSummary& s) {
+  return (s.single_stream_projected ? kProjectedSingleStream : 0) | (s.best_total_projected ? kProjectedBestTotal : 0);
+}
 
 /// The `gpu` of runs whose hardware is unknown (a server on another machine, nothing declared):
 /// listed under this name, kept out of the leaderboard and the per-hardware groups.

@@ -27,7 +27,7 @@ SqlParam opt(const std::optional<T>& v) {
 }
 
 // How many columns SM_RUN_SUMMARY_COLUMNS has (read_summary reads 0 .. this - 1).
-constexpr size_t kSummaryColumnCount = 37;
+constexpr size_t kSummaryColumnCount = 38;
 
 // Reads the columns of SM_RUN_SUMMARY_COLUMNS.
 RunSummary read_summary(const SqlRow& r) {
@@ -69,10 +69,13 @@ RunSummary read_summary(const SqlRow& r) {
   s.model_reported = r.text(34);
   s.unverified_hardware = r.integer(35) != 0;
   s.checked_with = r.text(36);
+  const int64_t projected = r.integer(37);
+  s.single_stream_projected = (projected & kProjectedSingleStream) != 0;
+  s.best_total_projected = (projected & kProjectedBestTotal) != 0;
   return s;
 }
 
-std::array<SqlParam, 40> insert_params(const RunRecord& rec) {
+std::array<SqlParam, 41> insert_params(const RunRecord& rec) {
   const RunSummary& s = rec.summary;
   return {s.run_id,
           s.kind,
@@ -111,6 +114,7 @@ std::array<SqlParam, 40> insert_params(const RunRecord& rec) {
           s.model_reported,
           int64_t{s.unverified_hardware ? 1 : 0},
           s.checked_with,
+          projected_figures(s),
           rec.content_sha256,
           rec.result_json,
           text_or_null(rec.measurements_sha256)};

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <type_traits>
 
 #include "telemetry/nvml_abi.h"
@@ -27,6 +28,12 @@ struct NvmlGpus::Api {
   decltype(&nvmlDeviceGetCurrPcieLinkWidth) pcie_width = nullptr;
   decltype(&nvmlDeviceGetMaxPcieLinkGeneration) pcie_gen_max = nullptr;
   decltype(&nvmlDeviceGetMaxPcieLinkWidth) pcie_width_max = nullptr;
+  decltype(&nvmlDeviceGetUUID) uuid = nullptr;
+  // The process lists: the _v3 (or _v2) entry point with the longer struct, else the first one.
+  decltype(&nvmlDeviceGetComputeRunningProcesses_v3) compute = nullptr;
+  decltype(&nvmlDeviceGetComputeRunningProcesses) compute_v1 = nullptr;
+  decltype(&nvmlDeviceGetGraphicsRunningProcesses_v3) graphics = nullptr;
+  decltype(&nvmlDeviceGetGraphicsRunningProcesses) graphics_v1 = nullptr;
 };
 
 namespace {
@@ -45,6 +52,25 @@ F lookup_either(void* lib, const char* preferred, const char* fallback, const ch
   }
   *used = fallback;
   return lookup<F>(lib, fallback);
+}
+
+// One process list of `d` into `pids` through `list` (either struct version): grows the array
+// while NVML says it is too small. False when NVML could not answer.
+template <class Info, class F>
+bool append_pids(F list, nvmlDevice_t d, std::vector<int>& pids) {
+  std::vector<Info> infos(64);
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    auto count = static_cast<unsigned int>(infos.size());
+    const nvmlReturn_t rc = list(d, &count, infos.data());
+    if (rc == NVML_ERROR_INSUFFICIENT_SIZE) {
+      infos.resize(std::max<size_t>(count + 16, infos.size() * 2));
+      continue;
+    }
+    if (rc != NVML_SUCCESS) return false;
+    for (unsigned int i = 0; i < count && i < infos.size(); ++i) pids.push_back(static_cast<int>(infos[i].pid));
+    return true;
+  }
+  return false;
 }
 
 std::string dl_error() {
@@ -136,8 +162,18 @@ Result<std::unique_ptr<NvmlGpus>> NvmlGpus::open(const std::string& library_path
     slot = lookup<std::remove_reference_t<decltype(slot)>>(h, name);
     return slot != nullptr;
   };
+  const char* unused = nullptr;
+  api.compute = lookup_either<decltype(api.compute)>(h, "nvmlDeviceGetComputeRunningProcesses_v3",
+                                                     "nvmlDeviceGetComputeRunningProcesses_v2", &unused);
+  api.compute_v1 = lookup<decltype(api.compute_v1)>(h, "nvmlDeviceGetComputeRunningProcesses");
+  api.graphics = lookup_either<decltype(api.graphics)>(h, "nvmlDeviceGetGraphicsRunningProcesses_v3",
+                                                       "nvmlDeviceGetGraphicsRunningProcesses_v2", &unused);
+  api.graphics_v1 = lookup<decltype(api.graphics_v1)>(h, "nvmlDeviceGetGraphicsRunningProcesses");
   const Optional optional[] = {
       {"nvmlDeviceGetName", resolve(api.name, "nvmlDeviceGetName"), "name"},
+      {"nvmlDeviceGetUUID", resolve(api.uuid, "nvmlDeviceGetUUID"), "uuid"},
+      {"nvmlDeviceGetComputeRunningProcesses", api.compute != nullptr || api.compute_v1 != nullptr,
+       "process list; the server's GPUs are found another way"},
       {"nvmlDeviceGetPowerUsage", resolve(api.power, "nvmlDeviceGetPowerUsage"), "power_w"},
       {"nvmlDeviceGetTotalEnergyConsumption",
        resolve(api.energy, "nvmlDeviceGetTotalEnergyConsumption"), "energy_j"},
@@ -199,6 +235,13 @@ Result<std::unique_ptr<NvmlGpus>> NvmlGpus::open(const std::string& library_path
         info.name = name;
       }
     }
+    if (api.uuid != nullptr) {
+      char uuid[NVML_DEVICE_UUID_V2_BUFFER_SIZE] = {};
+      if (api.uuid(dev.handle, uuid, sizeof uuid) == NVML_SUCCESS) {
+        uuid[sizeof uuid - 1] = '\0';
+        info.uuid = uuid;
+      }
+    }
     if (api.max_clock != nullptr) {
       if (api.max_clock(dev.handle, NVML_CLOCK_SM, &v) == NVML_SUCCESS) info.sm_clock_max_mhz = v;
       if (api.max_clock(dev.handle, NVML_CLOCK_MEM, &v) == NVML_SUCCESS) info.mem_clock_max_mhz = v;
@@ -218,6 +261,25 @@ Result<std::unique_ptr<NvmlGpus>> NvmlGpus::open(const std::string& library_path
     gpus->static_info_.push_back(std::move(info));
   }
   return gpus;
+}
+
+std::optional<std::vector<GpuProcesses>> NvmlGpus::processes() {
+  const Api& api = *api_;
+  if (api.compute == nullptr && api.compute_v1 == nullptr) return std::nullopt;
+  std::vector<GpuProcesses> out;
+  bool any_answer = false;
+  for (const Device& dev : devices_) {
+    GpuProcesses p;
+    p.index = dev.index;
+    bool answered = api.compute != nullptr ? append_pids<nvmlProcessInfo_t>(api.compute, dev.handle, p.pids)
+                                           : append_pids<nvmlProcessInfo_v1_t>(api.compute_v1, dev.handle, p.pids);
+    if (api.graphics != nullptr) answered |= append_pids<nvmlProcessInfo_t>(api.graphics, dev.handle, p.pids);
+    else if (api.graphics_v1 != nullptr) answered |= append_pids<nvmlProcessInfo_v1_t>(api.graphics_v1, dev.handle, p.pids);
+    any_answer |= answered;
+    out.push_back(std::move(p));
+  }
+  if (!any_answer) return std::nullopt;
+  return out;
 }
 
 void NvmlGpus::read(std::vector<GpuReading>& out) {

@@ -30,6 +30,7 @@
 //   power_limit_w        nvmlDeviceGetEnforcedPowerLimit: the limit in force, mW / 1000
 // and once, when the library is opened (GpuStaticInfo):
 //   name                 nvmlDeviceGetName (empty when it fails)
+//   uuid                 nvmlDeviceGetUUID: "GPU-…", as CUDA_VISIBLE_DEVICES also names a GPU
 //   sm_clock_max_mhz     nvmlDeviceGetMaxClockInfo(NVML_CLOCK_SM), MHz
 //   mem_clock_max_mhz    nvmlDeviceGetMaxClockInfo(NVML_CLOCK_MEM), MHz
 //   mem_total_bytes      nvmlDeviceGetMemoryInfo .total, bytes
@@ -80,6 +81,12 @@ class NvmlGpus final : public GpuSource {
   /// One reading per GPU into `out` (resized to device_count(); each slot reset, then filled
   /// with what NVML answers now). Not stamped: the caller stamps the sample.
   void read(std::vector<GpuReading>& out) override;
+
+  /// Each GPU's processes now (docs/METRICS.md, "The server's GPUs"): the compute contexts
+  /// (nvmlDeviceGetComputeRunningProcesses_v3, _v2 or the first version) and the graphics ones
+  /// (a Vulkan server; ...GraphicsRunningProcesses). std::nullopt when the library has no
+  /// process list or answered for no GPU. Called once, at a run's start (it allocates).
+  std::optional<std::vector<GpuProcesses>> processes() override;
 
   /// The library file as given to dlopen.
   const std::string& library() const { return library_; }

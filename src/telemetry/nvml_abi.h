@@ -85,6 +85,22 @@ typedef struct nvmlMemory_st {
 
 /// nvmlDeviceGetName's buffer size that is always large enough.
 #define NVML_DEVICE_NAME_V2_BUFFER_SIZE 96
+/// nvmlDeviceGetUUID's buffer size that is always large enough ("GPU-" and 36 characters).
+#define NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
+
+/// A process with a context on a GPU, as the first process-list functions answer it.
+typedef struct nvmlProcessInfo_v1_st {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;  ///< bytes; NVML_VALUE_NOT_AVAILABLE where it cannot say
+} nvmlProcessInfo_v1_t;
+
+/// ... and as the _v2 and _v3 functions answer it (MIG instance ids added).
+typedef struct nvmlProcessInfo_st {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+} nvmlProcessInfo_t;
 
 nvmlReturn_t nvmlInit_v2(void);
 nvmlReturn_t nvmlInit(void);  ///< the name before _v2 (old drivers)
@@ -125,5 +141,24 @@ nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int* c
 /// Highest generation and width the device and this system's slot allow together.
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int* maxLinkGen);
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int* maxLinkWidth);
+/// "GPU-" followed by the GPU's UUID: what CUDA_VISIBLE_DEVICES also accepts.
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int length);
+/// The processes with a compute (CUDA) context on the GPU. *infoCount: the array's size in, the
+/// processes written out; NVML_ERROR_INSUFFICIENT_SIZE with *infoCount set to what is needed when
+/// the array is too small. The _v3 and _v2 names fill nvmlProcessInfo_t, the first one the
+/// shorter nvmlProcessInfo_v1_t.
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int* infoCount,
+                                                     nvmlProcessInfo_t* infos);
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int* infoCount,
+                                                     nvmlProcessInfo_t* infos);
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int* infoCount,
+                                                  nvmlProcessInfo_v1_t* infos);
+/// The same for graphics contexts (a Vulkan or OpenGL server is listed here).
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int* infoCount,
+                                                      nvmlProcessInfo_t* infos);
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v2(nvmlDevice_t device, unsigned int* infoCount,
+                                                      nvmlProcessInfo_t* infos);
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t device, unsigned int* infoCount,
+                                                   nvmlProcessInfo_v1_t* infos);
 
 }  // extern "C"

@@ -1,5 +1,7 @@
 #include "telemetry/telemetry_recorder.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -110,7 +112,8 @@ void TelemetryRecorder::mark(const WindowMark& window) {
 CellTelemetry TelemetryRecorder::summarize(int64_t begin_ns, int64_t end_ns, std::optional<int64_t> tokens,
                                            bool gpu_figures) const {
   std::lock_guard lock(data_mu_);
-  return summarize_window(series_, begin_ns, end_ns, tokens, {.gpu = gpu_figures, .gpus = gpu_info_});
+  return summarize_window(series_, begin_ns, end_ns, tokens,
+                          {.gpu = gpu_figures, .gpus = gpu_info_, .server_gpus = options_.server_gpus});
 }
 
 LiveTelemetry TelemetryRecorder::live() const {
@@ -119,7 +122,9 @@ LiveTelemetry TelemetryRecorder::live() const {
   if (series_.gpu.empty()) return l;
   double clock_sum = 0;
   int clocks = 0;
+  const auto& counted = options_.server_gpus;
   for (const auto& g : series_.gpu.back().gpus) {
+    if (!counted.empty() && std::find(counted.begin(), counted.end(), g.index) == counted.end()) continue;
     if (g.power_w) l.gpu_power_w = l.gpu_power_w.value_or(0) + *g.power_w;
     if (g.sm_clock_mhz) {
       clock_sum += *g.sm_clock_mhz;

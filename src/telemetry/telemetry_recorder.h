@@ -28,12 +28,15 @@ struct RecorderOptions {
   int64_t server_interval_ns = 1'000'000'000; ///< the server's metrics
   std::string jsonl_path;                     ///< where the series is appended; empty: memory only
   bool sampler_thread = true;                 ///< false (tests): samples only through sample_now()
+  /// The server's GPUs (indices): only they count in summaries and the live figures; every GPU
+  /// is still sampled into the series. Empty: all of them.
+  std::vector<int> server_gpus;
 };
 
 /// What the progress line shows while a cell runs.
 struct LiveTelemetry {
-  std::optional<double> gpu_power_w;       ///< summed over GPUs
-  std::optional<double> gpu_sm_clock_mhz;  ///< mean over GPUs
+  std::optional<double> gpu_power_w;       ///< summed over the server's GPUs
+  std::optional<double> gpu_sm_clock_mhz;  ///< mean over the server's GPUs
 };
 
 class TelemetryRecorder {

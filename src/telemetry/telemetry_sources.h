@@ -4,12 +4,19 @@
 // between windows, from sample_now() under the same lock), never concurrently.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/error.h"
 #include "result/telemetry_types.h"
 
 namespace sm {
+
+/// The processes with a context on one GPU (compute or graphics), at one moment.
+struct GpuProcesses {
+  int index = 0;          ///< the GPU (GpuStaticInfo::index)
+  std::vector<int> pids;  ///< as the driver sees them (the host's PID namespace)
+};
 
 class GpuSource {
  public:
@@ -18,6 +25,8 @@ class GpuSource {
   virtual std::vector<GpuStaticInfo> static_info() = 0;
   /// One reading per GPU into `out` (reused between calls).
   virtual void read(std::vector<GpuReading>& out) = 0;
+  /// Each GPU's processes now; std::nullopt when the source cannot list them.
+  virtual std::optional<std::vector<GpuProcesses>> processes() { return std::nullopt; }
 };
 
 class HostSource {

@@ -139,44 +139,121 @@ std::optional<double> gpu_energy_j(std::span<const GpuSample> near, int64_t b, i
 
 }  // namespace
 
-std::string throttle_verdict(std::span<const GpuSample> samples, std::span<const GpuStaticInfo> gpus) {
+namespace {
+
+struct ThrottleCounts {
   int64_t readings = 0, thermal = 0, hw = 0, power = 0;
-  double clock_sum = 0, util_sum = 0;
-  int64_t clock_n = 0, util_n = 0;
-  double max_sum = 0;
-  int64_t max_n = 0;
+  double clock_sum = 0, util_sum = 0, max_sum = 0;
+  int64_t clock_n = 0, util_n = 0, max_n = 0;
+};
+
+std::string verdict_of(const ThrottleCounts& c) {
+  if (c.readings == 0 && c.clock_n == 0) return "";
+  auto applies = [&](int64_t n) {
+    return c.readings > 0 && static_cast<double>(n) >= kThrottleReasonShare * static_cast<double>(c.readings);
+  };
+  if (applies(c.thermal)) return std::string(kThrottleThermal);
+  if (applies(c.hw)) return std::string(kThrottleHwSlowdown);
+  if (applies(c.power)) return std::string(kThrottlePowerCapped);
+  const bool busy = c.util_n > 0 && c.util_sum / static_cast<double>(c.util_n) >= kBusyUtilPct;
+  if (busy && c.clock_n > 0 && c.max_n == c.clock_n && c.clock_sum < kClocksBelowMaxShare * c.max_sum)
+    return std::string(kThrottleClocksBelowMax);
+  return c.readings > 0 ? std::string(kThrottleOk) : "";
+}
+
+// Most serious first; "" (nothing known) last.
+int severity(std::string_view verdict) {
+  for (int i = 0; std::string_view v : {kThrottleThermal, kThrottleHwSlowdown, kThrottlePowerCapped,
+                                        kThrottleClocksBelowMax, kThrottleOk}) {
+    if (verdict == v) return i;
+    ++i;
+  }
+  return 100;
+}
+
+}  // namespace
+
+std::string throttle_verdict(std::span<const GpuSample> samples, std::span<const GpuStaticInfo> gpus) {
+  std::map<int, ThrottleCounts> per_gpu;
   for (const auto& s : samples)
     for (const auto& g : s.gpus) {
+      ThrottleCounts& c = per_gpu[g.index];
       if (g.sm_clock_mhz) {
-        clock_sum += *g.sm_clock_mhz;
-        ++clock_n;
+        c.clock_sum += *g.sm_clock_mhz;
+        ++c.clock_n;
         for (const auto& info : gpus)
           if (info.index == g.index && info.sm_clock_max_mhz) {
-            max_sum += *info.sm_clock_max_mhz;
-            ++max_n;
+            c.max_sum += *info.sm_clock_max_mhz;
+            ++c.max_n;
           }
       }
       if (g.util_pct) {
-        util_sum += *g.util_pct;
-        ++util_n;
+        c.util_sum += *g.util_pct;
+        ++c.util_n;
       }
       if (!g.clocks_event_reasons) continue;
-      ++readings;
+      ++c.readings;
       const uint64_t bits = *g.clocks_event_reasons;
-      if (bits & (clocks_event::kSwThermalSlowdown | clocks_event::kHwThermalSlowdown)) ++thermal;
-      if (bits & (clocks_event::kHwSlowdown | clocks_event::kHwPowerBrakeSlowdown)) ++hw;
-      if (bits & clocks_event::kSwPowerCap) ++power;
+      if (bits & (clocks_event::kSwThermalSlowdown | clocks_event::kHwThermalSlowdown)) ++c.thermal;
+      if (bits & (clocks_event::kHwSlowdown | clocks_event::kHwPowerBrakeSlowdown)) ++c.hw;
+      if (bits & clocks_event::kSwPowerCap) ++c.power;
     }
-  if (readings == 0 && clock_n == 0) return "";
-  auto applies = [&](int64_t n) { return readings > 0 && static_cast<double>(n) >= kThrottleReasonShare * static_cast<double>(readings); };
-  if (applies(thermal)) return std::string(kThrottleThermal);
-  if (applies(hw)) return std::string(kThrottleHwSlowdown);
-  if (applies(power)) return std::string(kThrottlePowerCapped);
-  const bool busy = util_n > 0 && util_sum / static_cast<double>(util_n) >= kBusyUtilPct;
-  if (busy && clock_n > 0 && max_n == clock_n && clock_sum < kClocksBelowMaxShare * max_sum)
-    return std::string(kThrottleClocksBelowMax);
-  return readings > 0 ? std::string(kThrottleOk) : "";
+  std::string worst;
+  for (const auto& [index, counts] : per_gpu) {
+    std::string v = verdict_of(counts);
+    if (severity(v) < severity(worst)) worst = std::move(v);
+  }
+  return worst;
 }
+
+namespace {
+
+// The GPU figures of a window from its samples (already narrowed to the GPUs that count).
+GpuWindowFigures gpu_figures(std::span<const GpuSample> near, int64_t b, int64_t e, std::span<const GpuStaticInfo> gpus) {
+  GpuWindowFigures f;
+  auto power = points<GpuSample>(near, [](const GpuSample& s) { return sum_over_gpus(s, &GpuReading::power_w); });
+  f.power_w = time_mean(power, b, e);
+  f.energy_j = gpu_energy_j(near, b, e);
+  auto clock = points<GpuSample>(near, [](const GpuSample& s) { return mean_over_gpus(s, &GpuReading::sm_clock_mhz); });
+  f.sm_clock_mhz = time_mean(clock, b, e);
+  // Utilisation only from samples inside the window, and at least two: NVML's figure is the
+  // busy share of its own last sample period, so readings from around a short window would
+  // describe what ran before or after it.
+  double util_sum = 0;
+  int64_t util_n = 0;
+  for (const auto& s : near)
+    if (s.t_ns >= b && s.t_ns <= e)
+      if (auto u = mean_over_gpus(s, &GpuReading::util_pct)) {
+        util_sum += *u;
+        ++util_n;
+      }
+  if (util_n >= 2) f.util_pct = util_sum / static_cast<double>(util_n);
+  auto around = inside_or_around(near, b, e);
+  auto temp = points<GpuSample>(around, [](const GpuSample& s) -> std::optional<double> {
+    std::optional<double> m;
+    for (const auto& g : s.gpus)
+      if (g.temp_c) m = std::max(m.value_or(*g.temp_c), *g.temp_c);
+    return m;
+  });
+  f.temp_max_c = max_of(temp);
+  f.throttle = throttle_verdict(around, gpus);
+  return f;
+}
+
+// The samples with only the readings of `keep` (a GPU index set).
+std::vector<GpuSample> only_gpus(std::span<const GpuSample> samples, std::span<const int> keep) {
+  std::vector<GpuSample> out;
+  out.reserve(samples.size());
+  for (const auto& s : samples) {
+    GpuSample kept{s.t_ns, {}};
+    for (const auto& g : s.gpus)
+      if (std::find(keep.begin(), keep.end(), g.index) != keep.end()) kept.gpus.push_back(g);
+    out.push_back(std::move(kept));
+  }
+  return out;
+}
+
+}  // namespace
 
 CellTelemetry summarize_window(const TelemetrySeries& series, int64_t b, int64_t e, std::optional<int64_t> tokens,
                                const WindowSummaryOptions& options) {
@@ -186,36 +263,37 @@ CellTelemetry summarize_window(const TelemetrySeries& series, int64_t b, int64_t
   const int64_t slack_ns = std::max<int64_t>(2 * 1'000'000'000LL, static_cast<int64_t>(4 * series.interval_s * kNsPerSD));
 
   if (options.gpu) {
-    auto near = near_window(std::span<const GpuSample>(series.gpu), b, e, slack_ns);
+    auto near_all = near_window(std::span<const GpuSample>(series.gpu), b, e, slack_ns);
+    std::vector<GpuSample> narrowed;
+    if (!options.server_gpus.empty()) narrowed = only_gpus(near_all, options.server_gpus);
+    std::span<const GpuSample> near = options.server_gpus.empty() ? near_all : std::span<const GpuSample>(narrowed);
     if (!near.empty()) {
-      auto power = points<GpuSample>(near, [](const GpuSample& s) { return sum_over_gpus(s, &GpuReading::power_w); });
-      t.gpu_power_w = time_mean(power, b, e);
-      t.gpu_energy_j = gpu_energy_j(near, b, e);
-      if (t.gpu_energy_j && *t.gpu_energy_j > 0 && tokens)
-        t.tokens_per_joule = static_cast<double>(*tokens) / *t.gpu_energy_j;
-      auto clock = points<GpuSample>(near, [](const GpuSample& s) { return mean_over_gpus(s, &GpuReading::sm_clock_mhz); });
-      t.gpu_sm_clock_mhz = time_mean(clock, b, e);
-      // Utilisation only from samples inside the window, and at least two: NVML's figure is the
-      // busy share of its own last sample period, so readings from around a short window would
-      // describe what ran before or after it.
-      double util_sum = 0;
-      int64_t util_n = 0;
+      const GpuWindowFigures f = gpu_figures(near, b, e, options.gpus);
+      t.gpu_util_pct = f.util_pct;
+      t.gpu_sm_clock_mhz = f.sm_clock_mhz;
+      t.gpu_temp_max_c = f.temp_max_c;
+      t.throttle = f.throttle;
+      // An idle GPU's draw is not the server's cost (a CPU-served run on a GPU machine).
+      if (!(f.util_pct && *f.util_pct < kIdleUtilPct)) {
+        t.gpu_power_w = f.power_w;
+        t.gpu_energy_j = f.energy_j;
+        if (t.gpu_energy_j && *t.gpu_energy_j > 0 && tokens)
+          t.tokens_per_joule = static_cast<double>(*tokens) / *t.gpu_energy_j;
+      }
+      // Each GPU's own figures, where more than one counts.
+      std::vector<int> indices;
       for (const auto& s : near)
-        if (s.t_ns >= b && s.t_ns <= e)
-          if (auto u = mean_over_gpus(s, &GpuReading::util_pct)) {
-            util_sum += *u;
-            ++util_n;
-          }
-      if (util_n >= 2) t.gpu_util_pct = util_sum / static_cast<double>(util_n);
-      auto around = inside_or_around(near, b, e);
-      auto temp = points<GpuSample>(around, [](const GpuSample& s) -> std::optional<double> {
-        std::optional<double> m;
         for (const auto& g : s.gpus)
-          if (g.temp_c) m = std::max(m.value_or(*g.temp_c), *g.temp_c);
-        return m;
-      });
-      t.gpu_temp_max_c = max_of(temp);
-      t.throttle = throttle_verdict(around, options.gpus);
+          if (std::find(indices.begin(), indices.end(), g.index) == indices.end()) indices.push_back(g.index);
+      std::sort(indices.begin(), indices.end());
+      if (indices.size() > 1)
+        for (int index : indices) {
+          const int one[] = {index};
+          const auto mine = only_gpus(near, one);
+          GpuWindowFigures g = gpu_figures(mine, b, e, options.gpus);
+          g.index = index;
+          t.per_gpu.push_back(std::move(g));
+        }
     }
   }
 

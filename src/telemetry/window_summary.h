@@ -19,6 +19,11 @@ constexpr double kThrottleReasonShare = 0.25;
 /// mean SM clock below this share of the GPUs' maximum SM clock.
 constexpr double kClocksBelowMaxShare = 0.80;
 constexpr double kBusyUtilPct = 50;
+/// A window whose mean utilisation of the server's GPUs is below this ran with the GPUs doing
+/// essentially nothing (a CPU-served run on a GPU machine): its power, energy and tokens per joule
+/// are left empty (docs/METRICS.md, "An idle GPU"; the H200's readings there: 0–2 % idle or
+/// compiling, 51–77 % decoding).
+constexpr double kIdleUtilPct = 5;
 
 /// The throttle verdicts, most serious first (a window gets the first that applies).
 constexpr std::string_view kThrottleThermal = "thermal";          ///< SW or HW thermal slowdown
@@ -30,6 +35,8 @@ constexpr std::string_view kThrottleOk = "ok";
 struct WindowSummaryOptions {
   bool gpu = true;  ///< fill the GPU figures (false: the GPUs are not the server's)
   std::span<const GpuStaticInfo> gpus;  ///< maxima for clocks_below_max
+  /// The server's GPUs (indices): only their readings count; empty: every GPU sampled.
+  std::span<const int> server_gpus;
 };
 
 /// The figures of [begin_ns, end_ns] from the series. `tokens`: the window's output tokens
@@ -40,6 +47,8 @@ CellTelemetry summarize_window(const TelemetrySeries& series, int64_t begin_ns, 
                                std::optional<int64_t> tokens, const WindowSummaryOptions& options);
 
 /// The verdict of a set of GPU readings (exposed for tests); empty when no reading had the bits.
+/// Each GPU is judged on its own readings and the most serious verdict wins, so one hot GPU of
+/// eight is not outvoted by seven cool ones.
 std::string throttle_verdict(std::span<const GpuSample> samples, std::span<const GpuStaticInfo> gpus);
 
 }  // namespace sm

@@ -372,5 +372,46 @@ TEST(RunAttribution, ResumeReadsAnOlderFilesIsServerHost) {
   EXPECT_EQ(after["client_hardware"]["cpu_model"], old["hardware"]["cpu_model"]);
 }
 
+// Issue 31: a one-GPU server on an eight-GPU box is recorded as its one GPU, the machine's count
+// beside it; the report says both, and the result keeps them through JSON.
+TEST(KeepServerGpus, AOneGpuServerOnAnEightGpuBoxIsItsGpu) {
+  HardwareInfo hw;
+  hw.type = "Discrete GPU";
+  for (int i = 0; i < 8; ++i) hw.gpus.push_back(GpuInfo{"NVIDIA H100 80GB HBM3", int64_t{80} << 30, "570.1", 700.0, "Gen5 x16"});
+  hw.gpus[3].pcie = "Gen4 x16";  // tell GPU 3 from the rest
+  const std::vector<int> machine = {0, 1, 2, 3, 4, 5, 6, 7};
+  HardwareInfo one = hw;
+  keep_server_gpus(one, {3}, machine);
+  ASSERT_EQ(one.gpus.size(), 1u);
+  EXPECT_EQ(one.gpus[0].pcie, "Gen4 x16");
+  EXPECT_EQ(one.machine_gpu_count, 8);
+  EXPECT_EQ(report::hardware_display_name(one), "H100 80GB HBM3");  // not "8× H100"
+  RunResult r;
+  r.hardware = one;
+  const std::string md = render_report(r, ReportFormat::Markdown, {});
+  EXPECT_NE(md.find("(the server's; the machine has 8)"), std::string::npos) << md.substr(0, 1500);
+  auto back = hardware_from_json(hardware_to_json(one));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->machine_gpu_count, 8);
+  // All of them, declared hardware, or lists that do not line up: unchanged.
+  HardwareInfo all = hw;
+  keep_server_gpus(all, machine, machine);
+  EXPECT_EQ(all.gpus.size(), 8u);
+  EXPECT_FALSE(all.machine_gpu_count);
+  HardwareInfo declared = hw;
+  declared.source = HardwareSource::Declared;
+  keep_server_gpus(declared, {3}, machine);
+  EXPECT_EQ(declared.gpus.size(), 8u);
+  HardwareInfo short_list = hw;
+  keep_server_gpus(short_list, {3}, std::vector<int>{0, 3});
+  EXPECT_EQ(short_list.gpus.size(), 8u);
+  // None: the server ran on the CPU.
+  HardwareInfo none = hw;
+  keep_server_gpus(none, {}, machine);
+  EXPECT_TRUE(none.gpus.empty());
+  EXPECT_EQ(none.type, "CPU only");
+  EXPECT_EQ(none.machine_gpu_count, 8);
+}
+
 }  // namespace
 }  // namespace sm

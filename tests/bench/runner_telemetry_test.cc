@@ -177,5 +177,80 @@ TEST(RunTelemetryRemote, GpuFiguresStayOutOfTheCells) {
   EXPECT_FALSE(series->gpu.empty());
 }
 
+// Three GPUs, the server declared on GPU 1 (issue 31): GPU 0 busy at 150 W (another job), GPU 1
+// busy at 200 W, GPU 2 idle at 50 W. Only GPU 1 counts.
+std::string three_gpu_script() {
+  auto gpu = [](double power_w, double util_pct, const char* uuid) {
+    return fmt::format(
+        R"({{"name":"NVIDIA H100 80GB HBM3","uuid":"{}","sm_clock_mhz":1900,"sm_clock_max_mhz":1980,"temp_c":60,)"
+        R"("util_pct":{},"mem_util_pct":40,"power_limit_w":700,"power_w":{},"energy_start_j":5000,)"
+        R"("clocks_event_reasons":0,"processes":[]}})",
+        uuid, util_pct, power_w);
+  };
+  return R"({"gpus":[)" + gpu(150, 97, "GPU-aaaa") + "," + gpu(200, 90, "GPU-bbbb") + "," + gpu(50, 0, "GPU-cccc") + "]}";
+}
+
+// The one-cell run on the three GPUs, --server-gpus `declared` ("" = not declared): its exit
+// code and, where it wrote one, its result.
+struct ThreeGpuRun {
+  int rc = -1;
+  Result<RunResult> result;
+};
+
+ThreeGpuRun run_on_three_gpus(const std::string& declared) {
+  test::FakeNvmlControl nvml(FAKE_NVML_PATH);
+  EXPECT_TRUE(nvml.set_script(three_gpu_script())) << nvml.last_error();
+  ScriptedServer server;
+  test::TempDir dir;
+  RunConfig config = one_cell(server, dir.file("run"));
+  config.matrix.duration_s = 0.5;
+  config.server_gpus = declared;
+  ThreeGpuRun out;
+  out.rc = run_matrix(config);
+  out.result = read_result_file(dir.file("run/result.json"));
+  return out;
+}
+
+TEST(RunTelemetryServerGpus, OnlyTheDeclaredGpuCounts) {
+  ThreeGpuRun run = run_on_three_gpus("GPU-bbbb");
+  ASSERT_EQ(run.rc, 0);
+  ASSERT_TRUE(run.result.has_value()) << run.result.error().message;
+  const RunResult& r = *run.result;
+  ASSERT_TRUE(r.telemetry.has_value());
+  EXPECT_EQ(r.telemetry->gpus.size(), 3u);  // every GPU is still sampled
+  EXPECT_EQ(r.telemetry->server_gpus, std::vector<int>{1});
+  EXPECT_EQ(r.telemetry->server_gpus_source, "declared");
+  const CellTelemetry& t = only_cell(r).telemetry;
+  ASSERT_TRUE(t.gpu_power_w);
+  EXPECT_NEAR(*t.gpu_power_w, 200, 2);  // not 400 W (all three)
+  EXPECT_TRUE(t.per_gpu.empty());
+  ASSERT_TRUE(r.prefill.at(0).telemetry.gpu_power_w);
+  EXPECT_NEAR(*r.prefill[0].telemetry.gpu_power_w, 200, 2);
+}
+
+TEST(RunTelemetryServerGpus, ADeclarationNamingNoGpuStopsTheRunBeforeMeasuring) {
+  ThreeGpuRun run = run_on_three_gpus("3");
+  EXPECT_EQ(run.rc, kExitFailure);
+  if (run.result) {
+    EXPECT_TRUE(run.result->decode.empty() || run.result->decode[0].status != CellStatus::Valid);
+  }
+}
+
+// Nothing says which GPUs (no process of the server listed, no declaration): all three count,
+// each with its own figures, and the run says how to narrow them.
+TEST(RunTelemetryServerGpus, AllGpusWithPerGpuFiguresAndANote) {
+  ThreeGpuRun run = run_on_three_gpus("");
+  ASSERT_EQ(run.rc, 0);
+  ASSERT_TRUE(run.result.has_value());
+  EXPECT_EQ(run.result->telemetry->server_gpus_source, "all");
+  const CellTelemetry& t = only_cell(*run.result).telemetry;
+  ASSERT_EQ(t.per_gpu.size(), 3u);
+  EXPECT_NEAR(*t.per_gpu[1].power_w, 200, 2);
+  EXPECT_NEAR(*t.gpu_power_w, 400, 4);
+  bool said = false;
+  for (const auto& w : run.result->warnings) said |= w.find("--server-gpus") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
 }  // namespace
 }  // namespace sm

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 
 #include "report/report_sections.h"
 #include "report/telemetry_model.h"
@@ -102,8 +103,8 @@ TEST(ReportFindings, AGpuIdleInEveryMeasurementMeansTheServerDidNotRunOnIt) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0],
             "The GPU was idle in all 4 measurements it was sampled in (utilisation below 5%): the server did not run "
-            "on it, so these numbers are not this GPU's. Check how the server was started (layers offloaded to the "
-            "GPU, the device it uses).");
+            "on it, so these numbers are not this GPU's, and they have no power or tokens per joule. Check how the "
+            "server was started (layers offloaded to the GPU, the device it uses, --server-gpus).");
 }
 
 TEST(ReportFindings, NoIdleWarningForBusyGpusClientReadingsOrNoSamples) {
@@ -118,6 +119,51 @@ TEST(ReportFindings, NoIdleWarningForBusyGpusClientReadingsOrNoSamples) {
   RunResult failed = sampled_run({}, {0.0, 60.0});
   failed.decode[0].status = CellStatus::Error;  // no numbers: nothing to explain
   EXPECT_TRUE(gpu_idle_findings(failed).empty());
+}
+
+}  // namespace
+}  // namespace sm::report
+
+namespace sm::report {
+namespace {
+
+// Issue 31: on a machine with several GPUs the hardware facts say which are the server's and how
+// that was found, list the power limits of those only, and each GPU's decode figures.
+TEST(ReportTelemetryFacts, TheServersGpusAndEachGpusDecodeFigures) {
+  RunResult r;
+  r.telemetry = TelemetryInfo{};
+  r.telemetry->gpu_source = "nvml";
+  for (int i = 0; i < 3; ++i) {
+    TelemetryGpu g;
+    g.index = i;
+    g.name = "NVIDIA H100 80GB HBM3";
+    g.power_limit_w = i == 0 ? 350.0 : 700.0;  // GPU 0 is not the server's: its limit is not shown
+    r.telemetry->gpus.push_back(g);
+  }
+  r.telemetry->server_gpus = {1, 2};
+  r.telemetry->server_gpus_source = "process_list";
+  r.telemetry->server_gpus_detail = "the driver lists the server's process 4242 on GPUs 1,2";
+  DecodeCell c;
+  c.context = 1024;
+  c.concurrency = 8;
+  c.total_tok_s = 900;
+  for (int i : {1, 2}) {
+    GpuWindowFigures f;
+    f.index = i;
+    f.power_w = i == 1 ? 410.0 : 395.0;
+    f.temp_max_c = i == 1 ? 71.0 : 88.0;
+    f.throttle = i == 1 ? "ok" : "thermal";
+    c.telemetry.per_gpu.push_back(f);
+  }
+  r.decode.push_back(c);
+  std::vector<FactGroup> groups;
+  add_telemetry_facts(groups, r);
+  std::map<std::string, std::string> facts;
+  for (const auto& g : groups)
+    for (const auto& f : g.facts) facts[f.label] = f.value;
+  EXPECT_EQ(facts["Server's GPUs"], "GPUs 1, 2 of 3 (the driver lists the server's process 4242 on GPUs 1,2)");
+  EXPECT_EQ(facts["Power limit"], "700 W each");
+  EXPECT_EQ(facts["Per-GPU decode"], "GPU 1: 410 W, 71 °C max; GPU 2: 395 W, 88 °C max, Thermal");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "report/report.h"
+#include "report/report_headline.h"
 #include <fmt/format.h>
 
 #include "report/golden.h"
@@ -64,6 +65,35 @@ TEST(ReportProjected, EveryPrinterMarksAProjectedRate) {
   EXPECT_NE(html.find("projected to 30 s from a 8 s window"), std::string::npos) << html.substr(0, 2000);
   // Nothing projected: no mark.
   EXPECT_EQ(render_report(test::seed_fixture(), ReportFormat::Markdown, {}).find("~ projected"), std::string::npos);
+}
+
+// The headline's figures come from decode cells too: a projected one is marked there as in the
+// matrices, and the per-request matrix is marked like the total (its rate is scaled with it).
+TEST(ReportProjected, TheHeadlineAndThePerRequestMatrixMarkAProjection) {
+  RunResult r = adaptive_run();
+  for (DecodeCell& c : r.decode)
+    if (c.settled) c.measured_s = 8.0;
+  const auto headline = report::headline_figures(r);
+  ASSERT_GE(headline.size(), 2u);
+  EXPECT_TRUE(headline[0].value.starts_with("~")) << headline[0].value;
+  EXPECT_NE(headline[0].detail.find("projected to 30 s from a 8 s window"), std::string::npos) << headline[0].detail;
+  EXPECT_TRUE(headline[1].value.starts_with("~")) << headline[1].value;  // single stream
+  for (const auto& h : report::headline_figures(test::seed_fixture())) EXPECT_FALSE(h.value.starts_with("~")) << h.value;
+  const std::string md = render_report(r, ReportFormat::Markdown, {});
+  const size_t per_request = md.find("## Per request decode");
+  ASSERT_NE(per_request, std::string::npos);
+  EXPECT_NE(md.find("| ~", per_request), std::string::npos) << md.substr(per_request, 1500);
+}
+
+// compare's setting differences say a run's windows were adaptive, not only its cap.
+TEST(ReportProjected, CompareSaysTheWindowsWereAdaptive) {
+  RunResult adaptive = adaptive_run();
+  RunResult fixed = test::seed_fixture();
+  fixed.settings.duration_s = 30;
+  fixed.run_id = "fixed";
+  const std::string md = render_compare({fixed, adaptive}, ReportFormat::Markdown, {});
+  EXPECT_NE(md.find("Time per measurement"), std::string::npos) << md.substr(0, 3000);
+  EXPECT_NE(md.find("adaptive: 30 s to 30 s"), std::string::npos) << md.substr(0, 3000);
 }
 
 }  // namespace

@@ -490,5 +490,33 @@ TEST(ProfileUploadClient, SaysWhetherEachUploadIsRankedOrListedApart) {
   EXPECT_EQ(upload::ranking_note(*again), upload::ranking_note(*quick));
 }
 
+// Issue 31 point 4: a run with adaptive windows whose cells settled early is listed under Other
+// runs with its figures marked "~" (projections to the full window), and the API says so.
+TEST_F(ProfileSiteTest, OtherRunsMarkAProjectedFigureAndTheApiSaysSo) {
+  RunResult adaptive = run_of_profile("adaptive", "", 700);
+  adaptive.settings.precision = 0.02;
+  adaptive.settings.min_window_s = 10;
+  for (DecodeCell& c : adaptive.decode)
+    if (c.status == CellStatus::Valid && c.total_tok_s) {
+      c.settled = true;
+      c.window_tok_s = *c.total_tok_s * 0.995;
+    }
+  upload(adaptive);
+  const std::string other = get("/?profile=other").body;
+  const size_t row = other.find("data-run-id=\"adaptive\"");
+  ASSERT_NE(row, std::string::npos) << other;
+  const std::string adaptive_row = other.substr(row, other.find("</tr>", row) - row);
+  EXPECT_NE(adaptive_row.find("<span class=\"projected\" title=\"projected to the full window"), std::string::npos)
+      << adaptive_row;
+  const size_t own = other.find("data-run-id=\"own\"");
+  ASSERT_NE(own, std::string::npos);
+  EXPECT_EQ(other.substr(own, other.find("</tr>", own) - own).find("class=\"projected\""), std::string::npos);
+  for (const auto& run : json::parse(get("/api/v1/runs").body)["runs"]) {
+    const bool is_adaptive = run["run_id"] == "adaptive";
+    EXPECT_EQ(run["best_total_projected"], is_adaptive) << run["run_id"];
+    EXPECT_EQ(run["single_stream_projected"], is_adaptive) << run["run_id"];
+  }
+}
+
 }  // namespace
 }  // namespace sm::site

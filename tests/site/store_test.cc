@@ -350,7 +350,8 @@ TEST_P(StoreTest, MigrationSevenRedactsRunsStoredBeforeIt) {
     // Migration 8's columns and index undone too, so both run again.
     for (const char* sql : {"DROP INDEX runs_checked_with", "ALTER TABLE runs DROP COLUMN gpu_reported",
                             "ALTER TABLE runs DROP COLUMN model_reported", "ALTER TABLE runs DROP COLUMN unverified_hardware",
-                            "ALTER TABLE runs DROP COLUMN checked_with", "DELETE FROM schema_migrations WHERE version >= 7"})
+                            "ALTER TABLE runs DROP COLUMN checked_with", "ALTER TABLE runs DROP COLUMN projected_figures",
+                            "DELETE FROM schema_migrations WHERE version >= 7"})
       ASSERT_TRUE((*c)->execute(sql, {})) << sql;
   }
   ASSERT_NE(store_->get_run_json("leaky").value().value().find("hunter2"), std::string::npos);
@@ -398,6 +399,48 @@ TEST_P(StoreTest, ConcurrentWritersAllLand) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(failures.load(), 0);
   EXPECT_EQ(store_->list_runs({}, RunOrder::Newest, {}).value().total, kThreads * kPerThread);
+}
+
+// Issue 31 point 4: which listed figures are projections of a settled adaptive window
+// (--precision): kept per run, and backfilled by migration 9 for runs stored before it.
+RunResult adaptive_run(const std::string& id) {
+  RunResult r = test::site_result(id);
+  r.settings.profile = "";
+  r.settings.precision = 0.02;
+  r.settings.min_window_s = 10;
+  for (DecodeCell& c : r.decode) {
+    if (c.status != CellStatus::Valid || !c.total_tok_s) continue;
+    c.settled = true;
+    c.window_tok_s = *c.total_tok_s * 0.995;
+  }
+  return r;
+}
+
+TEST_P(StoreTest, ProjectedFiguresRoundTripAndMigrationNineMarksRunsStoredBefore) {
+  const RunSummary fixed = summarize_run(test::site_result("fixed"));
+  EXPECT_FALSE(fixed.single_stream_projected || fixed.best_total_projected);
+  ASSERT_TRUE(store_->put_run(record_of(adaptive_run("adaptive"))));
+  ASSERT_TRUE(store_->put_run(record_of(test::site_result("fixed"))));
+  auto adaptive = store_->get_run_summary("adaptive").value();
+  ASSERT_TRUE(adaptive);
+  EXPECT_TRUE(adaptive->single_stream_projected);
+  EXPECT_TRUE(adaptive->best_total_projected);
+  EXPECT_FALSE(store_->get_run_summary("fixed").value()->best_total_projected);
+  // As a database at version 8 would be, with the run stored before the column: migration 9
+  // marks it from its result.
+  {
+    auto c = GetParam() == "postgres" ? open_postgres_connection(pg_dsn())
+                                      : open_sqlite_connection(dir_.file("results.db"), SqliteSync::Normal);
+    ASSERT_TRUE(c) << c.error().message;
+    for (const char* sql : {"ALTER TABLE runs DROP COLUMN projected_figures", "DELETE FROM schema_migrations WHERE version >= 9"})
+      ASSERT_TRUE((*c)->execute(sql, {})) << sql;
+  }
+  reopen();
+  EXPECT_EQ(store_->schema_version().value_or(0), latest_schema_version());
+  adaptive = store_->get_run_summary("adaptive").value();
+  EXPECT_TRUE(adaptive->single_stream_projected);
+  EXPECT_TRUE(adaptive->best_total_projected);
+  EXPECT_FALSE(store_->get_run_summary("fixed").value()->best_total_projected);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgres"),

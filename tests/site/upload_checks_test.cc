@@ -99,6 +99,25 @@ TEST(UploadChecks, OneStreamsRestartGapsExplainAPerRequestRateAboveTheTotal) {
   EXPECT_NE(refusal(r).find("$.decode[0].per_request_tok_s"), std::string::npos) << refusal(r);
 }
 
+// Issue 31: a CPU-served run on a GPU machine: the GPU idled through the window, so its draw is
+// not the server's cost. The tool leaves power, energy and tokens per joule empty there; the site
+// refuses them.
+TEST(UploadChecks, EfficiencyFiguresOfAnIdleGpuAreRefused) {
+  RunResult r = test::site_result("idle-gpu");
+  test::add_gpu_telemetry(r, 1.0);
+  r.decode[1].telemetry.gpu_util_pct = 40;
+  EXPECT_EQ(refusal(r), "");
+  r.decode[1].telemetry.gpu_util_pct = 1.5;
+  EXPECT_NE(refusal(r).find("$.decode[1].telemetry.gpu_power_w: given for a window whose GPUs were idle "
+                            "(gpu_util_pct 1.5% < 5%)"),
+            std::string::npos)
+      << refusal(r);
+  r.decode[1].telemetry.gpu_power_w.reset();
+  r.decode[1].telemetry.gpu_energy_j.reset();
+  r.decode[1].telemetry.tokens_per_joule.reset();
+  EXPECT_EQ(refusal(r), "");  // as the tool writes it: the utilisation alone
+}
+
 // Issue 30: `tokens_per_joule: 1e30` ranked first on the efficiency sort. The figure must be the
 // window's tokens ÷ its energy, and the energy about its power × its length.
 TEST(UploadChecks, TokensPerJouleMustBeTheWindowsTokensOverItsEnergy) {

@@ -177,6 +177,42 @@ TEST_F(NvmlTest, ReadsEachOfTwoGpus) {
   EXPECT_EQ(out[1].clocks_event_reasons, clocks_event::kGpuIdle);
 }
 
+// Which processes run on which GPU (compute and graphics contexts), and each GPU's UUID: how
+// the server's GPUs are found on a machine with several (issue 31).
+TEST_F(NvmlTest, ListsEachGpusProcessesAndUuid) {
+  json a = full_gpu(), b = full_gpu(), c = full_gpu();
+  a["uuid"] = "GPU-aaaa";
+  b["uuid"] = "GPU-bbbb";
+  a["processes"] = json::array();
+  b["processes"] = {4242};
+  b["graphics_processes"] = {4243};
+  std::vector<int> many;
+  for (int pid = 1000; pid < 1100; ++pid) many.push_back(pid);  // more than a first guess of 64
+  c["processes"] = many;
+  script(script_with({a, b, c}));
+  auto gpus = open_fake();
+  ASSERT_TRUE(gpus);
+  EXPECT_EQ(gpus->static_info()[0].uuid, "GPU-aaaa");
+  EXPECT_EQ(gpus->static_info()[1].uuid, "GPU-bbbb");
+  EXPECT_EQ(gpus->static_info()[2].uuid, "");  // NOT_SUPPORTED: empty
+  auto processes = gpus->processes();
+  ASSERT_TRUE(processes);
+  ASSERT_EQ(processes->size(), 3u);
+  EXPECT_EQ((*processes)[1].index, 1);
+  EXPECT_TRUE((*processes)[0].pids.empty());
+  EXPECT_THAT((*processes)[1].pids, ::testing::ElementsAre(4242, 4243));
+  EXPECT_EQ((*processes)[2].pids, many);
+  EXPECT_GE(fake.calls("nvmlDeviceGetComputeRunningProcesses_v3"), 3);
+  EXPECT_EQ(fake.calls("nvmlDeviceGetComputeRunningProcesses"), 0);  // the newer entry point is preferred
+}
+
+TEST_F(NvmlTest, NoProcessListWhenNoGpuAnswersIt) {
+  script(script_with({full_gpu()}));  // no "processes": NOT_SUPPORTED
+  auto gpus = open_fake();
+  ASSERT_TRUE(gpus);
+  EXPECT_FALSE(gpus->processes());
+}
+
 TEST_F(NvmlTest, ReadReusesItsHandlesAndTheCallersVector) {
   script(script_with({full_gpu()}));
   auto gpus = open_fake();
@@ -475,6 +511,23 @@ TEST_F(NvmlOldLibraryTest, FallsBackToTheOlderNamesAndLeavesTheRestEmpty) {
   EXPECT_THAT(notes, HasSubstr("has no nvmlDeviceGetCurrPcieLinkGeneration"));
   EXPECT_THAT(notes, HasSubstr("has no nvmlDeviceGetMaxPcieLinkWidth"));
   EXPECT_THAT(notes, ::testing::Not(HasSubstr("ClocksEventReasons")));  // the fallback was there
+}
+
+// The first process-list functions answer a shorter struct: each entry read at its own size.
+TEST_F(NvmlOldLibraryTest, ListsProcessesThroughTheFirstVersionsStruct) {
+  json a = full_gpu(), b = full_gpu();
+  a["processes"] = {11, 12, 13};
+  b["processes"] = json::array();
+  b["graphics_processes"] = {21};
+  ASSERT_TRUE(old.set_script(script_with({a, b}).dump())) << old.last_error();
+  auto opened = NvmlGpus::open(FAKE_NVML_OLD_PATH);
+  ASSERT_TRUE(opened);
+  auto processes = (*opened)->processes();
+  ASSERT_TRUE(processes);
+  ASSERT_EQ(processes->size(), 2u);
+  EXPECT_THAT((*processes)[0].pids, ::testing::ElementsAre(11, 12, 13));
+  EXPECT_THAT((*processes)[1].pids, ::testing::ElementsAre(21));
+  EXPECT_EQ(old.calls("nvmlDeviceGetComputeRunningProcesses"), 2);
 }
 
 TEST_F(NvmlOldLibraryTest, InitFailureWithoutErrorStringGivesTheCode) {

@@ -176,3 +176,98 @@ TEST(WindowSummary, HostAndServerFigures) {
 
 }  // namespace
 }  // namespace sm
+
+namespace sm {
+namespace {
+
+// Eight GPUs, the server on one (issue 31): GPU 3 runs at 400 W and 95%, the other seven idle at
+// 60 W and 0%; GPU 3 alone is thermally throttled in every sample.
+TelemetrySeries eight_gpus_one_busy() {
+  TelemetrySeries s;
+  s.interval_s = 0.5;
+  for (int64_t t = 0; t <= 20 * kS; t += kHalf) {
+    const double t_s = static_cast<double>(t) / kS;
+    GpuSample sample{t, {}};
+    for (int i = 0; i < 8; ++i) {
+      GpuReading g;
+      g.index = i;
+      const bool busy = i == 3;
+      g.power_w = busy ? 400 : 60;
+      g.energy_j = 1000 + (busy ? 400 : 60) * t_s;
+      g.util_pct = busy ? 95 : 0;
+      g.sm_clock_mhz = busy ? 1500 : 345;
+      g.temp_c = busy ? 88 : 35;
+      g.clocks_event_reasons = busy ? clocks_event::kSwThermalSlowdown : clocks_event::kGpuIdle;
+      sample.gpus.push_back(g);
+    }
+    s.gpu.push_back(sample);
+  }
+  return s;
+}
+
+TEST(WindowSummary, OnlyTheServersGpusCountInPowerEnergyAndTokensPerJoule) {
+  const TelemetrySeries s = eight_gpus_one_busy();
+  const int server[] = {3};
+  CellTelemetry mine = summarize_window(s, 2 * kS, 12 * kS, 40'000, {.gpu = true, .server_gpus = server});
+  ASSERT_TRUE(mine.gpu_power_w);
+  EXPECT_NEAR(*mine.gpu_power_w, 400, 1e-6);
+  EXPECT_NEAR(*mine.gpu_energy_j, 4000, 1e-6);      // 400 W x 10 s, not (400 + 7 x 60) x 10
+  EXPECT_NEAR(*mine.tokens_per_joule, 10.0, 1e-9);  // 40,000 / 4,000 J
+  EXPECT_NEAR(*mine.gpu_util_pct, 95, 1e-9);
+  EXPECT_NEAR(*mine.gpu_temp_max_c, 88, 1e-9);
+  EXPECT_TRUE(mine.per_gpu.empty());  // one GPU: its figures are the cell's
+  // Every GPU counted (nothing said which): eight GPUs' draw, and the mean utilisation of 12%.
+  CellTelemetry all = summarize_window(s, 2 * kS, 12 * kS, 40'000, {});
+  EXPECT_NEAR(*all.gpu_power_w, 820, 1e-6);
+  EXPECT_EQ(all.per_gpu.size(), 8u);
+}
+
+// One hot GPU of eight: 1 reading in 8 carries the thermal bit, under the 25% share overall, but
+// every reading of that GPU does. The verdict is the worst GPU's.
+TEST(WindowSummary, OneHotGpuOfEightMakesTheVerdict) {
+  const TelemetrySeries s = eight_gpus_one_busy();
+  CellTelemetry all = summarize_window(s, 2 * kS, 12 * kS, 100, {});
+  EXPECT_EQ(all.throttle, "thermal");
+  ASSERT_EQ(all.per_gpu.size(), 8u);
+  EXPECT_EQ(all.per_gpu[3].index, 3);
+  EXPECT_EQ(all.per_gpu[3].throttle, "thermal");
+  EXPECT_EQ(all.per_gpu[0].throttle, "ok");
+  EXPECT_NEAR(*all.per_gpu[3].power_w, 400, 1e-6);
+  EXPECT_NEAR(*all.per_gpu[0].power_w, 60, 1e-6);
+  EXPECT_NEAR(*all.per_gpu[0].util_pct, 0, 1e-9);
+}
+
+// Two of the GPUs counted: per-GPU figures for each, the cell's figures their sum / mean.
+TEST(WindowSummary, PerGpuFiguresWhereTheServerUsesSeveral) {
+  const TelemetrySeries s = eight_gpus_one_busy();
+  const int server[] = {2, 3};
+  CellTelemetry t = summarize_window(s, 2 * kS, 12 * kS, 100, {.gpu = true, .server_gpus = server});
+  ASSERT_EQ(t.per_gpu.size(), 2u);
+  EXPECT_EQ(t.per_gpu[0].index, 2);
+  EXPECT_EQ(t.per_gpu[1].index, 3);
+  EXPECT_NEAR(*t.gpu_power_w, 460, 1e-6);
+  EXPECT_NEAR(*t.per_gpu[0].energy_j + *t.per_gpu[1].energy_j, *t.gpu_energy_j, 1e-6);
+  EXPECT_NEAR(*t.gpu_util_pct, 47.5, 1e-9);
+}
+
+// A CPU-served run on a GPU machine: the server's GPU idles (utilisation under 5%) through the
+// window, so its draw is not the server's cost: no power, energy or tokens per joule.
+TEST(WindowSummary, AnIdleGpuGivesNoEfficiencyFigures) {
+  const TelemetrySeries s = eight_gpus_one_busy();
+  const int idle_gpu[] = {0};
+  CellTelemetry t = summarize_window(s, 2 * kS, 12 * kS, 40'000, {.gpu = true, .server_gpus = idle_gpu});
+  ASSERT_TRUE(t.gpu_util_pct);
+  EXPECT_LT(*t.gpu_util_pct, kIdleUtilPct);
+  EXPECT_FALSE(t.gpu_power_w);
+  EXPECT_FALSE(t.gpu_energy_j);
+  EXPECT_FALSE(t.tokens_per_joule);
+  EXPECT_TRUE(t.gpu_sm_clock_mhz);  // how it ran is still said
+  // A window too short for a utilisation figure keeps its power (nothing says it idled).
+  CellTelemetry brief = summarize_window(s, 2 * kS + kS / 10, 2 * kS + 3 * kS / 10, 100,
+                                         {.gpu = true, .server_gpus = idle_gpu});
+  EXPECT_FALSE(brief.gpu_util_pct);
+  EXPECT_TRUE(brief.gpu_power_w);
+}
+
+}  // namespace
+}  // namespace sm

@@ -193,6 +193,29 @@ nvmlReturn_t put_ramp(const std::optional<fake_nvml::Ramp>& r, double t_s, unsig
   return NVML_SUCCESS;
 }
 
+/// A process list: NVML's protocol of a caller-sized array (INSUFFICIENT_SIZE with the count
+/// needed when it is too small).
+template <class Info>
+nvmlReturn_t process_list(const char* function, nvmlDevice_t device, unsigned int* count, Info* infos,
+                          std::optional<std::vector<int>> FakeGpu::*list) {
+  return query(function, device, count, [&](const FakeGpu& g, double) {
+    if (!(g.*list)) return NVML_ERROR_NOT_SUPPORTED;
+    const auto& pids = *(g.*list);
+    if (*count < pids.size()) {
+      *count = static_cast<unsigned int>(pids.size());
+      return NVML_ERROR_INSUFFICIENT_SIZE;
+    }
+    if (infos == nullptr && !pids.empty()) return NVML_ERROR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < pids.size(); ++i) {
+      infos[i] = Info{};
+      infos[i].pid = static_cast<unsigned int>(pids[i]);
+      infos[i].usedGpuMemory = 1ULL << 30;
+    }
+    *count = static_cast<unsigned int>(pids.size());
+    return NVML_SUCCESS;
+  });
+}
+
 nvmlReturn_t clocks_event(const char* function, nvmlDevice_t device, unsigned long long* bits) {
   return query(function, device, bits, [&](const FakeGpu& g, double t) {
     if (!g.clocks_event_reasons) return NVML_ERROR_NOT_SUPPORTED;
@@ -253,6 +276,46 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned int len
     name[g.name->size()] = '\0';
     return NVML_SUCCESS;
   });
+}
+
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned int length) {
+  return query("nvmlDeviceGetUUID", device, uuid, [&](const FakeGpu& g, double) {
+    if (!g.uuid) return NVML_ERROR_NOT_SUPPORTED;
+    if (g.uuid->size() + 1 > length) return NVML_ERROR_INSUFFICIENT_SIZE;
+    std::copy(g.uuid->begin(), g.uuid->end(), uuid);
+    uuid[g.uuid->size()] = '\0';
+    return NVML_SUCCESS;
+  });
+}
+
+#ifndef FAKE_NVML_OLD
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int* infoCount,
+                                                     nvmlProcessInfo_t* infos) {
+  return process_list("nvmlDeviceGetComputeRunningProcesses_v3", device, infoCount, infos, &FakeGpu::processes);
+}
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int* infoCount,
+                                                     nvmlProcessInfo_t* infos) {
+  return process_list("nvmlDeviceGetComputeRunningProcesses_v2", device, infoCount, infos, &FakeGpu::processes);
+}
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t device, unsigned int* infoCount,
+                                                      nvmlProcessInfo_t* infos) {
+  return process_list("nvmlDeviceGetGraphicsRunningProcesses_v3", device, infoCount, infos,
+                      &FakeGpu::graphics_processes);
+}
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v2(nvmlDevice_t device, unsigned int* infoCount,
+                                                      nvmlProcessInfo_t* infos) {
+  return process_list("nvmlDeviceGetGraphicsRunningProcesses_v2", device, infoCount, infos,
+                      &FakeGpu::graphics_processes);
+}
+#endif
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int* infoCount,
+                                                  nvmlProcessInfo_v1_t* infos) {
+  return process_list("nvmlDeviceGetComputeRunningProcesses", device, infoCount, infos, &FakeGpu::processes);
+}
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses(nvmlDevice_t device, unsigned int* infoCount,
+                                                   nvmlProcessInfo_v1_t* infos) {
+  return process_list("nvmlDeviceGetGraphicsRunningProcesses", device, infoCount, infos,
+                      &FakeGpu::graphics_processes);
 }
 
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int* power) {

@@ -20,6 +20,9 @@
 //     "not_supported": ["nvmlDeviceGetTemperature"],   shorthand for errors: 3 (NOT_SUPPORTED)
 //     "gpus": [{                  one object per GPU, NVML index = position
 //       "name": "NVIDIA GeForce RTX 3090",
+//       "uuid": "GPU-5c2f…",       nvmlDeviceGetUUID
+//       "processes": [4242],       PIDs of nvmlDeviceGetComputeRunningProcesses(_v2, _v3)
+//       "graphics_processes": [],  ... and of nvmlDeviceGetGraphicsRunningProcesses(_v2, _v3)
 //       "mem_total_bytes": 25769803776, "mem_used_bytes": 1073741824,
 //       "sm_clock_mhz": 1695, "mem_clock_mhz": 9751,      (*)
 //       "sm_clock_max_mhz": 2100, "mem_clock_max_mhz": 9751,

@@ -119,6 +119,13 @@ std::vector<std::pair<double, uint64_t>> schedule(const json& j, const std::stri
   return out;
 }
 
+std::vector<int> pid_list(const json& v, const std::string& at) {
+  if (!v.is_array()) bad(at, "expected an array of PIDs");
+  std::vector<int> pids;
+  for (size_t i = 0; i < v.size(); ++i) pids.push_back(integer(v[i], at + "[" + std::to_string(i) + "]"));
+  return pids;
+}
+
 using GpuKey = void (*)(FakeGpu&, const json&, const std::string&);
 
 // clang-format off
@@ -134,6 +141,13 @@ const std::map<std::string, GpuKey, std::less<>>& gpu_keys() {
          if (!v.is_string()) bad(at, "expected a string");
          g.name = v.get<std::string>();
        }},
+      {"uuid",
+       [](FakeGpu& g, const json& v, const std::string& at) {
+         if (!v.is_string()) bad(at, "expected a string");
+         g.uuid = v.get<std::string>();
+       }},
+      FAKE_KEY(processes, pid_list),
+      FAKE_KEY(graphics_processes, pid_list),
       FAKE_KEY(mem_total_bytes, unsigned_integer),
       FAKE_KEY(mem_used_bytes, unsigned_integer),
       FAKE_KEY(sm_clock_mhz, ramp),

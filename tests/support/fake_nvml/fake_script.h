@@ -23,6 +23,10 @@ struct Ramp {
 
 struct FakeGpu {
   std::optional<std::string> name;
+  std::optional<std::string> uuid;
+  /// PIDs with a compute / graphics context on the GPU (empty: the list is empty; absent: the
+  /// function answers NOT_SUPPORTED).
+  std::optional<std::vector<int>> processes, graphics_processes;
   std::optional<uint64_t> mem_total_bytes, mem_used_bytes;
   std::optional<Ramp> sm_clock_mhz, mem_clock_mhz, temp_c, util_pct, mem_util_pct, power_w;
   std::optional<double> sm_clock_max_mhz, mem_clock_max_mhz, power_limit_w;
