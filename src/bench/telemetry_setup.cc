@@ -43,6 +43,11 @@ TelemetrySetup start_telemetry(const TelemetrySetupOptions& o, const Clock& cloc
          "out of the cells");
 
   RecorderOptions ro;
+  if (!setup.gpu_figures && !o.declared_server_gpus.empty())
+    note(std::string("--server-gpus is not used: ") +
+         (o.simulated_engine ? "the simulated engine has no GPU"
+          : o.remote_target  ? "the server runs on another machine, and the GPUs read here are the client's"
+                             : "there is no GPU telemetry (" + info.gpu_unavailable + ")"));
   if (setup.gpu_figures) {
     ServerGpuEvidence evidence;
     evidence.declared = o.declared_server_gpus;

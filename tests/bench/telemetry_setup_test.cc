@@ -73,9 +73,14 @@ TEST(TelemetrySetup, NoChoiceForARemoteServer) {
   SteadyClock clock;
   TelemetrySetupOptions o = local_server();
   o.remote_target = true;
-  TelemetrySetup setup = start_telemetry(o, clock, [](const std::string&) {});
+  o.declared_server_gpus = {"1"};
+  std::vector<std::string> notes;
+  TelemetrySetup setup = start_telemetry(o, clock, [&](const std::string& n) { notes.push_back(n); });
   EXPECT_FALSE(setup.gpu_figures);
   EXPECT_TRUE(setup.info.server_gpus_source.empty());
+  bool said = false;
+  for (const auto& n : notes) said |= n.starts_with("--server-gpus is not used: the server runs on another machine");
+  EXPECT_TRUE(said);
   setup.recorder->stop();
 }
 
