@@ -895,7 +895,8 @@ Result<void> MatrixRun::start_telemetry_sampling() {
     keep_server_gpus(result_.hardware, telemetry_.info.server_gpus, sampled);
   }
   auto* recorder = telemetry_.recorder.get();
-  if (recorder->has_gpu()) progress_.set_detail([recorder] { return live_telemetry_text(recorder->live()); });
+  // The live power is the server's GPUs' only: none when they are not (a remote server, none used).
+  if (telemetry_.gpu_figures) progress_.set_detail([recorder] { return live_telemetry_text(recorder->live()); });
   return {};
 }
 
