@@ -152,16 +152,16 @@ std::string render_svg(const LineChart& c) {
       path += fmt::format("{}{} {}", path.empty() ? "M" : " L", svg_number(sx(tx(p.x))), svg_number(y_scale(ty(p.y))));
       last = &p;
     }
-    std::string cls = fmt::format("series c{}{}", s.color % 8, s.dashed ? " dashed" : "");
+    std::string cls = fmt::format("series c{}{}{}", s.color % 8, s.dashed ? " dashed" : "", s.reference ? " reference" : "");
     out += fmt::format("<g class=\"{}\">\n", cls);
     if (!path.empty()) out += fmt::format("<path d=\"{}\"/>\n", path);
     for (const auto& p : s.points) {
-      if (!drawn(p)) continue;
+      if (!drawn(p) || s.reference) continue;
       out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3.5\"><title>{}</title></circle>\n", svg_number(sx(tx(p.x))),
                          svg_number(y_scale(ty(p.y))), html_escape(p.tooltip));
     }
     if (last && !s.end_label.empty())  // above the last point, ending at it
-      out += fmt::format("<text class=\"label series-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
+      out += fmt::format("<text class=\"series-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
                          svg_number(sx(tx(last->x))), svg_number(y_scale(ty(last->y)) - 5), html_escape(s.end_label));
     out += "</g>\n";
   }
@@ -171,8 +171,8 @@ std::string render_svg(const LineChart& c) {
 std::string render_legend(const LineChart& c) {
   std::string out = "<ul class=\"legend\">";
   for (const auto& s : c.series)
-    out += fmt::format("<li><span class=\"swatch c{}{}\"></span>{}</li>", s.color % 8, s.dashed ? " dashed" : "",
-                       html_escape(s.name));
+    out += fmt::format("<li><span class=\"swatch c{}{}{}\"></span>{}</li>", s.color % 8, s.dashed ? " dashed" : "",
+                       s.reference ? " reference" : "", html_escape(s.name));
   return out + "</ul>\n";
 }
 

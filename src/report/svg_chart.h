@@ -25,6 +25,7 @@ struct ChartSeries {
   bool dashed = false;             ///< dashed line (e.g. the second quantity of a two-axis chart)
   bool right_axis = false;         ///< measured against the right y axis
   std::string end_label;           ///< drawn on the chart beside the last point (e.g. a target line's name)
+  bool reference = false;          ///< a reference line (a target), not data: thin and dotted, no point markers
 };
 
 /// A chart: x on a log2 or linear scale; y from zero, or on a log10 scale.

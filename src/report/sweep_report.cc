@@ -352,6 +352,7 @@ LineChart sweep_latency_chart(const SweepInfo& s) {
     const std::string label = trf("{} SLO: {:g} ms", figure, *target_ms);
     ChartSeries line{label, {{x_min, *target_ms, label}, {x_max, *target_ms, label}}, color, true, tpot && !c.y_log10};
     line.end_label = label;
+    line.reference = true;
     c.series.push_back(std::move(line));
   };
   target_line(s.slo_ttft_ms, "TTFT", 0, false);

@@ -171,6 +171,7 @@ TEST(SweepReport, SloTargetsAreLinesOnTheLatencyChart) {
   EXPECT_EQ(ttft->points[1].x, 4);
   EXPECT_EQ(ttft->points[0].y, 500);
   EXPECT_EQ(ttft->points[1].y, 500);
+  EXPECT_TRUE(ttft->reference && tpot->reference);  // drawn thin and dotted, no point markers
   EXPECT_FALSE(ttft->right_axis);
   EXPECT_TRUE(tpot->right_axis);  // TPOT's axis
   EXPECT_EQ(tpot->points[1].y, 30);
