@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <fmt/format.h>
 
 #include "metrics/rate_metrics.h"
@@ -42,8 +43,9 @@ std::optional<double> saturation_estimate(const std::vector<SweepPoint>& points)
       highest_unsaturated = std::max(highest_unsaturated, p.rate_rps);
       continue;
     }
+    // What it sustained, and never more than was asked of it (a Poisson burst can complete more).
     const double sustained = std::max(p.steady_completion_rps.value_or(0), p.achieved_rps.value_or(0));
-    return std::max(sustained, highest_unsaturated);
+    return std::max(std::min(sustained, p.rate_rps), highest_unsaturated);
   }
   return std::nullopt;
 }
@@ -51,15 +53,37 @@ std::optional<double> saturation_estimate(const std::vector<SweepPoint>& points)
 std::vector<std::string> run_sweep(const RatePlan& plan, const MeasureRate& measure, const SweepProgress& progress,
                                    SweepInfo& sweep) {
   std::vector<std::string> notes;
+  std::optional<size_t> lowest_saturated;  // the point of the lowest rate measured saturated: none above it is run
   auto take = [&](double rate, bool search) {
     sweep.points.push_back(measure(rate, search));
     sweep.max_rate_within_slo_rps = max_rate_within_slo(sweep.points, sweep.slo_fraction);
     if (progress) progress(sweep);
-    return sweep.points.back().status != CellStatus::Interrupted;
+    const SweepPoint& p = sweep.points.back();
+    if (p.status == CellStatus::Valid && p.saturated &&
+        (!lowest_saturated || p.rate_rps < sweep.points[*lowest_saturated].rate_rps))
+      lowest_saturated = sweep.points.size() - 1;
+    return p.status != CellStatus::Interrupted;
   };
+  // Rates of a list: those above a saturated rate are skipped (recorded, and said once at the end).
+  auto take_list = [&](const std::vector<double>& rates) {
+    for (double r : rates) {
+      if (lowest_saturated && r > sweep.points[*lowest_saturated].rate_rps) {
+        sweep.skipped_rates_rps.push_back(r);
+        continue;
+      }
+      if (!take(r, false)) break;
+    }
+    if (sweep.skipped_rates_rps.empty()) return;
+    const SweepPoint& saturated = sweep.points[*lowest_saturated];
+    std::string skipped;
+    for (double r : sweep.skipped_rates_rps) skipped += fmt::format("{}{:.3g}/s", skipped.empty() ? "" : ", ", r);
+    notes.push_back(fmt::format("the server saturated at {:.3g} requests/s ({}), so the higher rates were not "
+                                "measured: {}",
+                                saturated.rate_rps, saturated.saturation_reason, skipped));
+  };
+  sweep.skipped_rates_rps.clear();
   if (!plan.rates.empty()) {
-    for (double r : plan.rates)
-      if (!take(r, false)) return notes;
+    take_list(plan.rates);
     return notes;
   }
   // The search: double until a rate saturates (or errs), or the ceiling.
@@ -89,8 +113,7 @@ std::vector<std::string> run_sweep(const RatePlan& plan, const MeasureRate& meas
     }
     rate *= 2;
   }
-  for (double r : rates_below(below, plan.auto_points))
-    if (!take(r, false)) return notes;
+  take_list(rates_below(below, plan.auto_points));
   return notes;
 }
 

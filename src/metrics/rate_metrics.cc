@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 #include <fmt/format.h>
+#include <string>
+#include <utility>
 
 #include "metrics/stats.h"
 
@@ -104,24 +106,14 @@ void compute_rate_point(std::span<const TimedRequest> requests, int64_t window_b
   if (!requests.empty()) p.slo_met_fraction = static_cast<double>(met) / static_cast<double>(requests.size());
   if (window_ns > 0) p.steady_completion_rps = static_cast<double>(steady) / (static_cast<double>(window_ns) / 2e9);
 
-  // Queue growth: the median TTFT of the last quarter of arrivals against the first quarter's.
-  // A request without a first token counts as waiting until the last end (it was still queued).
-  const size_t quarter = requests.size() / 4;
-  double first_quarter_ms = 0, last_quarter_ms = 0;
-  if (quarter >= 1) {
-    auto quarter_median = [&](size_t from) {
-      std::vector<double> v;
-      for (size_t i = from; i < from + quarter; ++i) {
-        const TimedRequest& t = requests[i];
-        const int64_t first = t.record.first_token_ns >= 0 ? t.record.first_token_ns : last_end_ns;
-        v.push_back(ms(first - t.intended_ns));
-      }
-      return median(std::move(v));
-    };
-    first_quarter_ms = quarter_median(0);
-    last_quarter_ms = quarter_median(requests.size() - quarter);
-    p.queue_growth_ms = last_quarter_ms - first_quarter_ms;
-  }
+  // Queueing: TTFT and the in-flight count by third of the arrivals (metrics/queue_growth.h).
+  const QueueGrowth growth = measure_queue_growth(requests);
+  p.queue_growth_ms.reset();
+  p.in_flight_growth.reset();
+  if (growth.first_third_ttft_ms && growth.last_third_ttft_ms)
+    p.queue_growth_ms = *growth.last_third_ttft_ms - *growth.first_third_ttft_ms;
+  if (growth.middle_third_in_flight && growth.last_third_in_flight)
+    p.in_flight_growth = *growth.last_third_in_flight - *growth.middle_third_in_flight;
 
   p.saturated = false;
   p.saturation_reason.clear();
@@ -144,12 +136,9 @@ void compute_rate_point(std::span<const TimedRequest> requests, int64_t window_b
                                       "arrived in the span they answer ({:.0f}%)",
                                       steady, p.steady_completion_rps.value_or(0), answered,
                                       100.0 * static_cast<double>(steady) / static_cast<double>(answered));
-  } else if (p.queue_growth_ms && last_quarter_ms > rule.queue_growth_factor * first_quarter_ms &&
-             *p.queue_growth_ms > rule.queue_growth_min_window_fraction * ms(window_ns)) {
+  } else if (std::string queued = queueing_saturation(growth, window_ns, rule.queueing); !queued.empty()) {
     p.saturated = true;
-    p.saturation_reason = fmt::format("queueing grew: median TTFT {:.0f} ms in the last quarter of arrivals, "
-                                      "{:.0f} ms in the first",
-                                      last_quarter_ms, first_quarter_ms);
+    p.saturation_reason = std::move(queued);
   }
   if (!p.saturated && failed_fraction > rule.max_failed_fraction) {
     p.saturated = true;

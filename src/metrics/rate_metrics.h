@@ -7,18 +7,12 @@
 #include <span>
 #include <vector>
 
+#include "metrics/queue_growth.h"
 #include "metrics/request_record.h"
+#include "metrics/timed_request.h"
 #include "result/result.h"
 
 namespace sm {
-
-/// One open-loop request: its raw record and when the schedule said it should start. Every
-/// latency is measured from `intended_ns`, so a client or server that falls behind cannot hide
-/// the wait (no coordinated omission).
-struct TimedRequest {
-  RequestRecord record;
-  int64_t intended_ns = 0;  ///< scheduled start on the loop's clock
-};
 
 /// Latency targets; unset = no limit on that figure.
 struct SloTargets {
@@ -43,8 +37,7 @@ bool meets_slo(const RequestLatency& latency, const SloTargets& slo);
 struct SaturationRule {
   double min_completion_ratio = 0.9;  ///< second-half completions ÷ the arrivals they answer below this ...
   int64_t min_shortfall_requests = 3; ///< ... and short by at least this many requests: saturated
-  double queue_growth_factor = 2.0;   ///< last quarter's median TTFT above this × the first's ...
-  double queue_growth_min_window_fraction = 0.05;  ///< ... and above it by this share of the window
+  QueueingRule queueing;              ///< TTFT or the in-flight count grew through the window: saturated
   double max_failed_fraction = 0.1;   ///< more failed requests than this: saturated
 };
 

@@ -116,9 +116,12 @@ svg.chart .label { fill: var(--muted); font-weight: 600; }
 svg.chart .series path { fill: none; stroke-width: 2.2; stroke-linejoin: round; stroke-linecap: round; }
 svg.chart .series circle { stroke: var(--card); stroke-width: 1.5; }
 svg.chart .series.dashed path { stroke-dasharray: 6 4; }
+svg.chart .series.reference path { stroke-width: 1.4; stroke-dasharray: 2 3; }
+svg.chart .series-label { fill: var(--c); font-size: 11px; font-weight: 600; }
 ul.legend { list-style: none; display: flex; flex-wrap: wrap; gap: 4px 14px; padding: 0; margin: 6px 4px 0; font-size: .82rem; color: var(--muted); }
 .swatch { display: inline-block; width: 16px; height: 3px; border-radius: 2px; vertical-align: middle; margin-right: 6px; }
 .swatch.dashed { background-image: linear-gradient(90deg, transparent 60%, var(--card) 60%); background-size: 8px 3px; }
+.swatch.reference { height: 2px; background-image: linear-gradient(90deg, transparent 50%, var(--card) 50%); background-size: 4px 2px; }
 .c0 { --c: var(--c0); } .c1 { --c: var(--c1); } .c2 { --c: var(--c2); } .c3 { --c: var(--c3); }
 .c4 { --c: var(--c4); } .c5 { --c: var(--c5); } .c6 { --c: var(--c6); } .c7 { --c: var(--c7); }
 .series path { stroke: var(--c); } .series circle { fill: var(--c); } .swatch { background-color: var(--c); }

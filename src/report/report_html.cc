@@ -96,17 +96,6 @@ std::string checks_html(const ReportModel& m) {
   return out + "</ul>\n</section>\n";
 }
 
-std::string facts_html(const ReportModel& m) {
-  std::string out = "<div class=\"facts\">\n";
-  for (const auto& g : m.facts) {
-    out += "<section id=\"" + g.id + "\">\n<h2>" + html_escape(g.title) + "</h2>\n<dl class=\"kv\">\n";
-    if (g.facts.empty()) out += "<dt>—</dt><dd>" + html_escape(tr("not recorded")) + "</dd>\n";
-    for (const auto& f : g.facts) out += "<dt>" + html_escape(f.label) + "</dt><dd>" + html_escape(f.value) + "</dd>\n";
-    out += "</dl>\n</section>\n";
-  }
-  return out + "</div>\n";
-}
-
 std::string launch_html(const ReportModel& m) {
   if (m.launch_command.empty()) return "";
   return "<section id=\"launch-command\">\n<h2>" + html_escape(tr("Launch command")) + "</h2>\n<pre><code>" +
@@ -290,13 +279,24 @@ std::string definitions_html(const ReportModel& m) {
 
 }  // namespace
 
+std::string html_fact_groups(const std::vector<FactGroup>& groups) {
+  std::string out = "<div class=\"facts\">\n";
+  for (const auto& g : groups) {
+    out += "<section id=\"" + g.id + "\">\n<h2>" + html_escape(g.title) + "</h2>\n<dl class=\"kv\">\n";
+    if (g.facts.empty()) out += "<dt>—</dt><dd>" + html_escape(tr("not recorded")) + "</dd>\n";
+    for (const auto& f : g.facts) out += "<dt>" + html_escape(f.label) + "</dt><dd>" + html_escape(f.value) + "</dd>\n";
+    out += "</dl>\n</section>\n";
+  }
+  return out + "</div>\n";
+}
+
 std::string render_html(const RunResult& r, const ReportModel& m, const TelemetrySeries* series) {
   const std::string chart = series ? render_timeline_html(build_timeline(*series, r)) : std::string();
   std::string body;
   body += header_html(m, r, !chart.empty());
   body += headline_html(m);
   body += findings_html(m);
-  body += facts_html(m);
+  body += html_fact_groups(m.facts);
   body += launch_html(m);
   body += prefill_html(m);
   body += decode_html(m, r);

@@ -34,6 +34,16 @@ std::string md_section(std::string_view title) { return fmt::format("\n## {}\n\n
 
 }  // namespace
 
+std::string markdown_fact_groups(const std::vector<FactGroup>& groups) {
+  std::string out;
+  for (const auto& group : groups) {
+    if (group.facts.empty()) continue;
+    out += md_section(group.title);
+    for (const auto& f : group.facts) out += "- **" + md_escape(f.label) + ":** " + md_escape(f.value) + "\n";
+  }
+  return out;
+}
+
 std::string render_markdown(const ReportModel& m) {
   std::string out = "# " + md_escape(m.title) + "\n\n";
   std::vector<std::string> lines;
@@ -54,11 +64,7 @@ std::string render_markdown(const ReportModel& m) {
     }
   }
 
-  for (const auto& group : m.facts) {
-    if (group.facts.empty()) continue;
-    out += md_section(group.title);
-    for (const auto& f : group.facts) out += "- **" + md_escape(f.label) + ":** " + md_escape(f.value) + "\n";
-  }
+  out += markdown_fact_groups(m.facts);
   if (!m.launch_command.empty()) out += md_section("Launch command") + md_code_block(m.launch_command, "sh");
 
   if (!m.prefill.empty()) {

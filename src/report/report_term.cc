@@ -181,6 +181,22 @@ std::string prefill_text(const ReportModel& m, const Ansi& ansi, size_t width) {
 
 }  // namespace
 
+std::string term_fact_groups(const std::vector<FactGroup>& groups, const Ansi& ansi, size_t width) {
+  // Section titles in a column of their own, or on their own line when the screen is narrow.
+  const bool title_column = width >= kTitleColumnMinWidth;
+  std::string out;
+  for (const auto& group : groups) {
+    if (group.facts.empty()) continue;
+    std::vector<std::string> items;
+    for (const auto& f : group.facts) items.push_back(ansi.dim(f.label) + " " + f.value);
+    if (title_column)
+      out += wrap_items(items, width, ansi.bold(pad_right(group.title, 10)), std::string(10, ' '));
+    else
+      out += ansi.bold(group.title) + "\n" + wrap_items(items, width, "  ", "  ");
+  }
+  return out;
+}
+
 std::string render_term(const ReportModel& m, const RenderOptions& options) {
   Ansi ansi(options.color);
   size_t width = std::max<size_t>(kMinWidth, static_cast<size_t>(std::max(0, options.width_columns)));
@@ -196,17 +212,7 @@ std::string render_term(const ReportModel& m, const RenderOptions& options) {
   out += wrap_items(provenance, width, "", "");
   out += "\n";
 
-  // Section titles in a column of their own, or on their own line when the screen is narrow.
-  bool title_column = width >= kTitleColumnMinWidth;
-  for (const auto& group : m.facts) {
-    if (group.facts.empty()) continue;
-    std::vector<std::string> items;
-    for (const auto& f : group.facts) items.push_back(ansi.dim(f.label) + " " + f.value);
-    if (title_column)
-      out += wrap_items(items, width, ansi.bold(pad_right(group.title, 10)), std::string(10, ' '));
-    else
-      out += ansi.bold(group.title) + "\n" + wrap_items(items, width, "  ", "  ");
-  }
+  out += term_fact_groups(m.facts, ansi, width);
   if (!m.launch_command.empty()) {
     out += "\n" + ansi.bold("Launch command") + "\n";
     size_t start = 0;

@@ -58,7 +58,7 @@ double nice_step(double max, int count) {
 std::string render_svg(const LineChart& c) {
   auto x_format = c.x_format ? c.x_format : [](double v) { return fmt::format("{:g}", v); };
   auto y_format = c.y_format ? c.y_format : compact_number;
-  bool right = !c.y2_label.empty();
+  bool right = !c.y2_label.empty() && !c.y_log10;
   double plot_right = kWidth - (right ? kRightWithAxis : kRightPlain);
   double plot_bottom = kHeight - kBottom;
 
@@ -72,32 +72,55 @@ std::string render_svg(const LineChart& c) {
     sx.lo = tx(*std::min_element(xs.begin(), xs.end()));
     sx.hi = tx(*std::max_element(xs.begin(), xs.end()));
   }
-  double step_l = nice_step(y_max(c, false), kYTicks);
-  double step_r = nice_step(y_max(c, true), kYTicks);
-  auto ticks_top = [&](double max, double step) { return std::max(step, std::ceil(max / step - 1e-9) * step); };
-  Scale sy{0, ticks_top(y_max(c, false), step_l), plot_bottom, kTop};
-  Scale sy2{0, ticks_top(y_max(c, true), step_r), plot_bottom, kTop};
-  // Both axes get the same number of ticks, so one set of gridlines serves both.
-  int lines_l = static_cast<int>(std::lround(sy.hi / step_l));
-  int lines_r = static_cast<int>(std::lround(sy2.hi / step_r));
-  int lines = right ? std::max(lines_l, lines_r) : lines_l;
-  sy.hi = step_l * lines;
-  sy2.hi = step_r * lines;
+  // Y scales and their ticks: linear from zero (both axes with the same number of ticks, so one
+  // set of gridlines serves both), or log10 over the decades the points span (one axis).
+  auto ty = [&](double v) { return c.y_log10 ? std::log10(v) : v; };
+  auto drawn = [&](const ChartPoint& p) { return (!c.x_log2 || p.x > 0) && (!c.y_log10 || p.y > 0); };
+  Scale sy{0, 1, plot_bottom, kTop}, sy2 = sy;
+  std::vector<double> ticks_l, ticks_r;
+  if (c.y_log10) {
+    double lo = 0, hi = 0;
+    bool any = false;
+    for (const auto& s : c.series)
+      for (const auto& p : s.points)
+        if (drawn(p)) {
+          lo = any ? std::min(lo, p.y) : p.y;
+          hi = any ? std::max(hi, p.y) : p.y;
+          any = true;
+        }
+    const int lo_decade = any ? static_cast<int>(std::floor(std::log10(lo) + 1e-9)) : 0;
+    const int hi_decade = std::max(lo_decade + 1, any ? static_cast<int>(std::ceil(std::log10(hi) - 1e-9)) : 1);
+    sy.lo = lo_decade;
+    sy.hi = hi_decade;
+    for (int k = lo_decade; k <= hi_decade; ++k) ticks_l.push_back(std::pow(10.0, k));
+  } else {
+    const double step_l = nice_step(y_max(c, false), kYTicks), step_r = nice_step(y_max(c, true), kYTicks);
+    auto ticks_top = [&](double max, double step) { return std::max(step, std::ceil(max / step - 1e-9) * step); };
+    const int lines_l = static_cast<int>(std::lround(ticks_top(y_max(c, false), step_l) / step_l));
+    const int lines_r = static_cast<int>(std::lround(ticks_top(y_max(c, true), step_r) / step_r));
+    const int lines = right ? std::max(lines_l, lines_r) : lines_l;
+    sy.hi = step_l * lines;
+    sy2.hi = step_r * lines;
+    for (int i = 0; i <= lines; ++i) {
+      ticks_l.push_back(step_l * i);
+      ticks_r.push_back(step_r * i);
+    }
+  }
 
   std::string out = fmt::format(
       "<svg class=\"chart\" viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{}\" "
       "xmlns=\"http://www.w3.org/2000/svg\">\n",
       kWidth, kHeight, html_escape(c.title));
   // Gridlines and y ticks.
-  for (int i = 0; i <= lines; ++i) {
-    double y = sy(step_l * i);
-    out += fmt::format("<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n", svg_number(kLeft),
-                       svg_number(plot_right), svg_number(y), svg_number(y));
+  for (size_t i = 0; i < ticks_l.size(); ++i) {
+    double y = sy(ty(ticks_l[i]));
+    out += fmt::format("<line class=\"grid{}\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>\n", c.y_log10 ? " decade" : "",
+                       svg_number(kLeft), svg_number(plot_right), svg_number(y), svg_number(y));
     out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", svg_number(kLeft - 6),
-                       svg_number(y + 4), html_escape(y_format(step_l * i)));
+                       svg_number(y + 4), html_escape(y_format(ticks_l[i])));
     if (right)
       out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"start\">{}</text>\n",
-                         svg_number(plot_right + 6), svg_number(y + 4), html_escape(y_format(step_r * i)));
+                         svg_number(plot_right + 6), svg_number(y + 4), html_escape(y_format(ticks_r[i])));
   }
   // X ticks.
   for (double t : c.x_ticks) {
@@ -121,20 +144,25 @@ std::string render_svg(const LineChart& c) {
                        svg_number(kWidth - 4), svg_number(kTop - 14), html_escape(c.y2_label));
   // Series.
   for (const auto& s : c.series) {
-    const Scale& y_scale = s.right_axis ? sy2 : sy;
+    const Scale& y_scale = s.right_axis && !c.y_log10 ? sy2 : sy;
     std::string path;
+    const ChartPoint* last = nullptr;
     for (const auto& p : s.points) {
-      if (c.x_log2 && p.x <= 0) continue;
-      path += fmt::format("{}{} {}", path.empty() ? "M" : " L", svg_number(sx(tx(p.x))), svg_number(y_scale(p.y)));
+      if (!drawn(p)) continue;
+      path += fmt::format("{}{} {}", path.empty() ? "M" : " L", svg_number(sx(tx(p.x))), svg_number(y_scale(ty(p.y))));
+      last = &p;
     }
-    std::string cls = fmt::format("series c{}{}", s.color % 8, s.dashed ? " dashed" : "");
+    std::string cls = fmt::format("series c{}{}{}", s.color % 8, s.dashed ? " dashed" : "", s.reference ? " reference" : "");
     out += fmt::format("<g class=\"{}\">\n", cls);
     if (!path.empty()) out += fmt::format("<path d=\"{}\"/>\n", path);
     for (const auto& p : s.points) {
-      if (c.x_log2 && p.x <= 0) continue;
+      if (!drawn(p) || s.reference) continue;
       out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3.5\"><title>{}</title></circle>\n", svg_number(sx(tx(p.x))),
-                         svg_number(y_scale(p.y)), html_escape(p.tooltip));
+                         svg_number(y_scale(ty(p.y))), html_escape(p.tooltip));
     }
+    if (last && !s.end_label.empty())  // above the last point, ending at it
+      out += fmt::format("<text class=\"series-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
+                         svg_number(sx(tx(last->x))), svg_number(y_scale(ty(last->y)) - 5), html_escape(s.end_label));
     out += "</g>\n";
   }
   return out + "</svg>\n";
@@ -143,8 +171,8 @@ std::string render_svg(const LineChart& c) {
 std::string render_legend(const LineChart& c) {
   std::string out = "<ul class=\"legend\">";
   for (const auto& s : c.series)
-    out += fmt::format("<li><span class=\"swatch c{}{}\"></span>{}</li>", s.color % 8, s.dashed ? " dashed" : "",
-                       html_escape(s.name));
+    out += fmt::format("<li><span class=\"swatch c{}{}{}\"></span>{}</li>", s.color % 8, s.dashed ? " dashed" : "",
+                       s.reference ? " reference" : "", html_escape(s.name));
   return out + "</ul>\n";
 }
 

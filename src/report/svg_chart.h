@@ -24,9 +24,11 @@ struct ChartSeries {
   int color = 0;                   ///< palette slot 0…7 (CSS class c0…c7)
   bool dashed = false;             ///< dashed line (e.g. the second quantity of a two-axis chart)
   bool right_axis = false;         ///< measured against the right y axis
+  std::string end_label;           ///< drawn on the chart beside the last point (e.g. a target line's name)
+  bool reference = false;          ///< a reference line (a target), not data: thin and dotted, no point markers
 };
 
-/// A chart: x on a log2 or linear scale, y from zero.
+/// A chart: x on a log2 or linear scale; y from zero, or on a log10 scale.
 struct LineChart {
   std::string title;                            ///< accessible name of the figure
   std::string x_label;                          ///< e.g. "simultaneous requests"
@@ -36,6 +38,8 @@ struct LineChart {
   std::string y_label;                          ///< left axis, e.g. "total tok/s"
   std::string y2_label;                         ///< right axis; empty: no right axis
   std::function<std::string(double)> y_format;  ///< tick text of both y axes; default: compact ("1.5K")
+  bool y_log10 = false;  ///< log10 y scale with a tick at every decade the points span (points at or below
+                         ///< 0 are left out); one y axis: right_axis series are drawn against it too
   std::vector<ChartSeries> series;
 };
 

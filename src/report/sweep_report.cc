@@ -6,8 +6,11 @@
 #include "core/units.h"
 #include "report/html_escape.h"
 #include "report/html_page.h"
+#include "report/connection_model.h"
 #include "report/markdown_text.h"
+#include "report/printers.h"
 #include "report/report_model.h"
+#include "report/report_sections.h"
 #include "report/term_text.h"
 #include "report/translate.h"
 
@@ -97,8 +100,40 @@ std::vector<std::string> setting_lines(const RunResult& r) {
   return lines;
 }
 
+// The machine and the engine measured (and how they were reached), as the matrix report shows them.
+std::vector<FactGroup> sweep_fact_groups(const RunResult& r) {
+  std::vector<FactGroup> groups = {section::hardware_facts(r.hardware), section::engine_facts(r.engine)};
+  if (auto connection = connection_facts(r)) groups.push_back(std::move(*connection));
+  if (r.client_hardware) groups.push_back(section::client_facts(*r.client_hardware));
+  return groups;
+}
+
+// The best goodput as a sentence: the valid rate with the most requests per second within the
+// SLO, among the rates that did not saturate the server (among all when every one did).
+std::optional<std::string> goodput_line(const SweepInfo& s) {
+  const SweepPoint* best = nullptr;
+  bool all_saturated = true;
+  for (const auto& p : s.points)
+    if (p.status == CellStatus::Valid && p.goodput_rps && !p.saturated) all_saturated = false;
+  for (const auto& p : s.points) {
+    if (p.status != CellStatus::Valid || !p.goodput_rps || (p.saturated && !all_saturated)) continue;
+    if (!best || *p.goodput_rps > *best->goodput_rps) best = &p;
+  }
+  if (!best) return std::nullopt;
+  std::string line =
+      s.slo_ttft_ms || s.slo_tpot_ms
+          ? trf("Goodput: {:.3g} requests/s within the SLO at {:.3g} requests/s offered ({:.0f}% of requests)",
+                *best->goodput_rps, best->rate_rps, 100 * best->slo_met_fraction.value_or(0))
+          : trf("Goodput: {:.3g} completed requests/s at {:.3g} requests/s offered (no SLO given: every completed "
+                "request counts)",
+                *best->goodput_rps, best->rate_rps);
+  if (all_saturated) line += tr("; every rate saturated the server");
+  return line;
+}
+
 std::vector<std::string> finding_lines(const SweepInfo& s) {
   std::vector<std::string> lines;
+  if (auto goodput = goodput_line(s)) lines.push_back(std::move(*goodput));
   if (s.saturation_rps) lines.push_back(trf("Saturation rate: {:.3g} requests/s (--rates auto)", *s.saturation_rps));
   if (s.max_rate_within_slo_rps)
     lines.push_back(trf("Highest rate with {:.0f}% of requests within the SLO: {:.3g} requests/s", 100 * s.slo_fraction,
@@ -113,6 +148,7 @@ std::string render_term_sweep(const RunResult& r, const RenderOptions& options) 
   Ansi ansi(options.color);
   std::string out = ansi.bold(title(r)) + "\n";
   for (const auto& l : setting_lines(r)) out += l + "\n";
+  out += "\n" + term_fact_groups(sweep_fact_groups(r), ansi, static_cast<size_t>(std::max(40, options.width_columns)));
   out += "\n";
   // Two tables that each fit 80 columns: throughput, then latency (same rows, by rate).
   const Table t = sweep_table(s);
@@ -149,9 +185,11 @@ std::string render_term_sweep(const RunResult& r, const RenderOptions& options) 
 std::string render_markdown_sweep(const RunResult& r) {
   std::string out = "# " + md_escape(title(r)) + "\n\n";
   for (const auto& l : setting_lines(r)) out += "- " + md_escape(l) + "\n";
-  out += "\n" + md_table(sweep_table(*r.sweep)) + "\n";
+  out += "\n";
   for (const auto& l : finding_lines(*r.sweep)) out += "**" + md_escape(l) + "**\n\n";
+  out += md_table(sweep_table(*r.sweep)) + "\n";
   for (const auto& w : r.warnings) out += "- Warning: " + md_escape(w) + "\n";
+  out += markdown_fact_groups(sweep_fact_groups(r));
   out += "\nLatencies are timed from each request's intended start (docs/METRICS.md, \"Request-rate sweeps\").\n";
   return out;
 }
@@ -221,6 +259,7 @@ std::string render_html_sweep(const RunResult& r) {
   for (const auto& w : r.warnings)
     body += "<li class=\"warn\"><span class=\"tag\">" + esc(tr("Warning")) + "</span>" + esc(w) + "</li>\n";
   body += "</ul>\n</section>\n";
+  body += html_fact_groups(sweep_fact_groups(r));
   const LineChart latency = sweep_latency_chart(s);
   const LineChart rates = rate_chart(s);
   body += "<section id=\"charts\">\n<h2>" + esc(tr("Latency against rate")) + "</h2>\n<figure>" + render_svg(latency) +
@@ -254,41 +293,75 @@ LineChart sweep_latency_chart(const SweepInfo& s) {
   c.x_label = tr("requests/s");
   c.x_log2 = false;
   c.x_format = tick_text;
-  c.y_label = "TTFT, E2E ms";
-  c.y2_label = "TPOT ms";
   struct Figure {
     const char* name;
     std::optional<Percentiles> SweepPoint::*field;
     double Percentiles::*q;
     int color;
     bool dashed;
-    bool right;
+    bool tpot;
   };
-  const std::string p50_right = tr("TPOT p50 (right axis)"), p99_right = tr("TPOT p99 (right axis)");
   const Figure figures[] = {{"TTFT p50", &SweepPoint::ttft_ms, &Percentiles::p50, 0, false, false},
                             {"TTFT p99", &SweepPoint::ttft_ms, &Percentiles::p99, 0, true, false},
                             {"E2E p50", &SweepPoint::e2e_ms, &Percentiles::p50, 2, false, false},
                             {"E2E p99", &SweepPoint::e2e_ms, &Percentiles::p99, 2, true, false},
-                            {p50_right.c_str(), &SweepPoint::tpot_ms, &Percentiles::p50, 1, false, true},
-                            {p99_right.c_str(), &SweepPoint::tpot_ms, &Percentiles::p99, 1, true, true}};
-  double y_max = 0, x_max = 0;
-  for (const auto& f : figures) {
-    ChartSeries series{f.name, {}, f.color, f.dashed, f.right};
+                            {"TPOT p50", &SweepPoint::tpot_ms, &Percentiles::p50, 1, false, true},
+                            {"TPOT p99", &SweepPoint::tpot_ms, &Percentiles::p99, 1, true, true}};
+  // TTFT and E2E on the left axis: linear, or log when they span more than kLatencyLogSpan (then
+  // TPOT shares that axis; on a linear one it has the right axis to itself).
+  double left_min = 0, left_max = 0, all_min = 0, all_max = 0, x_min = 0, x_max = 0;
+  bool any = false;
+  for (const auto& f : figures)
     for (const SweepPoint* p : by_rate(s)) {
       const auto& pct = (*p).*(f.field);
       if (p->status != CellStatus::Valid || !pct) continue;
       const double v = (*pct).*(f.q);
-      if (!f.right) y_max = std::max(y_max, v);
+      if (!f.tpot && v > 0) left_min = left_min > 0 ? std::min(left_min, v) : v;
+      if (!f.tpot) left_max = std::max(left_max, v);
+      all_min = any ? std::min(all_min, v) : v;
+      all_max = std::max(all_max, v);
+      x_min = any ? std::min(x_min, p->rate_rps) : p->rate_rps;
       x_max = std::max(x_max, p->rate_rps);
+      any = true;
+    }
+  c.y_log10 = left_min > 0 && left_max / left_min > kLatencyLogSpan;
+  if (c.y_log10) {
+    c.y_label = tr("ms (log scale)");
+  } else {
+    c.y_label = "TTFT, E2E ms";
+    c.y2_label = "TPOT ms";
+  }
+  for (const auto& f : figures) {
+    const bool right = f.tpot && !c.y_log10;
+    const std::string name = !right                     ? std::string(f.name)
+                             : f.q == &Percentiles::p50 ? tr("TPOT p50 (right axis)")
+                                                        : tr("TPOT p99 (right axis)");
+    ChartSeries series{name, {}, f.color, f.dashed, right};
+    for (const SweepPoint* p : by_rate(s)) {
+      const auto& pct = (*p).*(f.field);
+      if (p->status != CellStatus::Valid || !pct) continue;
+      const double v = (*pct).*(f.q);
       series.points.push_back({p->rate_rps, v, fmt::format("{:.3g}/s: {} {:.1f} ms", p->rate_rps, f.name, v)});
     }
     if (!series.points.empty()) c.series.push_back(std::move(series));
   }
   c.x_ticks = rate_ticks(x_max);
-  if (s.max_rate_within_slo_rps && y_max > 0) {
+  // The SLO targets: a labelled horizontal line on the axis of their figure, across the rates.
+  auto target_line = [&](const std::optional<double>& target_ms, const char* figure, int color, bool tpot) {
+    if (!target_ms || !any) return;
+    const std::string label = trf("{} SLO: {:g} ms", figure, *target_ms);
+    ChartSeries line{label, {{x_min, *target_ms, label}, {x_max, *target_ms, label}}, color, true, tpot && !c.y_log10};
+    line.end_label = label;
+    line.reference = true;
+    c.series.push_back(std::move(line));
+  };
+  target_line(s.slo_ttft_ms, "TTFT", 0, false);
+  target_line(s.slo_tpot_ms, "TPOT", 1, true);
+  const double y_top = c.y_log10 ? all_max : left_max;
+  if (s.max_rate_within_slo_rps && y_top > 0) {
     const double x = *s.max_rate_within_slo_rps;
     const std::string label = trf("highest rate with {:.0f}% within SLO: {:.3g}/s", 100 * s.slo_fraction, x);
-    c.series.push_back(ChartSeries{label, {{x, 0, label}, {x, y_max, label}}, 5, true, false});
+    c.series.push_back(ChartSeries{label, {{x, c.y_log10 ? all_min : 0, label}, {x, y_top, label}}, 5, true, false});
   }
   return c;
 }

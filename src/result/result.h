@@ -279,7 +279,7 @@ struct SweepPoint {
   int64_t completed = 0;          ///< of those, ended without error
   int64_t failed = 0;             ///< of those, ended by an error (or cut by the drain timeout)
   double offered_rps = 0;         ///< requests ÷ window_s
-  std::optional<double> achieved_rps;           ///< (completed − 1) ÷ (last completion − first completion)
+  std::optional<double> achieved_rps;           ///< completed ÷ max(window, last completion − window start)
   std::optional<double> steady_completion_rps;  ///< completions in the window's second half ÷ its length
   std::optional<double> output_tok_s;           ///< achieved_rps × mean output tokens of a completion
   std::optional<double> input_tokens_mean;      ///< mean usage.prompt_tokens the server reported
@@ -288,7 +288,9 @@ struct SweepPoint {
   std::optional<Percentiles> tpot_ms;           ///< (last token − first token) ÷ (output tokens − 1)
   std::optional<Percentiles> e2e_ms;            ///< intended start → last byte (completed requests)
   std::optional<Percentiles> send_lag_ms;       ///< intended start → handed to the HTTP client
-  std::optional<double> queue_growth_ms;        ///< median TTFT of the last quarter of arrivals − the first's
+  std::optional<double> queue_growth_ms;        ///< median TTFT of the last third of arrivals − the first's
+  std::optional<double> in_flight_growth;       ///< mean requests in flight at the last third's arrivals −
+                                                ///< at the middle third's
   std::optional<double> slo_met_fraction;       ///< requests that completed within both SLOs ÷ requests
   std::optional<double> goodput_rps;            ///< achieved_rps × share of completions within both SLOs
   bool saturated = false;                       ///< the server did not keep up with this rate
@@ -312,6 +314,7 @@ struct SweepInfo {
   std::optional<double> saturation_rps;   ///< --rates auto: the estimated saturation rate
   std::optional<double> max_rate_within_slo_rps;  ///< highest measured rate where slo_met_fraction ≥ slo_fraction
   std::vector<SweepPoint> points;         ///< in the order measured
+  std::vector<double> skipped_rates_rps;  ///< rates not measured because a lower rate saturated the server
 };
 
 /// Where a run's wall time went, in seconds (docs/METRICS.md, "Where the time went"). Summed over

@@ -51,6 +51,7 @@ json point_to_json(const SweepPoint& p) {
           {"e2e_ms", percentiles_to_json(p.e2e_ms)},
           {"send_lag_ms", percentiles_to_json(p.send_lag_ms)},
           {"queue_growth_ms", opt(p.queue_growth_ms)},
+          {"in_flight_growth", opt(p.in_flight_growth)},
           {"slo_met_fraction", opt(p.slo_met_fraction)},
           {"goodput_rps", opt(p.goodput_rps)},
           {"saturated", p.saturated},
@@ -83,6 +84,7 @@ Result<SweepPoint> point_from_json(const json& j) {
   read_percentiles(j, "e2e_ms", p.e2e_ms);
   read_percentiles(j, "send_lag_ms", p.send_lag_ms);
   read_opt(j, "queue_growth_ms", p.queue_growth_ms);
+  read_opt(j, "in_flight_growth", p.in_flight_growth);
   read_opt(j, "slo_met_fraction", p.slo_met_fraction);
   read_opt(j, "goodput_rps", p.goodput_rps);
   read(j, "saturated", p.saturated);
@@ -109,7 +111,8 @@ json sweep_to_json(const SweepInfo& s) {
           {"slo_fraction", s.slo_fraction},
           {"saturation_rps", opt(s.saturation_rps)},
           {"max_rate_within_slo_rps", opt(s.max_rate_within_slo_rps)},
-          {"points", points}};
+          {"points", points},
+          {"skipped_rates_rps", s.skipped_rates_rps}};
 }
 
 Result<SweepInfo> sweep_from_json(const json& j) {
@@ -129,6 +132,8 @@ Result<SweepInfo> sweep_from_json(const json& j) {
     read(j, "slo_fraction", s.slo_fraction);
     read_opt(j, "saturation_rps", s.saturation_rps);
     read_opt(j, "max_rate_within_slo_rps", s.max_rate_within_slo_rps);
+    if (auto it = j.find("skipped_rates_rps"); it != j.end() && it->is_array())
+      for (const auto& r : *it) s.skipped_rates_rps.push_back(r.get<double>());
     if (auto it = j.find("points"); it != j.end() && it->is_array()) {
       for (const auto& pj : *it) {
         auto p = point_from_json(pj);

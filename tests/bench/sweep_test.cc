@@ -96,6 +96,72 @@ TEST(SweepPlan, AutoSaysSoWhenTheServerNeverSaturates) {
   EXPECT_NE(notes[0].find("kept up"), std::string::npos);
 }
 
+// A measure that needs no model: rates from `saturated_from` up saturate (queueing), and a
+// saturated rate sustains `sustained_rps`.
+MeasureRate scripted_measure(double saturated_from, double sustained_rps, std::vector<double>& asked) {
+  return [=, &asked](double rate, bool search) {
+    asked.push_back(rate);
+    SweepPoint p;
+    p.rate_rps = rate;
+    p.search = search;
+    p.offered_rps = rate;
+    p.saturated = rate >= saturated_from;
+    p.achieved_rps = p.saturated ? sustained_rps : rate;
+    p.steady_completion_rps = p.achieved_rps;
+    if (p.saturated) p.saturation_reason = "queueing grew: median TTFT 5000 ms in the last third of arrivals, 80 ms in the first";
+    return p;
+  };
+}
+
+// Issue 31 point 6: once a listed rate saturates, the higher ones are not measured (they took
+// minutes each, far past saturation); lower ones later in the list still are.
+TEST(SweepPlan, FixedRatesAboveASaturatedRateAreSkipped) {
+  std::vector<double> asked;
+  SweepInfo sweep;
+  RatePlan plan;
+  plan.rates = {1, 8, 16, 4, 32};
+  auto notes = run_sweep(plan, scripted_measure(8, 7, asked), {}, sweep);
+  EXPECT_EQ(asked, (std::vector<double>{1, 8, 4}));
+  EXPECT_EQ(sweep.skipped_rates_rps, (std::vector<double>{16, 32}));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("saturated at 8 requests/s (queueing grew"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[0].find("not measured: 16/s, 32/s"), std::string::npos) << notes[0];
+}
+
+// --rates auto: the rates below the estimate stop at one that saturates too (the estimate was
+// high); the search's own saturated rate does not skip them.
+TEST(SweepPlan, AutoStopsBelowTheEstimateWhenALowerRateSaturates) {
+  std::vector<double> asked;
+  SweepInfo sweep;
+  RatePlan plan;
+  plan.auto_start_rps = 8;
+  plan.auto_points = 5;
+  // 16/s saturates, sustaining 15: the rates below are 3, 6, 9, 12, 14.25; 12 saturates.
+  auto notes = run_sweep(plan, scripted_measure(12, 15, asked), {}, sweep);
+  ASSERT_TRUE(sweep.saturation_rps.has_value());
+  EXPECT_DOUBLE_EQ(*sweep.saturation_rps, 15);
+  EXPECT_EQ(asked, (std::vector<double>{8, 16, 3, 6, 9, 12}));
+  EXPECT_EQ(sweep.skipped_rates_rps, (std::vector<double>{14.25}));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("saturated at 12 requests/s"), std::string::npos) << notes[0];
+}
+
+// The estimate never exceeds the saturated rate itself (a burst can complete more than asked),
+// nor falls below the highest rate that kept up.
+TEST(SweepPlan, SaturationEstimateIsBetweenTheLastGoodRateAndTheSaturatedOne) {
+  std::vector<SweepPoint> points(2);
+  points[0].rate_rps = 8;
+  points[1].rate_rps = 16;
+  points[1].saturated = true;
+  points[1].steady_completion_rps = 19;
+  EXPECT_EQ(saturation_estimate(points), 16.0);
+  points[1].steady_completion_rps = 5;
+  points[1].achieved_rps = 6;
+  EXPECT_EQ(saturation_estimate(points), 8.0);
+  points[1].achieved_rps = 11;
+  EXPECT_EQ(saturation_estimate(points), 11.0);
+}
+
 TEST(SweepPlan, StopsAfterAnInterruptedRate) {
   std::vector<double> asked;
   SweepInfo sweep;
