@@ -30,6 +30,7 @@
 #include "core/build_info.h"
 #include "core/interrupt.h"
 #include "core/units.h"
+#include "gguf/synth_detect.h"
 #include "engines/probe.h"
 #include "engines/request_builder.h"
 #include "metrics/cell_metrics.h"
@@ -309,6 +310,7 @@ Result<void> MatrixRun::probe() {
       }
     }
   }
+  probe_.engine.synthetic_model = is_synthetic_model(probe_.engine.model, probe_.engine.model_path);
   for (const auto& n : probe_.notes) note(n);
   limits_.kv_capacity_tokens = config_.limits_override.kv_capacity_tokens ? config_.limits_override.kv_capacity_tokens
                                                                            : probe_.engine.kv_capacity_tokens;

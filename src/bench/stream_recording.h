@@ -3,12 +3,14 @@
 // llama.cpp timings, token ids, or one per chunk reconciled with the final usage), the finish
 // reason, and how the request ended. The one implementation of a request's accounting, for the
 // closed loop (bench/closed_loop.cc: the matrix) and the open loop (bench/open_loop.cc: sweeps);
-// docs/METRICS.md, "Token counts".
+// docs/METRICS.md, "Token counts". Each chunk's text goes through the output checks
+// (metrics/output_check.h: loops, text that is not text); their verdict lands on the record.
 #include <algorithm>
 #include <cstdint>
 #include <span>
 
 #include "engines/chunk_parser.h"
+#include "metrics/output_check.h"
 #include "metrics/request_record.h"
 #include "net/stream_client.h"
 
@@ -39,6 +41,7 @@ class StreamRecording {
   int32_t tokens_in(const ChunkInfo& c, int64_t tokens_so_far);
   void finalize(RequestRecord& r);
 
+  OutputCheck check_;  ///< emptied when the request ends (its memory goes with it)
   TokenSource mode_ = TokenSource::Chunks;
   int64_t last_cumulative_ = 0;
   int64_t counted_chunks_ = 0;

@@ -23,6 +23,7 @@ struct SelftestFlags {
   std::string format = "term";
   bool no_python = false;
   bool no_lag = false;
+  bool no_output_checks = false;
   double paced_rate = 25;
   double busy_poll_us = 0;  ///< set with its default by add_busy_poll_option
   double streamer_tick_us = 0;
@@ -84,6 +85,9 @@ void add_selftest_command(CLI::App& app, Action& action) {
   cmd->add_option("--format", flags->format, "'term' or 'json'")->capture_default_str()->check(CLI::IsMember({"term", "json"}));
   cmd->add_flag("--no-python", flags->no_python, "Skip the Python asyncio + aiohttp comparison");
   cmd->add_flag("--no-lag", flags->no_lag, "Skip the paced lag phase");
+  cmd->add_flag("--no-output-checks", flags->no_output_checks,
+                "Leave out the output checks a run does on every chunk's text (loops, text that is not text), "
+                "to measure what they cost");
   cmd->add_flag("--tls", flags->tls,
                 "The streamer serves https (a throwaway certificate) and the client decrypts, as against a remote "
                 "https server; no Python comparison");
@@ -121,6 +125,7 @@ void add_selftest_command(CLI::App& app, Action& action) {
       opts.seconds = flags->seconds;
       opts.python = !flags->no_python;
       opts.lag = !flags->no_lag;
+      opts.output_checks = !flags->no_output_checks;
       opts.paced_tok_s_per_stream = flags->paced_rate;
       opts.busy_poll_ns = static_cast<int64_t>(flags->busy_poll_us * 1e3);
       opts.streamer_tick_ns = static_cast<int64_t>(flags->streamer_tick_us * 1e3);

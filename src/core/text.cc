@@ -53,4 +53,13 @@ std::string escape_controls(std::string_view text) {
   return out;
 }
 
+std::string utf8_excerpt(std::string_view text, size_t max_bytes) {
+  auto continuation = [](char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; };
+  while (!text.empty() && continuation(text.front())) text.remove_prefix(1);
+  if (text.size() <= max_bytes) return std::string(text);
+  size_t end = max_bytes;
+  while (end > 0 && continuation(text[end])) --end;
+  return std::string(text.substr(0, end));
+}
+
 }  // namespace sm

@@ -20,6 +20,18 @@ inline std::string_view trim_blanks(std::string_view s) {
 /// letters included, is kept as it is. Uploaded names reach moderators' terminals through it.
 std::string escape_controls(std::string_view text);
 
+/// `text` from its first whole UTF-8 character, cut to at most `max_bytes` without splitting one
+/// (an excerpt of a stream's text).
+std::string utf8_excerpt(std::string_view text, size_t max_bytes);
+
+/// `s` is one or more ASCII digits.
+inline bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
 /// `s` with ASCII letters lower-cased (names, hosts and header names are compared this way).
 inline std::string ascii_lower(std::string_view s) {
   std::string out(s);

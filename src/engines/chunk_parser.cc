@@ -48,15 +48,22 @@ bool nonempty_string(element v) {
   return v.type() == element_type::STRING && v.get_string_length().value_unsafe() > 0;
 }
 
+// Keeps a string member's value in `out` (the first non-empty one of its kind).
+void keep_text(element v, std::string_view& out) {
+  if (out.empty() && v.type() == element_type::STRING) out = v.get_string().value_unsafe();
+}
+
 void parse_choice(object choice, ChunkInfo& out) {
   for (auto [key, value] : choice) {
     if (key == "text" || key == "content") {
       if (nonempty_string(value)) out.has_token = true;
+      keep_text(value, out.text);
     } else if (key == "delta" || key == "message") {
       if (value.type() != element_type::OBJECT) continue;
       for (auto [dkey, dvalue] : as_object(value)) {
         if (dkey == "content" || dkey == "reasoning_content" || dkey == "reasoning") {
           if (nonempty_string(dvalue)) out.has_token = true;
+          keep_text(dvalue, dkey == "content" ? out.text : out.reasoning);
         } else if (dkey == "tool_calls" && dvalue.type() == element_type::ARRAY) {
           out.has_token = true;
         }

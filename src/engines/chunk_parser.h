@@ -42,6 +42,11 @@ struct ChunkInfo {
   FinishReason finish = FinishReason::None;
   std::string_view id;        ///< the chunk's "id" (the server's request id); points into the
                               ///< parser, valid until its next parse(); empty when absent
+  /// Choice 0's generated text ("text", "content", delta/message "content") and its reasoning
+  /// (delta/message "reasoning_content" or "reasoning"), JSON-unescaped; point into the parser
+  /// like `id`. What the output checks read (metrics/output_check.h).
+  std::string_view text;
+  std::string_view reasoning;
   std::string error_message;  ///< for Kind::Error / Kind::Invalid: what went wrong
 };
 

@@ -6,6 +6,7 @@
 
 #include "core/clock.h"
 #include "metrics/batch_means.h"
+#include "metrics/output_check.h"
 #include "metrics/stats.h"
 
 namespace sm {
@@ -27,6 +28,13 @@ void for_each_token_time(const RequestRecord& r, F&& f) {
     }
     prev_ns = c.t_ns;
   }
+}
+
+// Every request of the cell, in the window or not: a loop is the server's whether or not it fell
+// inside the window.
+void summarize_checked_output(std::span<const RequestRecord> records, DecodeCell& cell) {
+  OutputCheckSummary checked = summarize_output(records);
+  if (checked.requests > 0) cell.output_check = std::move(checked);
 }
 
 bool in_window(int64_t t_ns, DecodeWindow w) { return t_ns >= w.begin_ns && t_ns < w.end_ns; }
@@ -131,6 +139,7 @@ bool prompt_length_ok(int64_t prompt_tokens, int64_t target_tokens) {
 
 void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow window,
                             int64_t target_prompt_tokens, DecodeCell& cell) {
+  summarize_checked_output(records, cell);
   const double window_s = static_cast<double>(window.end_ns - window.begin_ns) / kNsPerSD;
   int64_t window_tokens = 0;
   int64_t window_chunks = 0;
@@ -233,6 +242,7 @@ void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow
 
 void compute_burst_metrics(std::span<const RequestRecord> records, int64_t target_prompt_tokens, DecodeCell& cell) {
   if (records.empty()) return;
+  summarize_checked_output(records, cell);
   int64_t first_send_ns = INT64_MAX, last_end_ns = INT64_MIN;
   for (const auto& r : records) {
     first_send_ns = std::min(first_send_ns, r.send_ns);

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
+
+#include "core/text.h"
 
 namespace sm {
 
@@ -17,10 +20,26 @@ std::string_view to_string(LoopKind kind) {
 std::pair<size_t, size_t> trailing_repeat(std::string_view text, size_t max_period, size_t min_cycles,
                                           size_t min_span) {
   const size_t n = text.size();
-  for (size_t p = 1; p <= max_period && p < n; ++p) {
+  if (n < 2) return {0, 0};
+  // Only a period p with text[n-1-p] == text[n-1] can repeat at the end: memrchr (vectorised in
+  // glibc) finds those candidates nearest first, so the shortest period is tried first and varied
+  // text costs a scan of the last max_period bytes plus a few comparisons per candidate.
+  const char* base = text.data();
+  const size_t lowest = n - 1 - std::min(max_period, n - 1);  // text[lowest] is max_period back
+  size_t below = n - 1;                                        // search text[lowest, below)
+  while (below > lowest) {
+    const void* hit = memrchr(base + lowest, base[n - 1], below - lowest);
+    if (hit == nullptr) break;
+    const size_t at = static_cast<size_t>(static_cast<const char*>(hit) - base);
+    below = at;
+    const size_t p = n - 1 - at;
+    // A span this period needs that the text cannot hold: neither can any longer period's (and a
+    // text shorter than min_span holds none, however repetitive: no scan at all).
+    const size_t span_needed = std::max(min_span, min_cycles * p);
+    if (span_needed > n) break;
     // How far back from the end text[i] == text[i - p] holds: the repeated span is that run plus
-    // one period. Varied text fails at the first byte for almost every p.
-    const size_t need = std::max(min_span, min_cycles * p) - p;  // run length that makes a loop
+    // one period.
+    const size_t need = span_needed - p;  // run length that makes a loop
     size_t run = 0;
     while (run < need && run + p < n && text[n - 1 - run] == text[n - 1 - run - p]) ++run;
     if (run >= need) {
@@ -34,17 +53,11 @@ std::pair<size_t, size_t> trailing_repeat(std::string_view text, size_t max_peri
 
 namespace {
 
-// `text` from its first whole UTF-8 character, cut to at most `max` bytes without splitting one.
-std::string utf8_prefix(std::string_view text, size_t max) {
-  while (!text.empty() && (static_cast<unsigned char>(text.front()) & 0xC0) == 0x80) text.remove_prefix(1);
-  if (text.size() <= max) return std::string(text);
-  size_t end = max;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
-  return std::string(text.substr(0, end));
-}
-
+// Any character but ASCII whitespace (what isspace calls space in the C locale).
 bool visible(std::string_view text) {
-  return std::any_of(text.begin(), text.end(), [](char c) { return !std::isspace(static_cast<unsigned char>(c)); });
+  for (char c : text)
+    if (c != ' ' && (c < '\t' || c > '\r')) return true;
+  return false;
 }
 
 }  // namespace
@@ -53,8 +66,10 @@ void LoopDetector::add(std::string_view text, int64_t tokens) {
   if (visible(text)) tokens_without_text_ = 0;
   else tokens_without_text_ += std::max<int64_t>(tokens, 0);
   if (verdict_.kind == LoopKind::None && tokens_without_text_ >= kLoopEmptyTokens) verdict_.kind = LoopKind::Empty;
-  if (text.empty()) return;
+  // A repeat found stays: the text after it need not be kept or checked.
+  if (text.empty() || verdict_.kind == LoopKind::Repeat) return;
   tail_.append(text);
+  total_bytes_ += text.size();
   if (tail_.size() > 2 * kLoopTailBytes) tail_.erase(0, tail_.size() - kLoopTailBytes);
   unchecked_bytes_ += text.size();
   if (unchecked_bytes_ >= kLoopCheckEveryBytes) check_repeat();
@@ -62,17 +77,20 @@ void LoopDetector::add(std::string_view text, int64_t tokens) {
 
 void LoopDetector::finish() {
   if (unchecked_bytes_ > 0) check_repeat();
+  // A short answer held whole: mostly a loop is a loop.
+  if (verdict_.kind != LoopKind::Repeat && total_bytes_ == tail_.size())
+    check_repeat(kLoopShortMinCycles, std::max(kLoopShortMinSpanBytes, (total_bytes_ + 1) / 2));
 }
 
-void LoopDetector::check_repeat() {
+void LoopDetector::check_repeat(size_t min_cycles, size_t min_span) {
   unchecked_bytes_ = 0;
   if (verdict_.kind == LoopKind::Repeat) return;
-  const auto [period, span] = trailing_repeat(tail_, kLoopMaxPeriodBytes, kLoopMinCycles, kLoopMinSpanBytes);
+  const auto [period, span] = trailing_repeat(tail_, kLoopMaxPeriodBytes, min_cycles, min_span);
   if (period == 0) return;
   verdict_.kind = LoopKind::Repeat;
   verdict_.period_bytes = period;
   verdict_.repeated_bytes = span;
-  verdict_.excerpt = utf8_prefix(std::string_view(tail_).substr(tail_.size() - period), kLoopExcerptBytes);
+  verdict_.excerpt = utf8_excerpt(std::string_view(tail_).substr(tail_.size() - period), kLoopExcerptBytes);
 }
 
 }  // namespace sm

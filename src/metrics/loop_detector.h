@@ -11,6 +11,9 @@
 //           least kLoopMinCycles times over at least kLoopMinSpanBytes bytes (the seed's tool asks
 //           four cycles over 4,096 characters; 1,024 here, so a 4K-token answer of one-character
 //           tokens, "]]]]…", is caught too). No project document or source file trips it (tests).
+//           At the end, an answer held whole (up to twice kLoopTailBytes) is also a repeat when a cycle
+//           repeats kLoopShortMinCycles times over half its text and kLoopShortMinSpanBytes or more:
+//           a short answer that is mostly a loop (128 tokens of "]").
 //   empty   kLoopEmptyTokens tokens in a row brought no visible character.
 // A repeat seen at any check stays: the verdict is of the whole request, not only its end.
 #include <cstddef>
@@ -25,6 +28,8 @@ inline constexpr size_t kLoopTailBytes = 8192;
 inline constexpr size_t kLoopMaxPeriodBytes = 1024;
 inline constexpr size_t kLoopMinCycles = 4;
 inline constexpr size_t kLoopMinSpanBytes = 1024;
+inline constexpr size_t kLoopShortMinCycles = 8;
+inline constexpr size_t kLoopShortMinSpanBytes = 64;
 inline constexpr int64_t kLoopEmptyTokens = 128;
 /// New text between two repeat checks.
 inline constexpr size_t kLoopCheckEveryBytes = 256;
@@ -58,10 +63,11 @@ class LoopDetector {
   size_t buffered_bytes() const { return tail_.size(); }
 
  private:
-  void check_repeat();
+  void check_repeat(size_t min_cycles = kLoopMinCycles, size_t min_span = kLoopMinSpanBytes);
 
   std::string tail_;               ///< the last kLoopTailBytes of text (at most twice that between trims)
   size_t unchecked_bytes_ = 0;
+  size_t total_bytes_ = 0;         ///< all the text seen
   int64_t tokens_without_text_ = 0;
   LoopVerdict verdict_;
 };

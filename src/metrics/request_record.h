@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "engines/chunk_parser.h"
+#include "metrics/output_check.h"
 
 namespace sm {
 
@@ -60,6 +61,8 @@ struct RequestRecord {
   std::string error;           ///< when end == Failed
   bool saw_done = false;       ///< the stream sent "[DONE]"
   std::string server_id;       ///< the server's id for the request (its first chunk's "id"); empty = none sent
+  OutputFlaw output_flaw = OutputFlaw::None;  ///< what the output checks found (metrics/output_check.h)
+  std::string output_excerpt;  ///< with a flaw: the loop's cycle or the text's start
 };
 
 /// Replaces a request's per-chunk counts by `total` tokens spread evenly over the chunks it

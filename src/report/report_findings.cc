@@ -13,6 +13,7 @@
 #include "metrics/cell_metrics.h"
 #include "report/cell_format.h"
 #include "report/connection_model.h"
+#include "report/output_check_model.h"
 #include "report/telemetry_model.h"
 #include "report/translate.h"
 
@@ -151,6 +152,7 @@ std::vector<Finding> findings(const RunResult& r) {
                name, *c.tokens_per_chunk));
     for (const auto& w : c.warnings) warn(name + ": " + w);
   }
+  for (auto& flagged : output_check_findings(r)) out.push_back(std::move(flagged));
   for (auto& idle : gpu_idle_findings(r)) out.push_back(std::move(idle));
   if (auto throttled = throttle_finding(r)) out.push_back(std::move(*throttled));
   if (r.client_ceiling && r.client_ceiling->tokens_per_s > 0) {
@@ -178,6 +180,7 @@ std::vector<std::string> checks_passed(const RunResult& r) {
   out.push_back(tr("No cell failed and none ran fewer requests than asked, where that was measured."));
   if (r.client_ceiling) out.push_back(trf("Every cell stayed below {} of the client's own ceiling.", percent(kClientCeilingShare)));
   if (auto check = throttle_check(r)) out.push_back(std::move(*check));
+  if (auto check = output_check_passed(r)) out.push_back(std::move(*check));
   return out;
 }
 

@@ -100,6 +100,7 @@ void redact_result(RunResult& r, const RedactOptions& given) {
   for (auto& cell : r.decode) {
     text(cell.error);
     for (auto& w : cell.warnings) text(w);
+    if (cell.output_check) text(cell.output_check->excerpt);  // what the server wrote
   }
 }
 

@@ -70,6 +70,7 @@ struct EngineInfo {
   std::optional<bool> prefix_caching;         ///< server-side prefix cache on
   bool tokenize_endpoint = false;             ///< the server can count tokens for us
   bool forces_output_length = true;           ///< false: EOS cannot be ignored (TGI, Ollama)
+  bool synthetic_model = false;               ///< speedmatrix synth-model's GGUF (gguf/synth_detect.h)
 };
 
 /// How the run was set up (the seed page's Run section).
@@ -163,6 +164,21 @@ struct PrefillRow {
   CellTelemetry telemetry;                ///< the machine over the request (send → first token)
 };
 
+/// What the output checks (metrics/output_check.h) found in a cell's requests: result.json's
+/// "output_check" (docs/METRICS.md, "Output checks").
+struct OutputCheckSummary {
+  int64_t requests = 0;  ///< requests checked: those that brought output (failed ones aside)
+  int64_t repeat = 0;
+  int64_t empty = 0;
+  int64_t not_text = 0;
+  int64_t count_mismatch = 0;
+  /// "ok"; "loop" when repeat + empty requests are more than a tenth (kOutputFlawShare) of those checked;
+  /// "not_text" when not_text + count_mismatch are (and the cell does not loop).
+  std::string verdict = "ok";
+  std::string flaw;     ///< the flaw of the excerpt's request ("repeat", ...); empty when ok
+  std::string excerpt;  ///< a flawed request's text: the loop's cycle, or the text's start
+};
+
 /// One sustained decode cell: `concurrency` streams over a `context`-token prompt.
 struct DecodeCell {
   int64_t context = 0;
@@ -217,6 +233,7 @@ struct DecodeCell {
   std::vector<double> repeat_tok_s;         ///< --repeat: total_tok_s of every pass, in the order run; the
                                             ///< cell's other figures are its median pass's
   CellTelemetry telemetry;                  ///< the machine over the window
+  std::optional<OutputCheckSummary> output_check;  ///< the requests' output checked; absent in files before it
 };
 
 /// A GPU's fixed facts, as the telemetry saw them.

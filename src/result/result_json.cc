@@ -68,7 +68,8 @@ json engine_to_json(const EngineInfo& e) {
           {"slots", opt(e.slots)},
           {"prefix_caching", opt(e.prefix_caching)},
           {"tokenize_endpoint", e.tokenize_endpoint},
-          {"forces_output_length", e.forces_output_length}};
+          {"forces_output_length", e.forces_output_length},
+          {"synthetic_model", e.synthetic_model}};
 }
 
 EngineInfo engine_from_json(const json& j) {
@@ -87,6 +88,7 @@ EngineInfo engine_from_json(const json& j) {
   read_opt(j, "prefix_caching", e.prefix_caching);
   read(j, "tokenize_endpoint", e.tokenize_endpoint);
   read(j, "forces_output_length", e.forces_output_length);
+  read(j, "synthetic_model", e.synthetic_model);
   return e;
 }
 
@@ -325,6 +327,10 @@ json decode_to_json(const DecodeCell& c) {
           {"warnings", c.warnings}};
   if (!c.audit_bins_tok_s.empty()) out["audit_bins_tok_s"] = c.audit_bins_tok_s;  // audits only
   if (!c.repeat_tok_s.empty()) out["repeat_tok_s"] = c.repeat_tok_s;              // --repeat only
+  if (const auto& o = c.output_check)
+    out["output_check"] = {{"verdict", o->verdict},   {"requests", o->requests}, {"repeat", o->repeat},
+                           {"empty", o->empty},       {"not_text", o->not_text}, {"count_mismatch", o->count_mismatch},
+                           {"flaw", o->flaw},         {"excerpt", o->excerpt}};
   telemetry_to_json(c.telemetry, out);
   return out;
 }
@@ -379,6 +385,17 @@ Result<DecodeCell> decode_from_json(const json& j) {
   read(j, "error", c.error);
   read(j, "warnings", c.warnings);
   read(j, "repeat_tok_s", c.repeat_tok_s);
+  if (auto o = j.find("output_check"); o != j.end() && o->is_object()) {
+    OutputCheckSummary& checked = c.output_check.emplace();
+    read(*o, "verdict", checked.verdict);
+    read(*o, "requests", checked.requests);
+    read(*o, "repeat", checked.repeat);
+    read(*o, "empty", checked.empty);
+    read(*o, "not_text", checked.not_text);
+    read(*o, "count_mismatch", checked.count_mismatch);
+    read(*o, "flaw", checked.flaw);
+    read(*o, "excerpt", checked.excerpt);
+  }
   telemetry_from_json(j, c.telemetry);
   return c;
 }

@@ -18,8 +18,11 @@ void put_digits(char* at, uint64_t value, int width) {
 ChunkTemplate ChunkTemplate::make() {
   ChunkTemplate t;
   t.text = R"(data: {"id":"cmpl-selftest","object":"text_completion","created":1764600000,"model":"selftest",)"
-           R"("choices":[{"index":0,"text":" tok","logprobs":null,"finish_reason":null}],)"
-           R"("usage":{"prompt_tokens":16,"completion_tokens":)";
+           R"("choices":[{"index":0,"text":" tok)";
+  t.word_at = t.text.size();
+  t.text += "0000";
+  t.text += R"(","logprobs":null,"finish_reason":null}],)"
+            R"("usage":{"prompt_tokens":16,"completion_tokens":)";
   t.count_at = t.text.size();
   t.text += "0000000000";
   t.text += R"(,"total_tokens":0},"t":)";
@@ -34,6 +37,8 @@ void ChunkTemplate::append(std::string& out, int n, uint64_t& sent_tokens, int64
     size_t at = out.size();
     out += text;
     put_digits(out.data() + at + count_at, ++sent_tokens % 10000000000ULL, 10);
+    uint64_t word = sent_tokens;
+    for (int d = 3; d >= 0; --d, word /= 10) out[at + word_at + static_cast<size_t>(d)] = static_cast<char>('0' + word % 10);
     put_digits(out.data() + at + stamp_at, static_cast<uint64_t>(stamp_ns), 19);
   }
 }

@@ -10,6 +10,8 @@ struct ChunkTemplate {
   std::string text;     ///< one whole SSE event, "data: {...}\n\n"
   size_t stamp_at = 0;  ///< offset of the 19-digit time stamp
   size_t count_at = 0;  ///< offset of the 10-digit cumulative completion count
+  size_t word_at = 0;   ///< offset of the text's 4 digits (the count's last four: the text varies,
+                        ///< as a model's does, so the output checks do their full work)
 
   /// The template every streamer uses.
   static ChunkTemplate make();

@@ -15,6 +15,7 @@
 
 #include "core/clock.h"
 #include "engines/chunk_parser.h"
+#include "metrics/output_check.h"
 #include "metrics/request_record.h"
 #include "net/stream_client.h"
 
@@ -74,7 +75,8 @@ class StreamerProcess {
 // reading the streamer's send time for the lag.
 class IngestHandler final : public StreamHandler {
  public:
-  explicit IngestHandler(bool track_lag) : track_lag_(track_lag), lag_us_histogram_(kLagBuckets + 1, 0) {}
+  IngestHandler(bool track_lag, bool check_output)
+      : track_lag_(track_lag), check_output_(check_output), lag_us_histogram_(kLagBuckets + 1, 0) {}
 
   bool on_event(uint64_t id, int64_t t_ns, std::string_view data) override {
     parser_.parse(data, chunk_);
@@ -93,6 +95,8 @@ class IngestHandler final : public StreamHandler {
       // Kept like a request's record (time + tokens per chunk), bounded so a stream that never
       // ends does not grow: a real request's record is bounded by its max output.
       if (chunks_[id % chunks_.size()].size() >= kRecordChunks) chunks_[id % chunks_.size()].clear();
+      // The run's output checks (loops, text that is not text), as every request of a run has them.
+      if (check_output_) checks_[id % checks_.size()].add(chunk_.reasoning, chunk_.text, 1);
     }
     if (track_lag_ && counting_) {
       size_t at = data.rfind("\"t\":");
@@ -120,6 +124,7 @@ class IngestHandler final : public StreamHandler {
   void start_counting(size_t streams) {
     counting_ = true;
     chunks_.assign(std::max<size_t>(streams, 1), {});
+    checks_.assign(std::max<size_t>(streams, 1), {});
   }
   void stop_counting() { counting_ = false; }
   int64_t tokens() const { return tokens_; }
@@ -141,6 +146,7 @@ class IngestHandler final : public StreamHandler {
   static constexpr int64_t kLagBuckets = 1'000'000;  ///< 1 µs buckets up to 1 s
   static constexpr size_t kRecordChunks = 1024;       ///< chunk stamps kept per stream (16 KiB)
   bool track_lag_;
+  bool check_output_;
   bool counting_ = false;
   int64_t tokens_ = 0;
   int64_t failures_ = 0;
@@ -148,6 +154,7 @@ class IngestHandler final : public StreamHandler {
   ChunkParser parser_;
   ChunkInfo chunk_;
   std::vector<std::vector<ChunkStamp>> chunks_;
+  std::vector<OutputCheck> checks_;  ///< by stream, like chunks_
   std::vector<bool> started_;  ///< by stream id: produced a token
   size_t streams_started_ = 0;
   std::vector<int64_t> lag_us_histogram_;
@@ -191,7 +198,7 @@ Result<PhaseResult> run_phase(const SelftestOptions& options, int64_t streams, d
                                          options.http2, options.tls);
   if (!streamer) return std::unexpected(streamer.error());
   const Clock& clock = SteadyClock::instance();
-  IngestHandler handler(paced_tok_s > 0);
+  IngestHandler handler(paced_tok_s > 0, options.output_checks);
   StreamClientOptions client_options;
   client_options.connect_timeout_s = 10;
   client_options.read_timeout_s = 30;

@@ -32,6 +32,7 @@ struct SelftestOptions {
   bool python = true;             ///< also run the Python comparison (when python3 + aiohttp exist)
   bool http2 = false;             ///< HTTP/2: the streamer speaks it and the client multiplexes (run --http2)
   bool tls = false;               ///< https: the streamer encrypts, the client decrypts (a remote server's cost)
+  bool output_checks = true;      ///< each chunk's text through a run's output checks (metrics/output_check.h)
   std::string self_exe = "/proc/self/exe";  ///< binary that runs the streamer (hidden subcommand)
 };
 

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "metrics/output_check.h"
+
 namespace sm::store {
 
 namespace {
@@ -63,7 +65,7 @@ RunTelemetry summarize_run_telemetry(const RunResult& r) {
   for (const DecodeCell& c : r.decode) {
     if (c.status != CellStatus::Valid) continue;
     note_verdict(out, c.telemetry.throttle, {.context = c.context, .concurrency = c.concurrency});
-    if (out.scope != GpuTelemetryScope::Server || !c.telemetry.tokens_per_joule) continue;
+    if (out.scope != GpuTelemetryScope::Server || !c.telemetry.tokens_per_joule || !output_stands(r, c)) continue;
     if (!std::isfinite(*c.telemetry.tokens_per_joule) || *c.telemetry.tokens_per_joule < 0) continue;
     if (!out.best_tokens_per_joule || *c.telemetry.tokens_per_joule > *out.best_tokens_per_joule) {
       out.best_tokens_per_joule = c.telemetry.tokens_per_joule;

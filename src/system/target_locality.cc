@@ -36,10 +36,6 @@ bool is_localhost_name(std::string_view host) {
   return h == "localhost" || h.ends_with(".localhost");
 }
 
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-}
-
 // The interface that holds `a`, if any. A link-local address with a zone must be on the interface
 // the zone names (the same fe80:: address can be another machine on another link).
 const InterfaceAddress* find_interface(const IpAddress& a, const std::vector<InterfaceAddress>& interfaces) {

@@ -7,19 +7,11 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/text.h"
+
 namespace sm {
 
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool all_digits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
 
 // The GPU an item names: an index, or a UUID or the unique start of one (as CUDA accepts it).
 std::optional<int> find_gpu(std::string_view item, std::span<const GpuStaticInfo> gpus) {
@@ -29,10 +21,10 @@ std::optional<int> find_gpu(std::string_view item, std::span<const GpuStaticInfo
       if (g.index == index) return index;
     return std::nullopt;
   }
-  const std::string wanted = lower(item);
+  const std::string wanted = ascii_lower(item);
   std::optional<int> found;
   for (const auto& g : gpus)
-    if (!g.uuid.empty() && lower(g.uuid).starts_with(wanted)) {
+    if (!g.uuid.empty() && ascii_lower(g.uuid).starts_with(wanted)) {
       if (found) return std::nullopt;  // ambiguous
       found = g.index;
     }
@@ -86,7 +78,7 @@ std::optional<ServerGpus> from_visible_devices(const ServerGpuEvidence& e, std::
   out.source = "visible_devices";
   // The runtime's rule: the list ends at the first item that names no device.
   for (const std::string& item : split_gpu_list(value)) {
-    if (lower(item).starts_with("mig-")) {
+    if (ascii_lower(item).starts_with("mig-")) {
       notes.push_back(fmt::format("the server's {} names a MIG instance ({}): its GPU cannot be told from it; "
                                       "declare the GPU with --server-gpus",
                                       name, item));

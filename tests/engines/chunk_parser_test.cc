@@ -31,6 +31,22 @@ TEST(ChunkParser, ChatContentAndReasoning) {
   EXPECT_TRUE(parse(R"({"choices":[{"delta":{"reasoning_content":"a"}}]})").has_token);
 }
 
+TEST(ChunkParser, TextAndReasoningAreKeptUnescaped) {
+  ChunkParser p;
+  ChunkInfo c;
+  p.parse(R"({"choices":[{"index":0,"text":"a\"b\u00e9\n"}]})", c);
+  EXPECT_EQ(c.text, "a\"b\u00e9\n");
+  EXPECT_TRUE(c.reasoning.empty());
+  p.parse(R"({"choices":[{"delta":{"reasoning_content":"think","content":"say"}}]})", c);
+  EXPECT_EQ(c.text, "say");
+  EXPECT_EQ(c.reasoning, "think");
+  p.parse(R"({"choices":[{"delta":{"role":"assistant"}}]})", c);
+  EXPECT_TRUE(c.text.empty());
+  // Only choice 0 is read: a second choice's text is not this stream's.
+  p.parse(R"({"choices":[{"text":"one"},{"text":"two"}]})", c);
+  EXPECT_EQ(c.text, "one");
+}
+
 TEST(ChunkParser, UsageChunkWithEmptyChoices) {
   auto c = parse(R"({"choices":[],"usage":{"prompt_tokens":16384,"completion_tokens":8192,"total_tokens":24576}})");
   EXPECT_FALSE(c.has_choices);

@@ -14,6 +14,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+std::string prose_of(size_t bytes) {
+  std::string out;
+  for (int i = 0; out.size() < bytes; ++i) out += "word" + std::to_string(i * 7919 % 10007) + " ";
+  return out;
+}
+
 LoopVerdict stream(const std::string& text, size_t chunk_bytes = 3) {
   LoopDetector d;
   for (size_t i = 0; i < text.size(); i += chunk_bytes) d.add(std::string_view(text).substr(i, chunk_bytes), 1);
@@ -27,8 +33,21 @@ TEST(LoopDetector, OneCharacterOverAndOverAsTheSyntheticModelsAnswer) {
   EXPECT_EQ(v.period_bytes, 1u);
   EXPECT_EQ(v.excerpt, "]");
   EXPECT_GE(v.repeated_bytes, 1024u);
-  // Fewer than kLoopMinSpanBytes of it: not (yet) a loop.
-  EXPECT_EQ(stream(std::string(1000, ']'), 1).kind, LoopKind::None);
+  // Fewer than kLoopMinSpanBytes of it after longer varied text: not (yet) a loop.
+  std::string prose;
+  for (int i = 0; prose.size() < 1500; ++i) prose += "word" + std::to_string(i * 7919 % 10007) + " ";
+  EXPECT_EQ(stream(prose + std::string(700, ']'), 1).kind, LoopKind::None);
+}
+
+TEST(LoopDetector, AShortAnswerThatIsMostlyALoop) {
+  // 128 tokens of "]": what a 128-token request to the synthetic models brings back.
+  const LoopVerdict v = stream(std::string(128, ']'), 1);
+  EXPECT_EQ(v.kind, LoopKind::Repeat);
+  EXPECT_EQ(v.excerpt, "]");
+  EXPECT_EQ(stream("Sure, here it is: " + std::string(100, ']'), 1).kind, LoopKind::Repeat);
+  // A rule of 40 "=" in a short answer, or a loop over less than half of it, is not.
+  EXPECT_EQ(stream("Title\n" + std::string(40, '=') + "\n", 1).kind, LoopKind::None);
+  EXPECT_EQ(stream(prose_of(300) + std::string(100, '-'), 2).kind, LoopKind::None);
 }
 
 TEST(LoopDetector, ASentenceRepeatedBackToBack) {

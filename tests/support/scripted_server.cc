@@ -242,7 +242,7 @@ struct ScriptedServer::Impl {
       if (script.ping_comments && !write_chunk(fd, ": ping" + eol)) return went_away();
       const int k = static_cast<int>(std::min<int64_t>(script.tokens_per_chunk, total - sent));
       std::string text;
-      for (int i = 0; i < k; ++i) text += " tok";
+      for (int i = 0; i < k; ++i) text += script.token_text ? script.token_text(sent + i) : fmt::format(" w{}", sent + i);
       if (script.invalid_utf8_at_chunk == chunk_index) text = "\xff\xfe";
       const bool last = sent + k == total && !script.llamacpp_style;
       // Like a real server: "length" when max_tokens was reached, "stop" when the script ends sooner.

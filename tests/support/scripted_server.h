@@ -51,6 +51,9 @@ struct StreamScript {
                                               ///< with text, and no separate usage chunk follows
   int64_t stall_ping_interval_ns = 0;         ///< while stalled (stall_after_chunks), send ": ping"
                                               ///< this often: bytes flow, no token ever comes
+  /// The text of output token `i` (0, 1, ...), JSON-escaped; empty = varied words like a model's
+  /// (" w1 w2 …": no output check trips). Output checks script loops and non-text with it.
+  std::function<std::string(int64_t)> token_text;
 };
 
 /// What the server knows of a request when it picks a script.

@@ -1,0 +1,67 @@
+#include "report/output_check_model.h"
+
+#include "core/text.h"
+#include "core/units.h"
+#include "report/translate.h"
+
+namespace sm::report {
+
+namespace {
+
+// The excerpt as it reads in a sentence: short, control characters visible, quoted.
+std::string quoted_excerpt(const std::string& excerpt) {
+  constexpr size_t kShownBytes = 48;
+  std::string shown = utf8_excerpt(excerpt, kShownBytes);
+  if (shown.size() < excerpt.size()) shown += "…";
+  return "“" + escape_controls(shown) + "”";
+}
+
+bool measured(CellStatus s) { return s == CellStatus::Valid || s == CellStatus::Interrupted; }
+
+}  // namespace
+
+std::vector<Finding> output_check_findings(const RunResult& r) {
+  std::vector<Finding> out;
+  for (const auto& c : r.decode) {
+    if (!measured(c.status) || !c.output_check || c.output_check->verdict == "ok") continue;
+    const OutputCheckSummary& o = *c.output_check;
+    const std::string name = trf("Decode {}", cell_name(c.context, c.concurrency));
+    const std::string of = trf("{} of {} requests", format_thousands(o.verdict == "loop" ? o.repeat + o.empty
+                                                                                          : o.not_text + o.count_mismatch),
+                               format_thousands(o.requests));
+    std::string what;
+    if (o.verdict == "loop")
+      what = o.flaw == "repeat" && !o.excerpt.empty()
+                 ? trf("{}: the output loops: {} repeat {} back to back", name, of, quoted_excerpt(o.excerpt))
+                 : trf("{}: the output loops: {} brought tokens without visible text", name, of);
+    else
+      what = o.flaw == "count_mismatch"
+                 ? trf("{}: the output contradicts its token count: {} (beginning {})", name, of, quoted_excerpt(o.excerpt))
+                 : trf("{}: the output is not text: {} are mostly replacement or control characters (beginning {})", name,
+                       of, quoted_excerpt(o.excerpt));
+    if (r.engine.synthetic_model)
+      out.push_back({Severity::Info, trf("{}. Expected of a synthetic model (random weights loop by construction): the "
+                                         "cell's speed stands.",
+                                         what)});
+    else
+      out.push_back({Severity::Warning, trf("{}. This speed is not the model's: a broken model or server can be fast "
+                                            "this way, so the site keeps this cell out of its rankings.",
+                                            what)});
+  }
+  return out;
+}
+
+std::optional<std::string> output_check_passed(const RunResult& r) {
+  int64_t requests = 0, cells = 0;
+  for (const auto& c : r.decode) {
+    if (!measured(c.status) || !c.output_check) continue;
+    if (c.output_check->verdict != "ok") return std::nullopt;
+    requests += c.output_check->requests;
+    ++cells;
+  }
+  if (cells == 0) return std::nullopt;
+  return trf("No output looped or was other than text ({} requests checked in {} cells).", format_thousands(requests),
+             format_thousands(cells));
+}
+
+}  // namespace sm::report
