@@ -70,6 +70,7 @@ struct RunConfig {
   bool fit_max_output = false;     ///< no --max-output: fitted to the server's context (cmd_run sets it)
   std::string profile;             ///< the fixed profile followed, "standard/1" (--profile, --quick); empty: none
   int64_t repeat = 1;              ///< --repeat N: passes over the matrix, each row and cell measured N times
+  std::vector<double> user_floors_tok_s;  ///< --user-floor: the capacity table's per-user speeds; empty = defaults
   bool retry_failed = false;       ///< --resume --retry-failed: error rows and cells are measured again
   std::string profile_note;        ///< why the profile asked for was dropped (a flag changed one of its settings)
   bool embedded_sim = false;       ///< no target: measure the built-in simulated engine in-process

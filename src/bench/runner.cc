@@ -31,6 +31,7 @@
 #include "core/interrupt.h"
 #include "core/units.h"
 #include "gguf/synth_detect.h"
+#include "metrics/capacity.h"
 #include "engines/probe.h"
 #include "engines/request_builder.h"
 #include "metrics/cell_metrics.h"
@@ -401,6 +402,7 @@ Result<void> MatrixRun::prepare() {
   s.target = sim_ ? "embedded" : !config_.launch_command.empty() ? "launched" : "url";
   s.profile = config_.profile;
   s.repeat = config_.repeat;
+  s.user_floors_tok_s = config_.user_floors_tok_s;
   if (!config_.profile_note.empty()) s.plan_notes.push_back(config_.profile_note);
   for (auto& n : fitted.notes) s.plan_notes.push_back(std::move(n));
   for (const auto& n : s.plan_notes) note("plan: " + n);
@@ -930,6 +932,7 @@ void MatrixRun::save() {
     }
     telemetry_notes_.clear();
   }
+  result_.capacity = capacity_points(result_.decode, user_floors(result_.settings));
   auto ok = write_result_file((std::filesystem::path(run_dir_) / kResultFile).string(),
                               redacted(result_, redact_options()));
   if (!ok && !save_failed_) {

@@ -45,6 +45,7 @@ struct RunFlags {
   std::string contexts;
   std::string concurrency;
   std::string prefill_contexts;
+  std::vector<double> user_floors;  ///< --user-floor
   double duration_s = 30;
   std::string precision;         ///< --precision: adaptive windows, "2%" or 0.02
   double min_window_s = 5;       ///< --min-window
@@ -202,6 +203,7 @@ Result<RunConfig> to_config(const RunFlags& f) {
   }
   if (f.repeat < 1 || f.repeat > 100) return fail(ErrorCode::InvalidArgument, "--repeat must be between 1 and 100");
   c.repeat = f.repeat;
+  c.user_floors_tok_s = f.user_floors;
   if (f.retry_failed && f.resume.empty())
     return fail(ErrorCode::InvalidArgument, "--retry-failed needs --resume DIR (the run whose error cells to measure again)");
   c.retry_failed = f.retry_failed;
@@ -407,6 +409,11 @@ void add_run_command(CLI::App& app, Action& action) {
                   "Prefill rows: prompt tokens of one cold request, comma list, or 'none' "
                   "(default 8K,16K,32K,64K,128K)");
   run->add_option("--duration", flags->duration_s, "Seconds each decode cell is measured for")->capture_default_str();
+  run->add_option("--user-floor", flags->user_floors,
+                  "Per-user speeds (tok/s) the capacity table reads: how many simultaneous users each context serves "
+                  "at each, comma list (default 10,20,50)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
   run->add_option("--max-output", flags->max_output, "Tokens each decode request asks for (end of sequence ignored)")
       ->capture_default_str();
   run->add_option("--precision", flags->precision,

@@ -67,6 +67,7 @@ std::string header_html(const ReportModel& m, const RunResult& r, bool timeline)
   if (!m.prefill.empty()) links.push_back({"prefill", tr("Prefill")});
   if (!m.decode_total.cells.empty()) links.push_back({"decode", tr("Sustained decode")});
   if (!m.decode_efficiency.cells.empty()) links.push_back({"efficiency", tr("Tokens per joule")});
+  if (!m.capacity.cells.empty()) links.push_back({"capacity", m.capacity.title});
   if (timeline) links.push_back({"telemetry", tr("Over time")});
   links.push_back({"measurements", tr("All measurements")});
   links.push_back({"definitions", tr("Definitions")});
@@ -147,7 +148,8 @@ std::string prefill_html(const ReportModel& m) {
 std::string heatmap_html(const Matrix& m, std::string_view id) {
   std::string t = fmt::format("<table class=\"heatmap\" id=\"{}\">\n<thead><tr><th scope=\"col\">{}</th>", id,
                               html_escape(tr("Context")));
-  for (int64_t n : m.concurrency) t += fmt::format("<th scope=\"col\">{}</th>", n);
+  for (size_t j = 0; j < m.concurrency.size(); ++j)
+    t += "<th scope=\"col\">" + html_escape(column_heading(m, j)) + "</th>";
   t += "</tr></thead>\n<tbody>\n";
   for (size_t i = 0; i < m.contexts.size(); ++i) {
     t += "<tr><th scope=\"row\">" + html_escape(format_tokens(m.contexts[i])) + "</th>";
@@ -238,6 +240,11 @@ std::string decode_html(const ReportModel& m, const RunResult& r) {
     out += "<h3 id=\"efficiency\">" + html_escape(tr("Tokens per joule")) + "</h3>\n<p class=\"caption\">" +
            html_escape(trf("{}, {} under each value", m.decode_efficiency.caption, m.decode_efficiency.detail_name)) + "</p>\n";
     out += heatmap_html(m.decode_efficiency, "efficiency-matrix");
+  }
+  if (!m.capacity.cells.empty()) {
+    out += "<h3 id=\"capacity\">" + html_escape(m.capacity.title) + "</h3>\n<p class=\"caption\">" +
+           html_escape(trf("{}; {} under each value", m.capacity.caption, m.capacity.detail_name)) + "</p>\n";
+    out += heatmap_html(m.capacity, "capacity-matrix");
   }
   return out + "</section>\n";
 }

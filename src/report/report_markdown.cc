@@ -15,8 +15,8 @@ Table matrix_table(const Matrix& m) {
   Table t;
   t.header.push_back("Context");
   t.align.push_back(Align::Right);
-  for (int64_t n : m.concurrency) {
-    t.header.push_back(fmt::format("{}", n));
+  for (size_t j = 0; j < m.concurrency.size(); ++j) {
+    t.header.push_back(column_heading(m, j));
     t.align.push_back(Align::Right);
   }
   for (size_t i = 0; i < m.contexts.size(); ++i) {
@@ -84,6 +84,9 @@ std::string render_markdown(const ReportModel& m) {
       out += md_section(m.decode_efficiency.title) + md_escape(m.decode_efficiency.caption) + ", " +
              md_escape(m.decode_efficiency.detail_name) + " under each value\n\n" +
              md_table(matrix_table(m.decode_efficiency));
+    if (!m.capacity.cells.empty())
+      out += md_section(m.capacity.title) + md_escape(m.capacity.caption) + "; " + md_escape(m.capacity.detail_name) +
+             " under each value\n\n" + md_table(matrix_table(m.capacity));
   }
 
   out += md_section("All measurements") + md_escape(m.measurements_caption) + "\n\n" + md_table(m.measurements);

@@ -1,5 +1,7 @@
 #include "report/report_model.h"
 
+#include "report/report_capacity.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -93,6 +95,10 @@ std::string matrix_line(const RunResult& r) {
 
 using namespace section;
 
+std::string column_heading(const Matrix& matrix, size_t j) {
+  return j < matrix.column_labels.size() ? matrix.column_labels[j] : fmt::format("{}", matrix.concurrency[j]);
+}
+
 std::string detail_text(const Matrix& matrix, const MatrixCell& cell) {
   if (cell.detail.empty() || matrix.detail_label.empty()) return cell.detail;
   bool attached = matrix.detail_label.starts_with("/");
@@ -140,6 +146,7 @@ ReportModel build_report_model(const RunResult& r) {
   m.decode_total = build_matrix(r, MatrixKind::Total);
   m.decode_per_request = build_matrix(r, MatrixKind::PerRequest);
   m.decode_efficiency = build_matrix(r, MatrixKind::Efficiency);
+  m.capacity = capacity_matrix(r);
 
   auto present = statuses(r);
   for (CellStatus s : {CellStatus::OverCapacity, CellStatus::BeyondModel, CellStatus::Error, CellStatus::Interrupted,

@@ -75,6 +75,8 @@ struct Matrix {
   std::string detail_name;                     ///< the detail named in a caption: "TTFT", "time between tokens"
   std::vector<int64_t> contexts;               ///< rows, ascending
   std::vector<int64_t> concurrency;            ///< columns, ascending
+  std::vector<std::string> column_labels;      ///< the columns' headings when they are not concurrencies
+                                               ///< (the capacity table's "20 tok/s"); empty: the numbers
   std::vector<std::vector<MatrixCell>> cells;  ///< [row][column]
   /// Total matrix: each row's cold TTFT, from the prefill row of the same context (kDash when the
   /// run has none); empty for the other matrices. The terminal shows it beside the warm TTFTs.
@@ -112,6 +114,7 @@ struct ReportModel {
   std::vector<PrefillLine> prefill;
   Matrix decode_total;          ///< total tok/s with TTFT under it (the seed's heatmap)
   Matrix decode_per_request;    ///< per-request tok/s with time between tokens under it
+  Matrix capacity;              ///< users at each speed floor, the box's total under it (report_capacity.h)
   Matrix decode_efficiency;     ///< tokens per joule with GPU power under it (valid cells); no cells when
                                 ///< no cell has the figure, and then printers leave it out
   std::vector<std::string> decode_notes;       ///< under the matrix: over capacity, TTFT, ...
@@ -124,6 +127,9 @@ struct ReportModel {
   std::string token_counts;     ///< where the output token counts came from
   std::string footer;           ///< tool, commit, build, run id, times
 };
+
+/// The heading of column `j`: its label, else its concurrency.
+std::string column_heading(const Matrix& matrix, size_t j);
 
 /// A cell's detail with its label, as the page shows it: "24 ms TTFT", "5.5 ms/token".
 std::string detail_text(const Matrix& matrix, const MatrixCell& cell);

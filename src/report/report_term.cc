@@ -121,6 +121,7 @@ std::string matrix_text(const Matrix& m, const Ansi& ansi, size_t width) {
       std::string shown = cell.value_num ? cell.value : status_short(cell.status);
       cell_w = std::max({cell_w, display_width(shown) + 2, display_width(cell.detail) + 2});
     }
+  for (size_t j = 0; j < m.column_labels.size(); ++j) cell_w = std::max(cell_w, display_width(m.column_labels[j]) + 2);
   const std::string cold_head = "cold TTFT";
   size_t cold_w = 0;
   if (cold) {
@@ -133,7 +134,7 @@ std::string matrix_text(const Matrix& m, const Ansi& ansi, size_t width) {
     size_t last = std::min(m.concurrency.size(), first + per_block);
     std::string head = pad_right("Context", kContextColumn);
     if (cold) head += pad_left(cold_head, cold_w);
-    for (size_t j = first; j < last; ++j) head += pad_left(fmt::format("{}", m.concurrency[j]), cell_w);
+    for (size_t j = first; j < last; ++j) head += pad_left(column_heading(m, j), cell_w);
     out += ansi.bold(head) + "\n";
     for (size_t i = 0; i < m.contexts.size(); ++i) {
       std::string values = pad_left(format_tokens(m.contexts[i]), kContextColumn - 1) + " ";
@@ -229,6 +230,7 @@ std::string render_term(const ReportModel& m, const RenderOptions& options) {
     out += "\n" + matrix_text(m.decode_total, ansi, width);
     out += "\n" + matrix_text(m.decode_per_request, ansi, width);
     if (!m.decode_efficiency.cells.empty()) out += "\n" + matrix_text(m.decode_efficiency, ansi, width);
+    if (!m.capacity.cells.empty()) out += "\n" + matrix_text(m.capacity, ansi, width);
   }
   if (!m.decode_notes.empty()) {
     out += "\n";

@@ -89,6 +89,7 @@ struct RunSettings {
   std::vector<int64_t> contexts;
   std::vector<int64_t> concurrency;
   std::vector<int64_t> prefill_contexts;
+  std::vector<double> user_floors_tok_s;  ///< --user-floor: per-user speeds the capacity table reads (tok/s)
   double temperature = 0;
   uint64_t seed = 0;
   std::optional<int64_t> kv_capacity_override;   ///< --kv-capacity
@@ -366,6 +367,19 @@ struct RunTiming {
 };
 
 /// The whole run.
+/// Users served at a speed (docs/METRICS.md, "Users at a speed floor"): at one context, the most
+/// simultaneous requests whose per-request rate stays at or above a floor.
+struct CapacityPoint {
+  int64_t context = 0;
+  double floor_tok_s = 0;              ///< tok/s each user sees at least (per-request median)
+  int64_t users = 0;                   ///< simultaneous requests served at that speed; 0 = not even one
+  std::optional<double> total_tok_s;   ///< the box's output tok/s there (interpolated with users)
+  /// "measured" (a measured concurrency, the next one falls below), "interpolated" (between two
+  /// measured concurrencies), "at_least" (every measured concurrency met the floor: more were not
+  /// measured), "none" (the lowest, one request, falls below the floor).
+  std::string basis;
+};
+
 struct RunResult {
   int schema_version = kResultSchemaVersion;
   std::string tool_version;    ///< speedmatrix version
@@ -389,6 +403,9 @@ struct RunResult {
   std::optional<ConnectionInfo> connection;  ///< nullopt: no server contacted (predictions, older files)
   std::vector<PrefillRow> prefill;
   std::vector<DecodeCell> decode;
+  /// Users at each speed floor and context, from the decode cells (metrics/capacity.h); written
+  /// with every save, empty in files before it (printers work it out from the cells then).
+  std::vector<CapacityPoint> capacity;
   std::vector<std::string> warnings;  ///< run-level warnings
   std::optional<SweepInfo> sweep;     ///< a request-rate sweep (`speedmatrix sweep`); then prefill and decode are empty
   std::optional<RunTiming> timing;    ///< where the wall time went (matrix runs; nullopt in older files and predictions)

@@ -108,6 +108,7 @@ json settings_to_json(const RunSettings& s) {
   if (!s.target.empty()) j["target"] = s.target;
   if (!s.profile.empty()) j["profile"] = s.profile;
   if (s.repeat > 1) j["repeat"] = s.repeat;
+  if (!s.user_floors_tok_s.empty()) j["user_floors_tok_s"] = s.user_floors_tok_s;
   if (!s.plan_notes.empty()) j["plan_notes"] = s.plan_notes;
   if (s.precision) {
     j["precision"] = *s.precision;
@@ -131,6 +132,7 @@ RunSettings settings_from_json(const json& j) {
   read(j, "contexts", s.contexts);
   read(j, "concurrency", s.concurrency);
   read(j, "prefill_contexts", s.prefill_contexts);
+  read(j, "user_floors_tok_s", s.user_floors_tok_s);
   read(j, "temperature", s.temperature);
   read(j, "seed", s.seed);
   read_opt(j, "kv_capacity_override", s.kv_capacity_override);
@@ -502,6 +504,16 @@ json to_json(const RunResult& r) {
           {"decode", decode},
           {"warnings", r.warnings}};
   if (r.sweep) j["sweep"] = sweep_to_json(*r.sweep);  // only sweeps have it: matrix files stay as they were
+  if (!r.capacity.empty()) {
+    json capacity = json::array();
+    for (const CapacityPoint& p : r.capacity)
+      capacity.push_back({{"context", p.context},
+                          {"floor_tok_s", p.floor_tok_s},
+                          {"users", p.users},
+                          {"total_tok_s", opt(p.total_tok_s)},
+                          {"basis", p.basis}});
+    j["capacity"] = std::move(capacity);
+  }
   if (r.timing)
     j["timing"] = {{"total_s", r.timing->total_s},         {"setup_s", r.timing->setup_s},
                    {"prompts_s", r.timing->prompts_s},     {"idle_wait_s", r.timing->idle_wait_s},
@@ -579,6 +591,18 @@ Result<RunResult> result_from_json(const json& j) {
       }
     }
     read(j, "warnings", r.warnings);
+    if (auto it = j.find("capacity"); it != j.end() && it->is_array()) {
+      for (const auto& point : *it) {
+        if (!point.is_object()) return fail(ErrorCode::InvalidArgument, "result JSON: a capacity point is not an object");
+        CapacityPoint p;
+        read(point, "context", p.context);
+        read(point, "floor_tok_s", p.floor_tok_s);
+        read(point, "users", p.users);
+        read_opt(point, "total_tok_s", p.total_tok_s);
+        read(point, "basis", p.basis);
+        r.capacity.push_back(std::move(p));
+      }
+    }
     if (auto it = j.find("sweep"); it != j.end() && it->is_object()) {
       auto sweep = sweep_from_json(*it);
       if (!sweep) return std::unexpected(sweep.error());

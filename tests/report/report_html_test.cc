@@ -19,7 +19,7 @@ TEST(ReportHtml, HasEverySectionOfTheSeedPageAndMore) {
   std::string html = render_report(test::seed_fixture(), ReportFormat::Html, {});
   for (const char* id : {"title", "hardware", "engine", "run", "launch-command", "prefill", "prefill-chart",
                          "decode", "decode-matrix", "total-chart", "per-request-chart", "per-request-matrix",
-                         "measurements", "checks", "definitions", "token-counts"})
+                         "capacity", "capacity-matrix", "measurements", "checks", "definitions", "token-counts"})
     EXPECT_NE(html.find(std::string("id=\"") + id + "\""), std::string::npos) << id;
   for (const char* text : {"Qwen3.5-4B-AWQ-4bit", "RTX 3090 24GB", "vllm · 0.32.0 · AWQ 4-bit",
                            "6 contexts (0–248K) × 8 concurrency levels (1–128)", "AMD Ryzen 9 7900X (12C)",
@@ -27,7 +27,7 @@ TEST(ReportHtml, HasEverySectionOfTheSeedPageAndMore) {
                            "24 ms TTFT", "3,263.4", "Over capacity", "9,919.0", "97,856", "30.0 s",
                            "prefers-color-scheme: dark", "@media print"})
     EXPECT_NE(html.find(text), std::string::npos) << text;
-  EXPECT_EQ(count(html, "<table"), 4u);  // prefill, the two decode heatmaps, all measurements
+  EXPECT_EQ(count(html, "<table"), 5u);  // prefill, the two decode heatmaps, users at a speed, all measurements
   EXPECT_EQ(count(html, "<svg"), 3u);
 }
 
