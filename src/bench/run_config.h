@@ -56,6 +56,7 @@ struct RunConfig {
   bool telemetry = true;           ///< sample GPUs, host and the server's metrics (--no-telemetry: off)
   double telemetry_interval_s = 0.5;  ///< --telemetry-interval: GPU and host sampling period
   std::string nvml_lib;            ///< --nvml-lib: NVML library to load; empty = libnvidia-ml.so.1
+  std::string sys_root = "/";      ///< where /sys is read for AMD GPUs when NVML cannot open; tests: a fixture
   std::string server_gpus;         ///< --server-gpus: the server's GPUs, "0,3" or UUIDs; empty = found
   double temperature = 0.0;        ///< sampling temperature sent with every request
   uint64_t seed = 0;               ///< prompt text seed (0 = derive from the run id)

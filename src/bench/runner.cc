@@ -873,6 +873,7 @@ Result<void> MatrixRun::start_telemetry_sampling() {
   TelemetrySetupOptions o;
   o.interval_s = config_.telemetry_interval_s;
   o.nvml_lib = config_.nvml_lib;
+  o.sys_root = config_.sys_root;
   o.simulated_engine = sim_ != nullptr;
   o.remote_target = result_.hardware.source == HardwareSource::Declared ||
                     result_.hardware.source == HardwareSource::Unknown;

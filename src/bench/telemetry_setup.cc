@@ -24,10 +24,10 @@ TelemetrySetup start_telemetry(const TelemetrySetupOptions& o, const Clock& cloc
   if (o.simulated_engine) {
     info.gpu_unavailable = "the simulated engine has no GPU";
   } else {
-    auto gpu = open_gpu_source(o.nvml_lib);
+    auto gpu = open_gpu_source(o.nvml_lib, o.sys_root);
     if (gpu) {
       sources.gpu = std::move(*gpu);
-      info.gpu_source = "nvml";
+      info.gpu_source = sources.gpu->source_name();
     } else {
       info.gpu_unavailable = gpu.error().message;
       note("no GPU telemetry: " + info.gpu_unavailable);

@@ -1,8 +1,8 @@
 #pragma once
 // Which telemetry a run can have, decided once after the run folder exists: the GPUs through
-// NVML (not for the embedded simulated engine; for a remote server they are the client's GPUs
-// and their figures stay out of the cells), the host, and the server's metrics. Builds the
-// recorder and the result's TelemetryInfo, and says why anything is missing.
+// NVML or amdgpu's sysfs files (not for the embedded simulated engine; for a remote server they
+// are the client's GPUs and their figures stay out of the cells), the host, and the server's
+// metrics. Builds the recorder and the result's TelemetryInfo, and says why anything is missing.
 #include <functional>
 #include <memory>
 #include <string>
@@ -19,6 +19,7 @@ namespace sm {
 struct TelemetrySetupOptions {
   double interval_s = 0.5;            ///< --telemetry-interval
   std::string nvml_lib;               ///< --nvml-lib; empty: libnvidia-ml.so.1
+  std::string sys_root = "/";         ///< where amdgpu's sysfs files are read when NVML cannot open (tests: a fixture)
   bool simulated_engine = false;      ///< the embedded engine: no GPU of its own
   bool remote_target = false;         ///< the server runs elsewhere: GPU and host readings are the client's
   EngineKind kind = EngineKind::OpenAi;

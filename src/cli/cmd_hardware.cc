@@ -38,7 +38,8 @@ void print_term(const HardwareFile& file) {
     if (!g.pcie.empty()) line += ", PCIe " + g.pcie;
     std::printf("  GPU               %s\n", line.c_str());
   }
-  if (h.gpus.empty()) std::printf("  GPU               none found (nvidia-smi absent or no NVIDIA GPU)\n");
+  if (h.gpus.empty())
+    std::printf("  GPU               none found (no NVIDIA GPU through nvidia-smi, no AMD GPU in /sys)\n");
   std::printf("  CPU               %s (%s cores)\n", or_unknown(h.cpu_model).c_str(),
               h.cpu_cores ? std::to_string(*h.cpu_cores).c_str() : "?");
   std::printf("  RAM               %s\n", gib(h.ram_bytes).c_str());

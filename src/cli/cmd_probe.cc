@@ -48,9 +48,11 @@ void print_term(const ProbeResult& p, const HardwareInfo& h) {
   std::printf("\nThis machine\n");
   std::printf("  type              %s\n", h.type.c_str());
   for (const auto& g : h.gpus)
-    std::printf("  GPU               %s, %s, driver %s%s\n", g.name.c_str(), bytes_gib(g.vram_bytes).c_str(),
-                g.driver.c_str(), g.pcie.empty() ? "" : (", PCIe " + g.pcie).c_str());
-  if (h.gpus.empty()) std::printf("  GPU               none found (nvidia-smi absent or no NVIDIA GPU)\n");
+    std::printf("  GPU               %s, %s%s%s\n", g.name.c_str(), bytes_gib(g.vram_bytes).c_str(),
+                g.driver.empty() ? "" : (", driver " + g.driver).c_str(),
+                g.pcie.empty() ? "" : (", PCIe " + g.pcie).c_str());
+  if (h.gpus.empty())
+    std::printf("  GPU               none found (no NVIDIA GPU through nvidia-smi, no AMD GPU in /sys)\n");
   std::printf("  CPU               %s (%s cores)\n", h.cpu_model.c_str(), h.cpu_cores ? std::to_string(*h.cpu_cores).c_str() : "?");
   std::printf("  RAM               %s\n", bytes_gib(h.ram_bytes).c_str());
   std::printf("  OS                %s, kernel %s\n", h.os.c_str(), h.kernel.c_str());

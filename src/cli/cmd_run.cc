@@ -470,12 +470,12 @@ void add_run_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0.05, 60.0));
   run->add_option("--nvml-lib", flags->nvml_lib,
                   "NVML library to read the GPUs with (default libnvidia-ml.so.1, loaded at run time; without it "
-                  "the run has no GPU telemetry and says why)");
+                  "AMD GPUs are read from amdgpu's sysfs files, else the run has no GPU telemetry and says why)");
   run->add_option("--server-gpus", flags->server_gpus,
-                  "The GPUs the server runs on, by NVML index as nvidia-smi numbers them (\"0,3\") or UUID "
-                  "(\"GPU-5c2f...\"): only they count in the hardware, power, energy, tokens per joule and throttle "
-                  "verdicts. Default: found from the driver's process list, else the server's CUDA_VISIBLE_DEVICES, "
-                  "else every GPU (docs/METRICS.md, \"The server's GPUs\")");
+                  "The GPUs the server runs on, by NVML index as nvidia-smi numbers them (\"0,3\"; AMD GPUs: by "
+                  "DRM card order) or UUID (\"GPU-5c2f...\"): only they count in the hardware, power, energy, "
+                  "tokens per joule and throttle verdicts. Default: found from the driver's process list, else "
+                  "the server's CUDA_VISIBLE_DEVICES, else every GPU (docs/METRICS.md, \"The server's GPUs\")");
   run->add_option("--temperature", flags->temperature, "Sampling temperature sent with every request")
       ->capture_default_str();
   run->add_option("--seed", flags->seed, "Seed of the prompt text (0: derived from the run id)");

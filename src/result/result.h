@@ -250,7 +250,7 @@ struct TelemetryGpu {
 /// What the run's telemetry covered (docs/METRICS.md, "Telemetry").
 struct TelemetryInfo {
   double interval_s = 0.5;          ///< GPU and host sampling period (server: every second)
-  std::string gpu_source;           ///< "nvml" when GPUs were sampled; empty otherwise
+  std::string gpu_source;           ///< "nvml" or "amdgpu-sysfs" when GPUs were sampled; empty otherwise
   std::string gpu_unavailable;      ///< why there is no GPU telemetry (no library, no GPU, ...)
   std::vector<TelemetryGpu> gpus;   ///< every GPU sampled (the series has them all)
   /// The GPUs the server uses (indices into gpus): only they count in the cells' figures

@@ -3,6 +3,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fmt/format.h>
@@ -10,7 +11,12 @@
 #include <set>
 #include <sstream>
 
+#include "system/amdgpu_sysfs.h"
+#include "system/sysfs_files.h"
+
 namespace sm {
+
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -25,17 +31,6 @@ std::string_view trim_line(std::string_view s) {  // blanks before, blanks and l
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n')) s.remove_suffix(1);
   return s;
-}
-
-template <class F>
-void for_each_line(std::string_view text, F&& f) {
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t eol = text.find('\n', pos);
-    f(text.substr(pos, eol == std::string_view::npos ? text.npos : eol - pos));
-    if (eol == std::string_view::npos) break;
-    pos = eol + 1;
-  }
 }
 
 std::pair<std::string_view, std::string_view> key_value(std::string_view line, char sep) {
@@ -56,11 +51,49 @@ std::string run_command(const char* command) {
   return out;
 }
 
+// DRM drivers of display-only devices: server BMC VGA (ast, mgag200, hibmc-drm), firmware
+// framebuffers and virtual machines' displays. A machine with only these is CPU only.
+constexpr std::string_view kDisplayOnlyDrivers[] = {
+    "ast", "mgag200", "hibmc-drm",                                             // BMC VGA
+    "simple-framebuffer", "simpledrm", "efi-framebuffer", "vesa-framebuffer",  // firmware
+    "bochs-drm", "cirrus-qemu", "cirrus", "qxl", "virtio_gpu", "vmwgfx",       // virtual machines
+    "hyperv_drm", "vboxvideo", "udl", "vkms"};                                 // ..., USB, virtual KMS
+
+std::string device_driver(const fs::path& device) {
+  return std::string(sysfs::key_value(sysfs::read_text(device / "uevent"), "DRIVER"));
+}
+
+bool is_apple_silicon(const fs::path& root, std::string_view sysname, std::string_view machine) {
+  if (sysname == "Darwin" && machine == "arm64") return true;
+  // NUL-separated list, most specific first: "apple,j314s\0apple,t6000\0apple,arm-platform".
+  const std::string compatible = sysfs::read_text(root / "proc/device-tree/compatible");
+  return compatible.starts_with("apple,") || compatible.find(std::string_view("\0apple,", 7)) != std::string::npos;
+}
+
+// Drivers of accelerators other than amdgpu's and display-only devices (on a machine where
+// nvidia-smi listed nothing: "nvidia" then says its driver is there without the tool).
+std::vector<std::string> other_accelerator_drivers(const fs::path& root) {
+  std::vector<std::string> drivers;
+  auto add = [&](std::string driver) {
+    if (driver.empty() || std::find(drivers.begin(), drivers.end(), driver) != drivers.end()) return;
+    drivers.push_back(std::move(driver));
+  };
+  for (const auto& [n, dir] : sysfs::numbered_entries(root / "sys/class/accel", "accel")) add(device_driver(dir / "device"));
+  for (const auto& [n, dir] : sysfs::numbered_entries(root / "sys/class/drm", "card")) {
+    std::string driver = device_driver(dir / "device");
+    const bool display_only = std::find(std::begin(kDisplayOnlyDrivers), std::end(kDisplayOnlyDrivers), driver) !=
+                              std::end(kDisplayOnlyDrivers);
+    if (driver == "amdgpu" || display_only) continue;
+    add(std::move(driver));
+  }
+  return drivers;
+}
+
 }  // namespace
 
 std::string parse_cpu_model(std::string_view cpuinfo) {
   std::string model;
-  for_each_line(cpuinfo, [&](std::string_view line) {
+  sysfs::for_each_line(cpuinfo, [&](std::string_view line) {
     auto [k, v] = key_value(line, ':');
     if (model.empty() && (k == "model name" || k == "Model" || k == "Processor")) model = std::string(v);
   });
@@ -71,7 +104,7 @@ int64_t parse_cpu_cores(std::string_view cpuinfo) {
   std::set<std::pair<std::string, std::string>> cores;
   int64_t logical = 0;
   std::string physical_id, core_id;
-  for_each_line(cpuinfo, [&](std::string_view line) {
+  sysfs::for_each_line(cpuinfo, [&](std::string_view line) {
     auto [k, v] = key_value(line, ':');
     if (k == "processor") {
       ++logical;
@@ -89,7 +122,7 @@ int64_t parse_cpu_cores(std::string_view cpuinfo) {
 
 std::optional<int64_t> parse_mem_total_bytes(std::string_view meminfo) {
   std::optional<int64_t> out;
-  for_each_line(meminfo, [&](std::string_view line) {
+  sysfs::for_each_line(meminfo, [&](std::string_view line) {
     auto [k, v] = key_value(line, ':');
     if (k == "MemTotal" && !out) {
       int64_t kib = 0;
@@ -101,7 +134,7 @@ std::optional<int64_t> parse_mem_total_bytes(std::string_view meminfo) {
 
 std::string parse_os_pretty_name(std::string_view os_release) {
   std::string name;
-  for_each_line(os_release, [&](std::string_view line) {
+  sysfs::for_each_line(os_release, [&](std::string_view line) {
     auto [k, v] = key_value(line, '=');
     if (k == "PRETTY_NAME") {
       if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'')) v = v.substr(1, v.size() - 2);
@@ -113,7 +146,7 @@ std::string parse_os_pretty_name(std::string_view os_release) {
 
 std::vector<GpuInfo> parse_nvidia_smi_csv(std::string_view csv) {
   std::vector<GpuInfo> gpus;
-  for_each_line(csv, [&](std::string_view line) {
+  sysfs::for_each_line(csv, [&](std::string_view line) {
     if (trim_line(line).empty()) return;
     std::vector<std::string> f;
     size_t pos = 0;
@@ -158,8 +191,42 @@ HardwareInfo probe_hardware() {
   h.gpus = parse_nvidia_smi_csv(run_command(
       "nvidia-smi --query-gpu=name,memory.total,driver_version,power.limit,pcie.link.gen.max,"
       "pcie.link.width.max --format=csv,noheader,nounits 2>/dev/null"));
-  h.type = h.gpus.empty() ? "CPU only" : "Discrete GPU";
+  add_accelerators(h, "/", u.sysname, u.machine);
   return h;
+}
+
+void add_accelerators(HardwareInfo& h, const fs::path& root, std::string_view sysname, std::string_view machine) {
+  const bool nvidia_listed = !h.gpus.empty();
+  const std::vector<AmdgpuCard> amd = find_amdgpu_cards(root);
+  const std::string amd_driver = amd.empty() ? "" : read_amdgpu_driver_version(root);
+  for (const AmdgpuCard& card : amd) {
+    GpuInfo g;
+    g.name = card.name;
+    g.vram_bytes = read_amdgpu_vram_total(card);
+    g.driver = amd_driver;
+    g.power_limit_w = read_amdgpu_power_cap_w(card);
+    if (const PcieLink max = read_amdgpu_pcie(card).max; max.gen && max.width)
+      g.pcie = fmt::format("Gen{} x{}", *max.gen, *max.width);
+    h.gpus.push_back(std::move(g));
+  }
+  // find_amdgpu_cards keeps integrated cards only where there is no discrete one.
+  const bool amd_integrated_only = !amd.empty() && amd.front().integrated;
+  if (!h.gpus.empty()) {
+    h.type = amd_integrated_only && !nvidia_listed ? "Integrated GPU" : "Discrete GPU";
+    return;
+  }
+  if (is_apple_silicon(root, sysname, machine)) {
+    h.type = "Apple silicon";
+    return;
+  }
+  const std::vector<std::string> others = other_accelerator_drivers(root);
+  if (!others.empty()) {
+    std::string list;
+    for (const auto& d : others) list += (list.empty() ? "" : ", ") + d;
+    h.type = "Other accelerator (driver " + list + ")";
+    return;
+  }
+  h.type = "CPU only";
 }
 
 }  // namespace sm

@@ -1,10 +1,9 @@
 #include "telemetry/host_reader.h"
 
+#include "system/sysfs_files.h"
+
 #include <algorithm>
-#include <cstdlib>
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 namespace sm {
 
@@ -13,23 +12,13 @@ namespace {
 // The start of a small file (sysfs attributes, /proc/stat's first lines) into `buf`; empty when
 // it cannot be read. No allocation: this runs every half second.
 std::string_view read_head(const std::filesystem::path& file, char* buf, size_t size) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  ssize_t n = ::read(fd, buf, size);
-  ::close(fd);
-  return n > 0 ? std::string_view(buf, static_cast<size_t>(n)) : std::string_view{};
+  return sysfs::read_head(file, std::span<char>(buf, size));
 }
 
 // One integer file (kHz, millidegrees); nullopt when unreadable or not a number.
 std::optional<double> read_number(const std::filesystem::path& file) {
-  char buf[64];
-  std::string_view text = read_head(file, buf, sizeof(buf) - 1);
-  if (text.empty()) return std::nullopt;
-  buf[text.size()] = '\0';
-  char* end = nullptr;
-  const long long v = std::strtoll(buf, &end, 10);
-  if (end == buf) return std::nullopt;
-  return static_cast<double>(v);
+  if (auto v = sysfs::read_int(file)) return static_cast<double>(*v);
+  return std::nullopt;
 }
 
 }  // namespace

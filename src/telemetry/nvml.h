@@ -87,6 +87,7 @@ class NvmlGpus final : public GpuSource {
   /// (a Vulkan server; ...GraphicsRunningProcesses). std::nullopt when the library has no
   /// process list or answered for no GPU. Called once, at a run's start (it allocates).
   std::optional<std::vector<GpuProcesses>> processes() override;
+  std::string source_name() const override { return "nvml"; }
 
   /// The library file as given to dlopen.
   const std::string& library() const { return library_; }

@@ -1,10 +1,11 @@
 #pragma once
-// Where the telemetry recorder reads from: the GPUs (NVML in a run, a fake in tests), the host,
-// and the server's metrics. Each source is called from the recorder's sampler thread only (and,
+// Where the telemetry recorder reads from: the GPUs (NVML or amdgpu's sysfs files in a run, a
+// fake in tests), the host, and the server's metrics. Each source is called from the recorder's sampler thread only (and,
 // between windows, from sample_now() under the same lock), never concurrently.
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/error.h"
@@ -27,6 +28,9 @@ class GpuSource {
   virtual void read(std::vector<GpuReading>& out) = 0;
   /// Each GPU's processes now; std::nullopt when the source cannot list them.
   virtual std::optional<std::vector<GpuProcesses>> processes() { return std::nullopt; }
+  /// What the readings come through, as TelemetryInfo::gpu_source records it: "nvml",
+  /// "amdgpu-sysfs".
+  virtual std::string source_name() const = 0;
 };
 
 class HostSource {

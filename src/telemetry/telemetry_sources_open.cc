@@ -1,6 +1,7 @@
 #include "telemetry/telemetry_sources_open.h"
 
 #include "engines/server_load.h"
+#include "telemetry/amdgpu_gpus.h"
 #include "telemetry/host_reader.h"
 #include "telemetry/nvml.h"
 
@@ -20,8 +21,12 @@ class HostReaderSource final : public HostSource {
 
 }  // namespace
 
-Result<std::unique_ptr<GpuSource>> open_gpu_source(const std::string& path) {
-  return NvmlGpus::open(path);
+Result<std::unique_ptr<GpuSource>> open_gpu_source(const std::string& nvml_path,
+                                                   const std::filesystem::path& sys_root) {
+  auto nvml = NvmlGpus::open(nvml_path);
+  if (nvml) return std::unique_ptr<GpuSource>(std::move(*nvml));
+  if (auto amd = AmdgpuGpus::open(sys_root)) return std::unique_ptr<GpuSource>(std::move(*amd));
+  return std::unexpected(nvml.error());
 }
 
 std::unique_ptr<HostSource> open_host_source(const std::string& root, std::vector<int> own_pids) {

@@ -1,6 +1,7 @@
 #pragma once
-// The production telemetry sources: NVML for the GPUs, /proc and /sys for the host, the
-// engine's metrics endpoint for the server.
+// The production telemetry sources: NVML, else amdgpu's sysfs files, for the GPUs; /proc and /sys
+// for the host; the engine's metrics endpoint for the server.
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,9 +13,12 @@
 
 namespace sm {
 
-/// The GPUs through NVML loaded at run time (`path` empty: libnvidia-ml.so.1). Errors say why
-/// there is no GPU telemetry (no library, no driver, no GPU).
-Result<std::unique_ptr<GpuSource>> open_gpu_source(const std::string& path);
+/// The GPUs through NVML loaded at run time (`nvml_path` empty: libnvidia-ml.so.1); where NVML
+/// cannot open (no library, no driver, no GPU), the AMD GPUs of amdgpu's sysfs files under
+/// `sys_root` ("/" in a run; tests give a fixture or an empty folder, so that a machine's own
+/// GPUs never answer them). Errors are NVML's, which say why there is no GPU telemetry.
+Result<std::unique_ptr<GpuSource>> open_gpu_source(const std::string& nvml_path,
+                                                   const std::filesystem::path& sys_root = "/");
 /// This machine's CPU utilisation, frequency and temperature under `root` ("/" in a run), and
 /// with `own_pids` (speedmatrix, a server on this machine and its children) the share other
 /// processes used; null when not even /proc/stat can be read.

@@ -122,6 +122,7 @@ TEST(RunTelemetryWithout, NvmlTheRunWorksAndSaysWhy) {
   test::TempDir dir;
   RunConfig config = one_cell(server, dir.file("run"));
   config.nvml_lib = dir.file("no-such-libnvidia-ml.so.1");
+  config.sys_root = dir.path().string();  // nor an AMD GPU of this machine
   config.matrix.duration_s = 0.5;
   ASSERT_EQ(run_matrix(config), 0);
   auto result = read_result_file(dir.file("run/result.json"));
@@ -250,6 +251,31 @@ TEST(RunTelemetryServerGpus, AllGpusWithPerGpuFiguresAndANote) {
   bool said = false;
   for (const auto& w : run.result->warnings) said |= w.find("--server-gpus") != std::string::npos;
   EXPECT_TRUE(said);
+}
+
+// Without NVML, an AMD GPU's sysfs files (tests/fixtures/amdgpu/mi300x) are the GPU source: the
+// run records them and the cells get their figures.
+TEST(RunTelemetryWithout, NvmlAnAmdGpuIsSampledThroughSysfs) {
+  ScriptedServer server;
+  test::TempDir dir;
+  RunConfig config = one_cell(server, dir.file("run"));
+  config.nvml_lib = dir.file("no-such-libnvidia-ml.so.1");
+  config.sys_root = SPEEDMATRIX_SOURCE_DIR "/tests/fixtures/amdgpu/mi300x";
+  config.matrix.duration_s = 0.5;
+  ASSERT_EQ(run_matrix(config), 0);
+  auto result = read_result_file(dir.file("run/result.json"));
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  ASSERT_TRUE(result->telemetry.has_value());
+  EXPECT_EQ(result->telemetry->gpu_source, "amdgpu-sysfs");
+  EXPECT_TRUE(result->telemetry->gpu_unavailable.empty()) << result->telemetry->gpu_unavailable;
+  ASSERT_EQ(result->telemetry->gpus.size(), 1u);
+  EXPECT_EQ(result->telemetry->gpus[0].name, "AMD Instinct MI300X");
+  EXPECT_EQ(result->telemetry->gpus[0].power_limit_w, 750);
+  EXPECT_EQ(result->telemetry->gpus[0].pcie, "Gen5 x16 (max Gen5 x16)");
+  const DecodeCell& c = only_cell(*result);
+  EXPECT_EQ(c.status, CellStatus::Valid);
+  ASSERT_TRUE(c.telemetry.gpu_power_w);
+  EXPECT_NEAR(*c.telemetry.gpu_power_w, 652, 1e-6);
 }
 
 }  // namespace

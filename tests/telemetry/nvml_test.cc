@@ -121,11 +121,12 @@ TEST_F(NvmlTest, IsTheRecordersGpuSource) {
 
 TEST_F(NvmlTest, ARunOpensItsGpusThroughNvml) {
   script(script_with({full_gpu()}));
-  auto source = open_gpu_source(FAKE_NVML_PATH);
+  test::TempDir dir;  // also the /sys root: no AMD GPU of this machine may answer
+  auto source = open_gpu_source(FAKE_NVML_PATH, dir.path());
   ASSERT_TRUE(source) << source.error().describe();
+  EXPECT_EQ((*source)->source_name(), "nvml");
   EXPECT_EQ(read_one(**source).sm_clock_mhz, 1695);
-  test::TempDir dir;
-  auto absent = open_gpu_source(dir.file("libnvidia-ml.so.1"));
+  auto absent = open_gpu_source(dir.file("libnvidia-ml.so.1"), dir.path());
   ASSERT_FALSE(absent);
   EXPECT_THAT(absent.error().message, HasSubstr("cannot load NVML library"));
 }

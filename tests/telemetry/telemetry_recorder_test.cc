@@ -15,6 +15,7 @@ constexpr int64_t kS = 1'000'000'000;
 class ScriptedGpu final : public GpuSource {
  public:
   explicit ScriptedGpu(const ManualClock& clock) : clock_(clock) {}
+  std::string source_name() const override { return "scripted"; }
   std::vector<GpuStaticInfo> static_info() override {
     GpuStaticInfo g;
     g.name = "Scripted GPU";
