@@ -101,6 +101,10 @@ void redact_result(RunResult& r, const RedactOptions& given) {
     text(cell.error);
     for (auto& w : cell.warnings) text(w);
   }
+  for (auto& check : r.retrieval) {  // a server's answer can echo anything
+    text(check.excerpt);
+    text(check.finish_reason);
+  }
 }
 
 RunResult redacted(RunResult result, const RedactOptions& options) {

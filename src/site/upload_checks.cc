@@ -10,6 +10,7 @@
 
 #include "calc/perf_model.h"
 #include "core/units.h"
+#include "result/synthetic_model.h"
 #include "site/upload_token.h"
 #include "telemetry/window_summary.h"
 
@@ -98,21 +99,6 @@ Result<void> check_time(const std::string& text, const char* field, int64_t now_
   if (*ms < kEarliestRunUnixMs) return refuse(field, fmt::format("{} is before 2023", text));
   if (*ms > now_unix_ms + kClockSkewMs) return refuse(field, fmt::format("{} is in the future", text));
   return {};
-}
-
-// True when `name` has "synth" as a word of its own ("synth-tiny", "x_synth.gguf"), not inside
-// another word ("Synthia").
-bool has_synth_word(std::string name) {
-  for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (name.find("speedmatrix synth") != std::string::npos || name.find("speedmatrix-synth") != std::string::npos)
-    return true;
-  for (size_t at = name.find("synth"); at != std::string::npos; at = name.find("synth", at + 1)) {
-    const bool starts = at == 0 || !std::isalpha(static_cast<unsigned char>(name[at - 1]));
-    const size_t end = at + 5;
-    const bool ends = end == name.size() || !std::isalpha(static_cast<unsigned char>(name[end]));
-    if (starts && ends) return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -398,7 +384,7 @@ bool is_synthetic_model(const RunResult& run, const nlohmann::json& document) {
   if (auto e = document.find("engine"); e != document.end() && e->is_object()) {
     if (auto s = e->find("synthetic_model"); s != e->end() && s->is_boolean() && s->get<bool>()) return true;
   }
-  return has_synth_word(run.engine.model) || has_synth_word(run.engine.model_path);
+  return is_synthetic_engine_model(run.engine);
 }
 
 std::string measurements_sha256(const nlohmann::json& document) {
