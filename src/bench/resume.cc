@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "bench/retrieval_check.h"
+
 namespace sm {
 
 std::string resume_target(const RunResult& stored) {
@@ -37,6 +39,7 @@ RunConfig config_to_resume(const RunResult& stored, const std::string& dir) {
   c.seed = s.seed;
   c.profile = s.profile;
   c.repeat = std::max<int64_t>(1, s.repeat);
+  c.retrieval_check = s.retrieval_check.value_or(false);  // files from before the check never ran it
   c.launch_command = stored.launch_command;
   if (resume_target(stored) == "embedded") {
     // The built-in engine died with the run: start it again; its old port means nothing.
@@ -121,6 +124,8 @@ ResumeWork resume_work(const RunResult& stored, bool retry_failed) {
   };
   for (const auto& r : stored.prefill) count(r.status, passes_done(r));
   for (const auto& c : stored.decode) count(c.status, passes_done(c));
+  if (stored.settings.retrieval_check.value_or(false))
+    w.checks_owed = static_cast<int64_t>(retrieval_contexts_owed(stored).size());
   return w;
 }
 

@@ -75,6 +75,11 @@ struct RunConfig {
   bool retry_failed = false;       ///< --resume --retry-failed: error rows and cells are measured again
   std::string profile_note;        ///< why the profile asked for was dropped (a flag changed one of its settings)
   bool embedded_sim = false;       ///< no target: measure the built-in simulated engine in-process
+  int64_t sim_attention_window = 0;  ///< --attention-window: the embedded engine's model reads only a
+                                     ///< prompt's last N tokens (0 = all; sim/retrieval_answer.h)
+  /// --retrieval-check (true) / --no-retrieval-check (false); nullopt: on for the standard profile
+  /// only (bench/retrieval_check.h, retrieval_check_wanted).
+  std::optional<bool> retrieval_check;
   std::string resume_dir;          ///< --resume: continue the run in this folder (settings come from it)
   std::optional<HardwareInfo> server_hardware;    ///< --server-hardware / --gpu: the server's machine, declared
   std::optional<TargetLocality> target_locality;  ///< where the server runs; unset: decided when the run starts

@@ -22,6 +22,7 @@
 #include "bench/progress.h"
 #include "bench/repeat_passes.h"
 #include "bench/resume.h"
+#include "bench/retrieval_check.h"
 #include "bench/run_outcome.h"
 #include "bench/run_folder.h"
 #include "bench/server_watch.h"
@@ -32,12 +33,14 @@
 #include "core/units.h"
 #include "gguf/synth_detect.h"
 #include "metrics/capacity.h"
+#include "engines/completion_response.h"
 #include "engines/probe.h"
 #include "engines/request_builder.h"
 #include "metrics/cell_metrics.h"
 #include "metrics/stats.h"
 #include "metrics/window_precision.h"
 #include "report/report.h"
+#include "net/http_fetch.h"
 #include "net/round_trip.h"
 #include "net/url.h"
 #include "result/redact_result.h"
@@ -133,6 +136,7 @@ class MatrixRun {
   ServerWatch& watch();
   bool server_ready(CellStatus& status, std::string& error);
   HttpRequest completion_request(const std::string& prompt, int64_t max_tokens) const;
+  bool check_retrieval();
   Result<void> start_telemetry_sampling();
   std::vector<int> measurement_processes(bool server_here);
   CellTelemetry window_telemetry(const WindowMark& mark);
@@ -188,6 +192,7 @@ Result<void> MatrixRun::start_embedded_engine() {
   if (!config_.embedded_sim) return {};
   auto sim_config = sim::seed_sim_config();
   if (!sim_config) return std::unexpected(sim_config.error());
+  sim_config->attention_window_tokens = config_.sim_attention_window;
   auto server = sim::SimServer::start(*sim_config);
   if (!server) return std::unexpected(server.error());
   sim_ = std::move(*server);
@@ -338,6 +343,8 @@ Result<void> MatrixRun::prepare_resume() {
   result_.connection = connection_info();
   if (was_unverified) result_.connection->tls_verified = false;
   result_.finished_at.clear();
+  // Finished checks are kept; --retrieval-check / --no-retrieval-check decide about the rest.
+  if (config_.retrieval_check) result_.settings.retrieval_check = *config_.retrieval_check;
   run_dir_ = config_.resume_dir;
   matrix_ = config_.matrix;
   limits_.kv_capacity_tokens = result_.engine.kv_capacity_tokens;
@@ -403,6 +410,7 @@ Result<void> MatrixRun::prepare() {
   s.profile = config_.profile;
   s.repeat = config_.repeat;
   s.user_floors_tok_s = config_.user_floors_tok_s;
+  s.retrieval_check = retrieval_check_wanted(config_);
   if (!config_.profile_note.empty()) s.plan_notes.push_back(config_.profile_note);
   for (auto& n : fitted.notes) s.plan_notes.push_back(std::move(n));
   for (const auto& n : s.plan_notes) note("plan: " + n);
@@ -551,6 +559,41 @@ Result<void> MatrixRun::calibrate_counter() {
 std::string MatrixRun::unique_head(std::string_view what, int64_t tokens) const {
   const size_t nonce = std::hash<std::string>{}(fmt::format("{}/{}/{}/{}", result_.run_id, result_.resumes, what, tokens));
   return fmt::format("{:016x} speedmatrix {} {}:", nonce, what, tokens);
+}
+
+// The retrieval check's stage (bench/retrieval_check.h), after every pass: one unstreamed request
+// per context, outside every window. Returns true when interrupted.
+bool MatrixRun::check_retrieval() {
+  if (!result_.settings.retrieval_check.value_or(false)) return false;
+  if (!builder_) builder_ = std::make_unique<PromptBuilder>(*counter_, result_.settings.seed);
+  RetrievalCheckHooks hooks;
+  hooks.head = [this](int64_t context) { return unique_head("retrieval", context); };
+  hooks.ask = [this](const std::string& prompt, int64_t tokens, int64_t max_tokens) -> Result<CompletionResponse> {
+    CompletionSpec spec;
+    spec.model = probe_.engine.model;
+    spec.prompt = prompt;
+    spec.max_tokens = max_tokens;
+    spec.temperature = 0;  // deterministic, whatever --temperature the cells used
+    spec.force_length = false;
+    spec.stream = false;
+    FetchOptions o;
+    o.timeout_s = config_.request_timeout_s > 0 ? config_.request_timeout_s : default_request_timeout_s(tokens);
+    o.connect_timeout_s = config_.target.connect_timeout_s;
+    o.connection = connection_;
+    auto response = http_fetch({join_url(base_url_, completion_path(config_.target.api)),
+                                build_completion_body(probe_.kind, config_.target.api, spec), headers_}, o);
+    if (!response) return std::unexpected(response.error());
+    if (response->status < 200 || response->status >= 300)
+      return fail(ErrorCode::Http, fmt::format("HTTP {}: {}", response->status, response->body.substr(0, 300)));
+    return parse_completion_response(response->body);
+  };
+  hooks.on_checked = [this](const RetrievalCheck& check) {
+    if (retrieval_failed(check.verdict) || check.verdict == RetrievalVerdict::Error) note(retrieval_summary(check));
+    else progress_.finished(retrieval_summary(check));
+    save();
+  };
+  hooks.interrupted = [] { return interrupt_requested(); };
+  return !run_retrieval_checks(result_, *builder_, hooks);
 }
 
 Result<BuiltPrompt> MatrixRun::build_prompt(int64_t context, const std::string& head) {
@@ -1130,6 +1173,8 @@ int MatrixRun::execute() {
   bool engine_warm = false;  // the engine has run a long prompt (warm_up_engine)
   RepeatPasses repeats(passes);
   for (int64_t pass = 0; pass < passes && !interrupted; ++pass) interrupted = measure_pass(pass, engine_warm, repeats);
+  if (!interrupted) interrupted = check_retrieval();
+  mark_retrieval_failures(result_);  // cells measured again after a resume get their warning back
   return finish(interrupted || interrupt_requested());
 }
 

@@ -79,6 +79,9 @@ struct RunFlags {
   std::string profile;        ///< --profile NAME
   int64_t repeat = 1;         ///< --repeat N
   bool retry_failed = false;  ///< --retry-failed (with --resume)
+  bool retrieval_check = false;     ///< --retrieval-check
+  bool no_retrieval_check = false;  ///< --no-retrieval-check
+  std::string attention_window;     ///< --attention-window (the built-in engine only)
   std::string resume;
   std::vector<std::string> given;  ///< flags set on the command line
   bool duration_given = false;    ///< --duration was on the command line
@@ -227,6 +230,19 @@ Result<RunConfig> to_config(const RunFlags& f) {
   c.redact_host = f.redact_host;
   // No target at all: the built-in simulated engine, so `speedmatrix run` works anywhere.
   if (!c.dry_run && c.target.base_url.empty() && f.resume.empty()) c.embedded_sim = true;
+  if (f.retrieval_check && f.no_retrieval_check)
+    return fail(ErrorCode::InvalidArgument, "--retrieval-check and --no-retrieval-check contradict each other");
+  if (f.retrieval_check) c.retrieval_check = true;
+  if (f.no_retrieval_check) c.retrieval_check = false;
+  if (!f.attention_window.empty()) {
+    if (!c.target.base_url.empty())
+      return fail(ErrorCode::InvalidArgument,
+                  "--attention-window is the built-in simulated engine's (no --url, no --launch); a real server's "
+                  "model reads what it reads");
+    auto v = parse_token_count(f.attention_window);
+    if (!v) return with_flag("--attention-window", v.error());
+    c.sim_attention_window = *v;
+  }
   return c;
 }
 
@@ -270,6 +286,8 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   c.client_selftest = from_flags.client_selftest;
   c.json_output = from_flags.json_output;
   c.retry_failed = from_flags.retry_failed;
+  c.sim_attention_window = from_flags.sim_attention_window;  // the built-in engine is started again
+  if (from_flags.retrieval_check) c.retrieval_check = from_flags.retrieval_check;  // turned on or off for what is left
   if (c.target.base_url.empty() && !c.launch_command.empty()) {
     int port = port_from_command(c.launch_command);
     if (port > 0) c.target.base_url = fmt::format("http://127.0.0.1:{}", port);
@@ -502,6 +520,15 @@ void add_run_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   run->add_flag("--retry-failed", flags->retry_failed,
                 "With --resume: measure the rows and cells that ended in error again (the server may be back)");
+  run->add_flag("--retrieval-check", flags->retrieval_check,
+                "After the matrix, ask the server back a passkey hidden a quarter of the way into a prompt of each "
+                "measured context (one unmeasured request per context, temperature 0): a context it cannot read "
+                "back warns on its cells (docs/METRICS.md, \"Long-context retrieval check\"). On by default with "
+                "--profile standard");
+  run->add_flag("--no-retrieval-check", flags->no_retrieval_check, "Do not run the retrieval check");
+  run->add_option("--attention-window", flags->attention_window,
+                  "The built-in simulated engine's model reads only a prompt's last TOKENS tokens (its speed is "
+                  "unchanged): the retrieval check fails at contexts whose needle lies before them");
   run->add_flag("--no-selftest", flags->no_selftest,
                 "Skip the ~1 s measurement of this client's own ceiling before the run (cells near it are flagged)");
   run->add_option("--upload", flags->upload_url,

@@ -37,6 +37,7 @@ struct SimFlags {
   int32_t block_size = 16;
   int32_t stream_interval = 1;
   bool no_prefix_caching = false;
+  std::string attention_window;  ///< --attention-window: the model reads only the last N prompt tokens
 };
 
 Result<sim::SimConfig> to_config(const SimFlags& f) {
@@ -85,6 +86,11 @@ Result<sim::SimConfig> to_config(const SimFlags& f) {
   c->block_size = f.block_size;
   c->stream_interval = f.stream_interval;
   c->enable_prefix_caching = !f.no_prefix_caching;
+  if (!f.attention_window.empty()) {
+    auto v = parse_token_count(f.attention_window);
+    if (!v) return with_flag("--attention-window", v.error());
+    c->attention_window_tokens = *v;
+  }
   if (auto ok = c->validate(); !ok) return std::unexpected(ok.error());
   return c;
 }
@@ -163,6 +169,9 @@ void add_sim_command(CLI::App& app, Action& action) {
                   "Tokens one engine step may compute, the chunked-prefill budget (default: the engine's for this GPU)");
   cmd->add_option("--block-size", flags->block_size, "Tokens per KV-cache block")->capture_default_str();
   cmd->add_option("--stream-interval", flags->stream_interval, "Output tokens per stream chunk")->capture_default_str();
+  cmd->add_option("--attention-window", flags->attention_window,
+                  "The simulated model reads only a prompt's last TOKENS tokens (0: all): a retrieval check whose "
+                  "needle lies before them gets a wrong answer. Speed is unchanged");
   cmd->add_flag("--no-enable-prefix-caching", flags->no_prefix_caching, "Turn the prefix cache off");
   cmd->callback([flags, &action]() {
     action = [flags]() { return serve(*flags); };

@@ -20,15 +20,17 @@ std::string build_completion_body(EngineKind kind, ApiKind api, const Completion
   body["max_tokens"] = spec.max_tokens;
   body["temperature"] = spec.temperature;
   body["top_p"] = 1.0;
-  body["stream"] = true;
-  nlohmann::json stream_options = {{"include_usage", true}};
-  if (caps.continuous_usage) stream_options["continuous_usage_stats"] = true;
-  body["stream_options"] = stream_options;
+  body["stream"] = spec.stream;
+  if (spec.stream) {
+    nlohmann::json stream_options = {{"include_usage", true}};
+    if (caps.continuous_usage) stream_options["continuous_usage_stats"] = true;
+    body["stream_options"] = stream_options;
+  }
   if (spec.force_length) {
     if (caps.ignore_eos) body["ignore_eos"] = true;
     if (caps.min_tokens) body["min_tokens"] = spec.max_tokens;
   }
-  if (caps.timings_per_token) body["timings_per_token"] = true;
+  if (caps.timings_per_token && spec.stream) body["timings_per_token"] = true;
   if (kind == EngineKind::LlamaCpp) {
     body["n_predict"] = spec.max_tokens;  // llama.cpp's own name for the output limit
     body["cache_prompt"] = true;          // default, stated: warm decode prompts rely on it

@@ -15,6 +15,7 @@ struct CompletionSpec {
   int64_t max_tokens = 1;   ///< output tokens asked for
   double temperature = 0;   ///< sent as is
   bool force_length = true; ///< add the engine's fields that make it produce exactly max_tokens
+  bool stream = true;       ///< false: one JSON answer (no stream_options, no per-token timings)
 };
 
 /// The request path for the API: "/v1/completions" or "/v1/chat/completions".
@@ -22,7 +23,8 @@ std::string_view completion_path(ApiKind api);
 
 /// The body: model, prompt/messages, max_tokens, temperature, stream, stream_options
 /// (include_usage, and continuous_usage_stats where the engine has it), and where accepted
-/// ignore_eos, min_tokens (vLLM, SGLang) or timings_per_token (llama.cpp).
+/// ignore_eos, min_tokens (vLLM, SGLang) or timings_per_token (llama.cpp). Not streamed
+/// (spec.stream false): "stream": false and neither stream_options nor timings_per_token.
 std::string build_completion_body(EngineKind kind, ApiKind api, const CompletionSpec& spec);
 
 }  // namespace sm

@@ -22,6 +22,7 @@
 
 #include "metrics/loop_detector.h"
 #include "result/result.h"
+#include "result/synthetic_model.h"
 
 namespace sm {
 
@@ -70,7 +71,7 @@ class OutputCheck {
 /// The cell's speed stands as the model's: its output was not flagged, or the model is synthetic
 /// (random weights loop by construction). Rankings (the site's figures) count only such cells.
 inline bool output_stands(const RunResult& run, const DecodeCell& cell) {
-  return !cell.output_check || cell.output_check->verdict == "ok" || run.engine.synthetic_model;
+  return !cell.output_check || cell.output_check->verdict == "ok" || is_synthetic_engine_model(run.engine);
 }
 
 /// The summary of a cell's requests (each record's output_flaw and output_excerpt).

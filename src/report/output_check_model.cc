@@ -3,6 +3,7 @@
 #include "core/text.h"
 #include "core/units.h"
 #include "report/translate.h"
+#include "result/synthetic_model.h"
 
 namespace sm::report {
 
@@ -39,7 +40,7 @@ std::vector<Finding> output_check_findings(const RunResult& r) {
                  ? trf("{}: the output contradicts its token count: {} (beginning {})", name, of, quoted_excerpt(o.excerpt))
                  : trf("{}: the output is not text: {} are mostly replacement or control characters (beginning {})", name,
                        of, quoted_excerpt(o.excerpt));
-    if (r.engine.synthetic_model)
+    if (is_synthetic_engine_model(r.engine))
       out.push_back({Severity::Info, trf("{}. Expected of a synthetic model (random weights loop by construction): the "
                                          "cell's speed stands.",
                                          what)});

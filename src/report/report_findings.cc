@@ -181,6 +181,7 @@ std::vector<std::string> checks_passed(const RunResult& r) {
   if (r.client_ceiling) out.push_back(trf("Every cell stayed below {} of the client's own ceiling.", percent(kClientCeilingShare)));
   if (auto check = throttle_check(r)) out.push_back(std::move(*check));
   if (auto check = output_check_passed(r)) out.push_back(std::move(*check));
+  if (auto check = retrieval_check_passed(r)) out.push_back(std::move(*check));
   return out;
 }
 

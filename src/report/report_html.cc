@@ -70,6 +70,7 @@ std::string header_html(const ReportModel& m, const RunResult& r, bool timeline)
   if (!m.capacity.cells.empty()) links.push_back({"capacity", m.capacity.title});
   if (timeline) links.push_back({"telemetry", tr("Over time")});
   links.push_back({"measurements", tr("All measurements")});
+  if (!m.retrieval.rows.empty()) links.push_back({"retrieval", tr("Retrieval check")});
   links.push_back({"definitions", tr("Definitions")});
   for (const auto& [id, text] : links) out += "<a href=\"#" + id + "\">" + html_escape(text) + "</a>";
   out += "</nav>\n</header>\n";
@@ -255,9 +256,9 @@ std::string telemetry_html(const std::string& chart) {
   return "<section id=\"telemetry\">\n<h2>" + html_escape(tr("Over time")) + "</h2>\n" + chart + "</section>\n";
 }
 
-std::string measurements_html(const ReportModel& m) {
-  const Table& t = m.measurements;
-  std::string table = "<table class=\"data\" id=\"measurements-table\">\n<thead><tr>";
+// A Table as an HTML data table (each row's status as its class), scrollable on narrow screens.
+std::string data_table_html(const Table& t, std::string_view id) {
+  std::string table = fmt::format("<table class=\"data\" id=\"{}\">\n<thead><tr>", id);
   for (size_t i = 0; i < t.header.size(); ++i)
     table += fmt::format("<th scope=\"col\"{}>{}</th>", t.align[i] == Align::Left ? " class=\"l\"" : "",
                          html_escape(t.header[i]));
@@ -270,10 +271,21 @@ std::string measurements_html(const ReportModel& m) {
     table += "</tr>\n";
   }
   table += "</tbody>\n</table>\n";
+  return html_scroll(table);
+}
+
+std::string measurements_html(const ReportModel& m) {
   std::string out = "<section id=\"measurements\">\n<h2>" + html_escape(tr("All measurements")) + "</h2>\n<p class=\"caption\">" +
-                    html_escape(m.measurements_caption) + "</p>\n" + html_scroll(table);
+                    html_escape(m.measurements_caption) + "</p>\n" + data_table_html(m.measurements, "measurements-table");
   for (const auto& note : m.measurement_notes) out += "<p class=\"note\">" + html_escape(note) + "</p>\n";
   return out + "</section>\n";
+}
+
+// The retrieval check's verdict per context; "" when none ran.
+std::string retrieval_html(const ReportModel& m) {
+  if (m.retrieval.rows.empty()) return "";
+  return "<section id=\"retrieval\">\n<h2>" + html_escape(tr("Retrieval check")) + "</h2>\n<p class=\"caption\">" +
+         html_escape(m.retrieval_caption) + "</p>\n" + data_table_html(m.retrieval, "retrieval-table") + "</section>\n";
 }
 
 std::string definitions_html(const ReportModel& m) {
@@ -309,6 +321,7 @@ std::string render_html(const RunResult& r, const ReportModel& m, const Telemetr
   body += decode_html(m, r);
   body += telemetry_html(chart);
   body += measurements_html(m);
+  body += retrieval_html(m);
   body += checks_html(m);
   body += definitions_html(m);
   body += "<footer>" + html_escape(trf("{} · a self-contained page: no scripts, nothing loaded from the network.", m.footer)) +

@@ -6,6 +6,7 @@
 #include "report/cell_format.h"
 #include "report/markdown_text.h"
 #include "report/printers.h"
+#include "report/translate.h"
 
 namespace sm::report {
 
@@ -92,6 +93,9 @@ std::string render_markdown(const ReportModel& m) {
   out += md_section("All measurements") + md_escape(m.measurements_caption) + "\n\n" + md_table(m.measurements);
   if (!m.measurement_notes.empty()) out += "\n";
   for (const auto& note : m.measurement_notes) out += md_escape(note) + "\n";
+
+  if (!m.retrieval.rows.empty())
+    out += md_section(tr("Retrieval check")) + md_escape(m.retrieval_caption) + "\n\n" + md_table(m.retrieval);
 
   out += md_section("What the numbers mean");
   for (const auto& d : m.definitions) out += "- **" + md_escape(d.term) + ":** " + md_escape(d.meaning) + "\n";

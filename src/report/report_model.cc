@@ -190,6 +190,9 @@ ReportModel build_report_model(const RunResult& r) {
     if (all.count(s)) m.measurement_notes.push_back(status_note(s));
 
   m.findings = findings(r);
+  add_retrieval_findings(r, m.findings);
+  m.retrieval = retrieval_table(r);
+  m.retrieval_caption = retrieval_caption(r);
   bool warned = std::any_of(m.findings.begin(), m.findings.end(),
                             [](const Finding& f) { return f.severity != Severity::Info; });
   if (!warned) m.checks_passed = checks_passed(r);

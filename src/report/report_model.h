@@ -123,6 +123,9 @@ struct ReportModel {
   std::vector<std::string> measurement_notes;  ///< below that table: what its statuses mean
   std::vector<Finding> findings;               ///< warnings; empty when every check passed
   std::vector<std::string> checks_passed;      ///< what was checked and held (shown when no findings)
+  Table retrieval;                             ///< the long-context retrieval check by context; no rows when
+                                               ///< none ran (printers then leave the section out)
+  std::string retrieval_caption;               ///< above that table: what was asked and how it is scored
   std::vector<Definition> definitions;
   std::string token_counts;     ///< where the output token counts came from
   std::string footer;           ///< tool, commit, build, run id, times

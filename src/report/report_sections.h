@@ -3,6 +3,7 @@
 // report_facts.cc (names and the Hardware / Engine / Run cards), report_matrices.cc (the decode
 // matrices, the prefill lines and the all-measurements table), report_findings.cc (warnings and
 // checks), report_definitions.cc (definitions, token counts, footer). Internal to src/report.
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -42,6 +43,12 @@ std::set<CellStatus> statuses(const RunResult& r);
 bool ran_any(const RunResult& r);
 std::vector<Finding> findings(const RunResult& r);
 std::vector<std::string> checks_passed(const RunResult& r);
+
+// report_retrieval.cc
+Table retrieval_table(const RunResult& r);
+std::string retrieval_caption(const RunResult& r);
+void add_retrieval_findings(const RunResult& r, std::vector<Finding>& out);
+std::optional<std::string> retrieval_check_passed(const RunResult& r);
 
 // report_definitions.cc
 std::string token_count_text(const RunResult& r);

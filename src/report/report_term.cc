@@ -7,6 +7,7 @@
 #include "report/cell_format.h"
 #include "report/printers.h"
 #include "report/term_text.h"
+#include "report/translate.h"
 
 namespace sm::report {
 
@@ -235,6 +236,14 @@ std::string render_term(const ReportModel& m, const RenderOptions& options) {
   if (!m.decode_notes.empty()) {
     out += "\n";
     for (const auto& note : m.decode_notes) out += wrap(note, width);
+  }
+  if (!m.retrieval.rows.empty()) {
+    // Context, needle depth, verdict; the answer is in report.html and result.json.
+    out += "\n" + ansi.bold(tr("Retrieval check")) + "\n";
+    for (const auto& row : m.retrieval.rows) {
+      const std::string line = trf("{} (needle at {}): {}", row.cells[0], row.cells[1], row.cells[2]);
+      out += "  " + (row.status == CellStatus::Valid ? line : ansi.yellow(line)) + "\n";
+    }
   }
   out += "\n";
   if (!m.findings.empty()) {

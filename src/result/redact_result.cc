@@ -102,6 +102,10 @@ void redact_result(RunResult& r, const RedactOptions& given) {
     for (auto& w : cell.warnings) text(w);
     if (cell.output_check) text(cell.output_check->excerpt);  // what the server wrote
   }
+  for (auto& check : r.retrieval) {  // a server's answer can echo anything
+    text(check.excerpt);
+    text(check.finish_reason);
+  }
 }
 
 RunResult redacted(RunResult result, const RedactOptions& options) {

@@ -11,7 +11,7 @@
 namespace sm {
 
 /// Redacts every free-text field of `result` in place: target_url (as a URL), launch_command
-/// (as a command), submitted_by, notes, run warnings, each row's and cell's error and warnings,
+/// (as a command), submitted_by, notes, run warnings, each row's and cell's error and warnings, each retrieval check's excerpt and finish_reason,
 /// the engine's model, model_path, version, build and kv_capacity_source, and the source_detail
 /// of hardware and client_hardware. With drop_host it also blanks the hostname of hardware and
 /// client_hardware, removes IP addresses from their source_detail, and removes, wherever they

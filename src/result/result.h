@@ -107,6 +107,10 @@ struct RunSettings {
   /// What the plan chose for this server and why: a max output fitted to its context, cells
   /// dropped beyond the model's length, concurrency stopped at its slots (in words).
   std::vector<std::string> plan_notes;
+  /// The long-context retrieval check (docs/METRICS.md, "Long-context retrieval check"): true when
+  /// the run asked the server its needle back at each context (--retrieval-check, the standard
+  /// profile's default), false when it was turned off; nullopt in files from before the check.
+  std::optional<bool> retrieval_check;
 };
 
 /// A median with its tails. All in the unit the field name says.
@@ -335,6 +339,41 @@ struct SweepInfo {
   std::vector<double> skipped_rates_rps;  ///< rates not measured because a lower rate saturated the server
 };
 
+/// How a context's retrieval check ended (docs/METRICS.md, "Long-context retrieval check").
+enum class RetrievalVerdict : uint8_t {
+  Exact,          ///< the answer holds the passkey
+  NearMiss,       ///< no passkey, but a number one or two digit edits from it (a transposition counts one)
+  Wrong,          ///< an answer without the passkey or a near miss
+  Truncated,      ///< the server cut the prompt (usage.prompt_tokens < 90 % of it) or said nothing
+                  ///< before max_tokens ran out
+  NotApplicable,  ///< a synthetic model (random weights): nothing to read back; no request sent
+  Error,          ///< the request failed (HTTP error, timeout): the check did not run
+};
+
+/// "exact", "near_miss", "wrong", "truncated", "not_applicable", "error".
+std::string_view to_string(RetrievalVerdict verdict);
+/// The inverse of to_string; std::nullopt for anything else.
+std::optional<RetrievalVerdict> parse_retrieval_verdict(std::string_view text);
+/// True for the verdicts that say the server did not read the context back (near_miss, wrong,
+/// truncated): each cell at that context then carries kRetrievalFailedWarning.
+bool retrieval_failed(RetrievalVerdict verdict);
+
+/// The warning every decode cell at a context whose retrieval check failed carries.
+inline constexpr std::string_view kRetrievalFailedWarning =
+    "the server did not read this context back: its retrieval check failed";
+
+/// One context's retrieval check: an unmeasured request whose prompt hides a passkey at `depth`.
+struct RetrievalCheck {
+  int64_t context = 0;          ///< the prompt's tokens (the matrix's context)
+  double depth = 0;             ///< where the needle starts, as a fraction of the prompt: 0.25 = a quarter in
+  RetrievalVerdict verdict = RetrievalVerdict::Error;
+  std::optional<int64_t> prompt_tokens;  ///< the server's usage.prompt_tokens for the check's prompt
+  std::optional<bool> fact_found;        ///< the answer also named the needle's fact (the vault's city)
+  std::string finish_reason;    ///< the server's finish_reason ("stop", "length"); empty when it gave none
+  std::string excerpt;          ///< the answer's first 200 bytes (UTF-8 kept whole; redacted like all text);
+                                ///< error: why the request failed
+};
+
 /// Where a run's wall time went, in seconds (docs/METRICS.md, "Where the time went"). Summed over
 /// every session of a resumed run; what no phase claims (reports, saves, the client self-test) is
 /// total_s minus the rest.
@@ -409,6 +448,7 @@ struct RunResult {
   std::vector<std::string> warnings;  ///< run-level warnings
   std::optional<SweepInfo> sweep;     ///< a request-rate sweep (`speedmatrix sweep`); then prefill and decode are empty
   std::optional<RunTiming> timing;    ///< where the wall time went (matrix runs; nullopt in older files and predictions)
+  std::vector<RetrievalCheck> retrieval;  ///< the retrieval check of each context checked, ascending context
 };
 
 }  // namespace sm

@@ -115,6 +115,7 @@ json settings_to_json(const RunSettings& s) {
     j["min_window_s"] = s.min_window_s.value_or(0);
   }
   if (s.precision_audit) j["precision_audit"] = *s.precision_audit;
+  if (s.retrieval_check) j["retrieval_check"] = *s.retrieval_check;  // absent in files from before the check
   if (s.requests_per_cell > 0) {
     j["requests_per_cell"] = s.requests_per_cell;
     j["warmup_requests"] = s.warmup_requests;
@@ -144,6 +145,7 @@ RunSettings settings_from_json(const json& j) {
   read_opt(j, "precision", s.precision);
   read_opt(j, "min_window_s", s.min_window_s);
   read_opt(j, "precision_audit", s.precision_audit);
+  read_opt(j, "retrieval_check", s.retrieval_check);
   read(j, "requests_per_cell", s.requests_per_cell);
   read(j, "warmup_requests", s.warmup_requests);
   return s;
@@ -249,6 +251,35 @@ TelemetryInfo telemetry_info_from_json(const json& j) {
   read(j, "server_gpus_source", t.server_gpus_source);
   read(j, "server_gpus_detail", t.server_gpus_detail);
   return t;
+}
+
+json retrieval_to_json(const RetrievalCheck& c) {
+  return {{"context", c.context},
+          {"depth", c.depth},
+          {"verdict", to_string(c.verdict)},
+          {"prompt_tokens", opt(c.prompt_tokens)},
+          {"fact_found", opt(c.fact_found)},
+          {"finish_reason", c.finish_reason},
+          {"excerpt", c.excerpt}};
+}
+
+Result<RetrievalCheck> retrieval_from_json(const json& j) {
+  RetrievalCheck c;
+  read(j, "context", c.context);
+  read(j, "depth", c.depth);
+  const std::string verdict = j.value("verdict", std::string());
+  auto parsed = parse_retrieval_verdict(verdict);
+  if (!parsed)
+    return fail(ErrorCode::InvalidArgument,
+                fmt::format("retrieval verdict \"{}\" is not one of exact, near_miss, wrong, truncated, "
+                            "not_applicable, error",
+                            verdict));
+  c.verdict = *parsed;
+  read_opt(j, "prompt_tokens", c.prompt_tokens);
+  read_opt(j, "fact_found", c.fact_found);
+  read(j, "finish_reason", c.finish_reason);
+  read(j, "excerpt", c.excerpt);
+  return c;
 }
 
 json prefill_to_json(const PrefillRow& r) {
@@ -514,6 +545,11 @@ json to_json(const RunResult& r) {
                           {"basis", p.basis}});
     j["capacity"] = std::move(capacity);
   }
+  if (!r.retrieval.empty()) {  // only runs that checked have it
+    json checks = json::array();
+    for (const auto& c : r.retrieval) checks.push_back(retrieval_to_json(c));
+    j["retrieval"] = std::move(checks);
+  }
   if (r.timing)
     j["timing"] = {{"total_s", r.timing->total_s},         {"setup_s", r.timing->setup_s},
                    {"prompts_s", r.timing->prompts_s},     {"idle_wait_s", r.timing->idle_wait_s},
@@ -601,6 +637,13 @@ Result<RunResult> result_from_json(const json& j) {
         read_opt(point, "total_tok_s", p.total_tok_s);
         read(point, "basis", p.basis);
         r.capacity.push_back(std::move(p));
+      }
+    }
+    if (auto it = j.find("retrieval"); it != j.end() && it->is_array()) {
+      for (const auto& check : *it) {
+        auto c = retrieval_from_json(check);
+        if (!c) return std::unexpected(c.error());
+        r.retrieval.push_back(std::move(*c));
       }
     }
     if (auto it = j.find("sweep"); it != j.end() && it->is_object()) {

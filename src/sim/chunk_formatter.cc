@@ -42,7 +42,27 @@ void ChunkFormatter::append_usage(std::string& out, int64_t prompt_tokens, int64
 
 void ChunkFormatter::append_text(std::string& out, const StreamRequest& request, int64_t from, int64_t to, bool eos) const {
   const int64_t text_end = eos ? to - 1 : to;  // EOS detokenizes to nothing
-  for (int64_t i = from; i < text_end; ++i) out.append(vocabulary_.escaped(request.text_seed, i));
+  const auto answered = static_cast<int64_t>(request.answer_escaped.size());
+  for (int64_t i = from; i < text_end; ++i)
+    out.append(i < answered ? std::string_view(request.answer_escaped[static_cast<size_t>(i)])
+                            : vocabulary_.escaped(request.text_seed, i));
+}
+
+void ChunkFormatter::set_answer(StreamRequest& request, std::string_view answer) {
+  request.answer_escaped.clear();
+  request.answer_ids.clear();
+  size_t i = 0;
+  while (i < answer.size()) {
+    while (i < answer.size() && answer[i] == ' ') ++i;
+    const size_t start = i;
+    while (i < answer.size() && answer[i] != ' ') ++i;
+    if (i == start) break;
+    const std::string_view word = answer.substr(start, i - start);
+    std::string escaped(1, ' ');
+    append_json_escaped(escaped, word);
+    request.answer_escaped.push_back(std::move(escaped));
+    request.answer_ids.push_back(SimTokenizer::piece_id(word));
+  }
 }
 
 void ChunkFormatter::append_token_ids(std::string& out, const StreamRequest& request, int64_t from, int64_t to,
@@ -50,7 +70,10 @@ void ChunkFormatter::append_token_ids(std::string& out, const StreamRequest& req
   out.append(R"(,"token_ids":[)");
   for (int64_t i = from; i < to; ++i) {
     if (i > from) out.push_back(',');
-    append_int(out, eos && i == to - 1 ? SimTokenizer::kEosId : vocabulary_.id(request.text_seed, i));
+    const bool answered = i < static_cast<int64_t>(request.answer_ids.size());
+    append_int(out, eos && i == to - 1 ? SimTokenizer::kEosId
+                    : answered         ? request.answer_ids[static_cast<size_t>(i)]
+                                       : vocabulary_.id(request.text_seed, i));
   }
   out.push_back(']');
 }

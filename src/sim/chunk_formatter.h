@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/output_vocabulary.h"
 #include "sim/request_sink.h"
@@ -18,6 +19,9 @@ struct StreamRequest {
   bool continuous_usage = false;  ///< usage on every chunk
   bool return_token_ids = false;  ///< "token_ids" on every choice
   uint64_t text_seed = 0;         ///< picks the output words
+  std::vector<std::string> answer_escaped;  ///< a scripted answer's words (" word", JSON-escaped): output
+                                            ///< token i < size() is word i, the vocabulary's after it
+  std::vector<int32_t> answer_ids;          ///< their token ids
   int64_t prompt_tokens = 0;      ///< usage.prompt_tokens
   std::string head;               ///< `{"id":…,"object":…,"created":…,"model":…,"choices":[` (make_head)
 };
@@ -41,6 +45,9 @@ class ChunkFormatter {
   void append_role_event(std::string& out, const StreamRequest& request) const;
   /// Appends the final usage event (choices: []) for `completion_tokens` outputs.
   void append_usage_event(std::string& out, const StreamRequest& request, int64_t completion_tokens) const;
+  /// Makes `answer` (words separated by single spaces, each one token) the request's first output
+  /// tokens; an empty answer clears it.
+  static void set_answer(StreamRequest& request, std::string_view answer);
   /// Appends "data: [DONE]\n\n".
   static void append_done(std::string& out) { out.append("data: [DONE]\n\n"); }
 

@@ -242,6 +242,7 @@ void HttpSession::start_generation(bool chat, std::string_view body) {
   stream_request_.continuous_usage = parsed->continuous_usage;
   stream_request_.return_token_ids = parsed->return_token_ids;
   stream_request_.text_seed = parsed->text_seed;
+  ChunkFormatter::set_answer(stream_request_, parsed->answer);
   stream_request_.prompt_tokens = parsed->spec.prompt_tokens;
   engine_.formatter().make_head(stream_request_, engine_.next_request_number(), unix_now_s(), stream_);
   if (stream_) {

@@ -115,7 +115,9 @@ std::expected<void, ApiError> RequestParser::read_prompt(element prompt) {
   }
   if (prompt.type() != element_type::STRING)
     return std::unexpected(type_error("prompt", "a string or a list of token ids"));
-  SimTokenizer::encode(prompt.get_string().value_unsafe(), tokens_);
+  const std::string_view text = prompt.get_string().value_unsafe();
+  segments_.push_back({text, static_cast<int64_t>(tokens_.size())});
+  SimTokenizer::encode(text, tokens_);
   return {};
 }
 
@@ -131,7 +133,9 @@ std::expected<void, ApiError> RequestParser::read_messages(element messages, boo
     element content;
     if (member(msg, "content", content) == Field::Ok) {
       if (content.type() == element_type::STRING) {
-        SimTokenizer::encode(content.get_string().value_unsafe(), tokens_);
+        const std::string_view text = content.get_string().value_unsafe();
+        segments_.push_back({text, static_cast<int64_t>(tokens_.size())});
+        SimTokenizer::encode(text, tokens_);
       } else if (content.type() == element_type::ARRAY) {
         for (element part : as_array(content)) {
           std::string_view type, text;
@@ -142,6 +146,7 @@ std::expected<void, ApiError> RequestParser::read_messages(element messages, boo
                 fmt::format("the simulated engine accepts text content only, not '{}'", type), "messages"));
           if (part["text"].get_string().get(text) != simdjson::SUCCESS)
             return std::unexpected(type_error("messages.content.text", "a valid string"));
+          segments_.push_back({text, static_cast<int64_t>(tokens_.size())});
           SimTokenizer::encode(text, tokens_);
         }
       } else {
@@ -170,6 +175,7 @@ std::expected<GenerationRequest, ApiError> RequestParser::parse_generation(std::
   }
 
   tokens_.clear();
+  segments_.clear();
   if (chat) {
     if (member(o, "messages", e) == Field::Absent)
       return std::unexpected(ApiError::bad_request("messages: Field required", "messages"));
@@ -252,6 +258,9 @@ std::expected<GenerationRequest, ApiError> RequestParser::parse_generation(std::
   const int64_t span = limits.natural_length_max - limits.natural_length_min;
   req.spec.natural_length =
       limits.natural_length_min + (span > 0 ? static_cast<int64_t>(req.text_seed % static_cast<uint64_t>(span)) : 0);
+  // A retrieval question is answered in one sentence, then EOS (unless EOS is ignored).
+  req.answer = retrieval_answer(segments_, prompt_tokens, limits.attention_window, req.text_seed);
+  if (!req.answer.empty()) req.spec.natural_length = SimTokenizer::count(req.answer) + 1;
   req.spec.prompt_block_hashes.reserve(tokens_.size() / static_cast<size_t>(limits.block_size));
   KvBlockPool::chain_hashes(tokens_, limits.block_size, salt, req.spec.prompt_block_hashes);
   return req;
@@ -270,6 +279,7 @@ std::expected<const std::vector<int32_t>*, ApiError> RequestParser::parse_tokeni
       return std::unexpected(ApiError::not_found(fmt::format("The model `{}` does not exist.", model), "model"));
   }
   tokens_.clear();
+  segments_.clear();
   if (member(o, "messages", e) == Field::Ok) {
     bool add_generation_prompt = true;
     if (get_bool(o, "add_generation_prompt", add_generation_prompt) == Field::Wrong)

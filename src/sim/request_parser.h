@@ -10,6 +10,7 @@
 #include <simdjson.h>
 
 #include "sim/api_error.h"
+#include "sim/retrieval_answer.h"
 #include "sim/sim_request_spec.h"
 
 namespace sm::sim {
@@ -22,6 +23,7 @@ struct ModelLimits {
   int32_t block_size = 16;         ///< for the prompt's block hashes
   int64_t natural_length_min = 1;  ///< range of EOS positions without ignore_eos
   int64_t natural_length_max = 2;
+  int64_t attention_window = 0;    ///< the model reads only the prompt's last this many tokens (0 = all)
 };
 
 /// A validated /v1/completions or /v1/chat/completions request.
@@ -32,6 +34,9 @@ struct GenerationRequest {
   bool continuous_usage = false;  ///< stream_options.continuous_usage_stats: usage on every chunk
   bool return_token_ids = false;  ///< vLLM return_token_ids: "token_ids" on each choice
   uint64_t text_seed = 0;         ///< picks the output words (a hash of the prompt)
+  /// The prompt asks the retrieval check's question: the answer's text (sim/retrieval_answer.h),
+  /// streamed before the usual words and followed by EOS; empty otherwise.
+  std::string answer;
 };
 
 /// Reusable; not thread-safe (one per server thread).
@@ -53,6 +58,7 @@ class RequestParser {
 
   simdjson::dom::parser parser_;
   std::vector<int32_t> tokens_;  ///< prompt tokens of the request being parsed
+  std::vector<PromptSegment> segments_;  ///< its texts (views into padded_'s parse) and where they start
   std::string padded_;           ///< body copy with simdjson's padding
 };
 

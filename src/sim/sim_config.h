@@ -27,6 +27,10 @@ struct SimConfig {
   std::string gpu_name;                   ///< only reported (/metrics info label); may be empty
   int64_t natural_length_min = 256;       ///< without ignore_eos, a request's answer ends with EOS
   int64_t natural_length_max = 2048;      ///< after a length in [min, max) chosen from its prompt
+  /// The simulated model sees only the last this many tokens of a prompt (0 = all of it): a
+  /// retrieval question whose needle lies before them is answered wrongly (sim/retrieval_answer.h).
+  /// What it reads changes nothing in its timing.
+  int64_t attention_window_tokens = 0;
   double max_lag_s = 0.1;                 ///< behind schedule by more than this, the step clock
                                           ///< restarts from now instead of catching up
   std::shared_ptr<const StepCostModel> cost_model;  ///< step durations; null = LinearCostModel defaults

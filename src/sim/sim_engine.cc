@@ -45,6 +45,7 @@ ModelLimits model_limits(const SimConfig& c) {
   l.block_size = c.block_size;
   l.natural_length_min = c.natural_length_min;
   l.natural_length_max = c.natural_length_max;
+  l.attention_window = c.attention_window_tokens;
   return l;
 }
 

@@ -1,5 +1,7 @@
 #include "sim/sim_tokenizer.h"
 
+#include <algorithm>
+
 namespace sm::sim {
 
 namespace {
@@ -39,6 +41,16 @@ int64_t SimTokenizer::count(std::string_view text) {
 
 void SimTokenizer::encode(std::string_view text, std::vector<int32_t>& out) {
   for_each_piece(text, [&](std::string_view piece) { out.push_back(piece_id(piece)); });
+}
+
+size_t SimTokenizer::token_offset(std::string_view text, int64_t token) {
+  if (token <= 0) return 0;
+  int64_t seen = 0;
+  size_t offset = text.size();
+  for_each_piece(text, [&](std::string_view piece) {
+    if (seen++ == token) offset = std::min(offset, static_cast<size_t>(piece.data() - text.data()));
+  });
+  return offset;
 }
 
 int32_t SimTokenizer::piece_id(std::string_view piece) {

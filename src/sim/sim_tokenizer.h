@@ -35,6 +35,9 @@ class SimTokenizer {
   static int64_t count(std::string_view text);
   /// Appends the ids of `text` to `out`. Thread-safe (stateless).
   static void encode(std::string_view text, std::vector<int32_t>& out);
+  /// Byte offset in `text` where its token number `token` (0-based) starts; text.size() when
+  /// `text` has no more than `token` tokens. Thread-safe (stateless).
+  static size_t token_offset(std::string_view text, int64_t token);
   /// Id of one piece (a word of at most kPieceBytes bytes).
   static int32_t piece_id(std::string_view piece);
   /// Appends the template tokens that open a message of `role`: <|im_start|> role \n.

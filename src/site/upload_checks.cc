@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "calc/perf_model.h"
-#include "gguf/synth_detect.h"
 #include "core/units.h"
+#include "result/synthetic_model.h"
 #include "site/upload_token.h"
 #include "telemetry/window_summary.h"
 
@@ -384,8 +384,7 @@ bool is_synthetic_model(const RunResult& run, const nlohmann::json& document) {
   if (auto e = document.find("engine"); e != document.end() && e->is_object()) {
     if (auto s = e->find("synthetic_model"); s != e->end() && s->is_boolean() && s->get<bool>()) return true;
   }
-  return run.engine.synthetic_model || names_synthetic_model(run.engine.model) ||
-         names_synthetic_model(run.engine.model_path);
+  return is_synthetic_engine_model(run.engine);
 }
 
 std::string measurements_sha256(const nlohmann::json& document) {

@@ -1,5 +1,7 @@
 #include "store/run_summary.h"
 
+#include <set>
+
 #include "metrics/output_check.h"
 #include "report/cell_format.h"
 #include "report/report_model.h"
@@ -39,10 +41,16 @@ RunSummary summarize_run(const RunResult& r) {
   s.started_at = r.started_at;
   s.profile = r.settings.profile;
   s.decode_cells = static_cast<int64_t>(r.decode.size());
+  // A context whose retrieval check failed is out of the rankings at that context: the server did
+  // not read it back, so its speed there is not the model's (docs/METRICS.md).
+  std::set<int64_t> unread;
+  for (const RetrievalCheck& check : r.retrieval)
+    if (retrieval_failed(check.verdict)) unread.insert(check.context);
   for (const DecodeCell& c : r.decode) {
     if (c.status != CellStatus::Valid || !c.total_tok_s) continue;
     ++s.valid_cells;
     if (!output_stands(r, c)) continue;  // a loop's speed is not the model's (docs/METRICS.md)
+    if (unread.contains(c.context)) continue;
     if (c.concurrency == 1 && (!s.single_stream_context || c.context < *s.single_stream_context)) {
       s.single_stream_context = c.context;
       s.single_stream_tok_s = c.total_tok_s;
@@ -56,7 +64,8 @@ RunSummary summarize_run(const RunResult& r) {
     }
   }
   for (const PrefillRow& p : r.prefill)
-    if (p.context == kLeaderboardPrefillContext && p.status == CellStatus::Valid && p.prompt_tok_s)
+    if (p.context == kLeaderboardPrefillContext && p.status == CellStatus::Valid && p.prompt_tok_s &&
+        !unread.contains(p.context))
       s.prefill_32k_tok_s = p.prompt_tok_s;
   const RunTelemetry t = summarize_run_telemetry(r);
   s.gpu_telemetry = std::string(to_string(t.scope));

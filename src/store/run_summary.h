@@ -30,6 +30,7 @@ struct RunSummary {
   std::string started_at;        ///< ISO-8601 UTC, from the result
   std::string uploaded_at;       ///< ISO-8601 UTC, set by the store
   std::string token_id;          ///< id of the upload token; empty for runs stored without one
+  // The three headline figures leave out contexts whose retrieval check failed (RetrievalCheck).
   std::optional<double> single_stream_tok_s;  ///< total tok/s of the valid cell at concurrency 1, smallest context
   std::optional<int64_t> single_stream_context;  ///< that cell's context
   std::optional<double> best_total_tok_s;     ///< highest total tok/s of any valid decode cell

@@ -37,42 +37,43 @@ Result<int64_t> PromptBuilder::count(BuiltPrompt& p, const std::string& text) {
   return counter_.count(text);
 }
 
-Result<BuiltPrompt> PromptBuilder::build(int64_t target, const std::string& head) {
+Result<BuiltPrompt> PromptBuilder::build(int64_t target, const std::string& head, const std::string& tail) {
   BuiltPrompt p;
   p.target_tokens = target;
-  auto head_tokens = count(p, head);
+  auto head_tokens = count(p, head + tail);
   if (!head_tokens) return std::unexpected(head_tokens.error());
   if (target <= *head_tokens) {
-    p.text = head;
+    p.text = head + tail;
     p.counted_tokens = *head_tokens;
     return p;
   }
   if (tokens_per_word_ <= 0) {
     constexpr size_t kSample = 512;
     filler(kSample);
-    auto sample = count(p, head + filler_text_.substr(0, filler_word_ends_[kSample - 1]));
+    auto sample = count(p, head + filler_text_.substr(0, filler_word_ends_[kSample - 1]) + tail);
     if (!sample) return std::unexpected(sample.error());
     tokens_per_word_ = std::max(0.25, static_cast<double>(*sample - *head_tokens) / kSample);
   }
-  auto text_with = [&](size_t words) {
+  // The filler is edited between head and tail: `body` is head + filler, the text is body + tail.
+  auto body_with = [&](size_t words) {
     return words == 0 ? head : head + filler(words).substr(0, filler_word_ends_[words - 1]);
   };
   size_t words = static_cast<size_t>(std::max(1.0, std::floor(static_cast<double>(target - *head_tokens) / tokens_per_word_)));
-  std::string best_text;
+  std::string best_body;
   int64_t best_count = -1;
-  auto consider = [&](const std::string& text, int64_t n) {
+  auto consider = [&](const std::string& body, int64_t n) {
     if (best_count < 0 || std::llabs(n - target) < std::llabs(best_count - target) ||
         (std::llabs(n - target) == std::llabs(best_count - target) && n < best_count)) {
-      best_text = text;
+      best_body = body;
       best_count = n;
     }
   };
   // Coarse: move by whole words using the measured rate (converges in a few calls).
   for (int iter = 0; iter < 12; ++iter) {
-    std::string text = text_with(words);
-    auto n = count(p, text);
+    std::string body = body_with(words);
+    auto n = count(p, body + tail);
     if (!n) return std::unexpected(n.error());
-    consider(text, *n);
+    consider(body, *n);
     const int64_t diff = target - *n;
     if (diff == 0) break;
     double step = static_cast<double>(diff) / tokens_per_word_;
@@ -85,18 +86,18 @@ Result<BuiltPrompt> PromptBuilder::build(int64_t target, const std::string& head
   for (int iter = 0; iter < 32 && best_count != target; ++iter) {
     std::vector<std::string> candidates;
     if (best_count < target) {
-      candidates = {best_text + "a", best_text + " a"};
+      candidates = {best_body + "a", best_body + " a"};
     } else {
-      if (best_text.size() > head.size() + 1) candidates.push_back(best_text.substr(0, best_text.size() - 1));
-      size_t space = best_text.rfind(' ');
-      if (space != std::string::npos && space > head.size()) candidates.push_back(best_text.substr(0, space));
+      if (best_body.size() > head.size() + 1) candidates.push_back(best_body.substr(0, best_body.size() - 1));
+      size_t space = best_body.rfind(' ');
+      if (space != std::string::npos && space > head.size()) candidates.push_back(best_body.substr(0, space));
     }
     bool improved = false;
-    for (const auto& text : candidates) {
-      auto n = count(p, text);
+    for (const auto& body : candidates) {
+      auto n = count(p, body + tail);
       if (!n) return std::unexpected(n.error());
       if (std::llabs(*n - target) < std::llabs(best_count - target)) {
-        best_text = text;
+        best_body = body;
         best_count = *n;
         improved = true;
         break;
@@ -104,7 +105,7 @@ Result<BuiltPrompt> PromptBuilder::build(int64_t target, const std::string& head
     }
     if (!improved) break;
   }
-  p.text = std::move(best_text);
+  p.text = std::move(best_body) + tail;
   p.counted_tokens = best_count;
   return p;
 }

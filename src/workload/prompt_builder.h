@@ -24,9 +24,10 @@ class PromptBuilder {
   /// `counter` must outlive the builder. `seed` fixes the filler words.
   PromptBuilder(TokenCounter& counter, uint64_t seed);
 
-  /// A prompt of `target_tokens` tokens starting with `head`. When the target is at or below
-  /// the head's own length, the head alone is returned (context 0).
-  Result<BuiltPrompt> build(int64_t target_tokens, const std::string& head);
+  /// A prompt of `target_tokens` tokens starting with `head` and ending with `tail` (the filler
+  /// goes between them). When the target is at or below head + tail's own length, head + tail
+  /// alone is returned (context 0).
+  Result<BuiltPrompt> build(int64_t target_tokens, const std::string& head, const std::string& tail = {});
 
  private:
   const std::string& filler(size_t words);  ///< first `words` filler words, space-joined (cached)

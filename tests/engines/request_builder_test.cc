@@ -52,3 +52,24 @@ TEST(RequestBuilder, UnknownServersGetOnlyStandardFields) {
 
 }  // namespace
 }  // namespace sm
+
+namespace sm {
+namespace {
+
+TEST(RequestBuilder, AnUnstreamedDeterministicRequest) {
+  CompletionSpec s{"m", "hello", 48, 0.0, false};
+  s.stream = false;
+  for (EngineKind k : {EngineKind::Vllm, EngineKind::LlamaCpp}) {
+    auto b = nlohmann::json::parse(build_completion_body(k, ApiKind::Completions, s));
+    EXPECT_EQ(b["stream"], false);
+    EXPECT_FALSE(b.contains("stream_options"));
+    EXPECT_FALSE(b.contains("timings_per_token"));
+    EXPECT_FALSE(b.contains("ignore_eos"));
+    EXPECT_FALSE(b.contains("min_tokens"));
+    EXPECT_EQ(b["temperature"], 0.0);
+    EXPECT_EQ(b["max_tokens"], 48);
+  }
+}
+
+}  // namespace
+}  // namespace sm

@@ -98,7 +98,7 @@ const std::set<std::string> kNotFreeText = {
     "/settings/decode_test", "/settings/prefill_mode",
     "/prefill/*/status", "/decode/*/status", "/decode/*/token_count_source", "/prefill/*/throttle",
     "/decode/*/throttle", "/telemetry/gpu_source", "/telemetry/gpus/*/name", "/telemetry/gpus/*/pcie",
-    "/telemetry/series_file",
+    "/telemetry/series_file", "/retrieval/*/verdict",
     "/submitted_by",  // redacted for secrets, but a user label is kept with --redact-host
 };
 
@@ -121,6 +121,12 @@ TEST(RedactResult, EveryFreeTextFieldIsCovered) {
   full.telemetry->gpu_unavailable = "cannot load /home/alice/lib/libnvidia-ml.so.1";
   full.telemetry->gpus.push_back(TelemetryGpu{0, "NVIDIA GeForce RTX 3090", 2100.0, 9751.0, 350.0, "Gen4 x16"});
   full.telemetry->series_file = "telemetry.jsonl";
+  RetrievalCheck check;
+  check.context = 8192;
+  check.verdict = RetrievalVerdict::Wrong;
+  check.finish_reason = "stop";
+  check.excerpt = "The passkey is 1234567.";
+  full.retrieval.push_back(check);
   json j = to_json(full);
   const std::string secret = "token=" + kKey + " on " + kHost + " in /home/alice/x/y";
   std::set<std::string> filled;

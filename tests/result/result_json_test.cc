@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "site/json_schema.h"
+#include "site/site_data.h"
 #include "support/temp_dir.h"
 
 namespace sm {
@@ -51,6 +53,59 @@ TEST(ResultJson, RejectsOtherSchemaVersionAndBadStatus) {
   j = to_json(sample());
   j["decode"][0]["total_tok_s"] = "fast";
   EXPECT_FALSE(result_from_json(j).has_value());
+}
+
+TEST(ResultJson, RetrievalChecksRoundTripAndMatchTheSchema) {
+  RunResult r = sample();
+  EXPECT_FALSE(to_json(r).contains("retrieval"));  // runs without the check keep their files as they were
+  EXPECT_FALSE(to_json(r)["settings"].contains("retrieval_check"));
+  r.settings.retrieval_check = true;
+  RetrievalCheck exact;
+  exact.context = 16384;
+  exact.depth = 0.25;
+  exact.verdict = RetrievalVerdict::Exact;
+  exact.prompt_tokens = 16384;
+  exact.fact_found = true;
+  exact.finish_reason = "stop";
+  exact.excerpt = " The passkey is 4821937. The vault is in Lisbon.";
+  RetrievalCheck wrong = exact;
+  wrong.context = 65536;
+  wrong.verdict = RetrievalVerdict::Wrong;
+  wrong.fact_found = false;
+  RetrievalCheck na;
+  na.context = 131072;
+  na.verdict = RetrievalVerdict::NotApplicable;
+  r.retrieval = {exact, wrong, na};
+  auto j = to_json(r);
+  EXPECT_EQ(j["settings"]["retrieval_check"], true);
+  ASSERT_EQ(j["retrieval"].size(), 3u);
+  EXPECT_EQ(j["retrieval"][1]["verdict"], "wrong");
+  EXPECT_EQ(j["retrieval"][2]["verdict"], "not_applicable");
+  EXPECT_TRUE(j["retrieval"][2]["prompt_tokens"].is_null());
+  auto back = result_from_json(j);
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_EQ(to_json(*back), j);
+  EXPECT_EQ(back->retrieval[1].verdict, RetrievalVerdict::Wrong);
+
+  const auto schema = site::JsonSchema::parse(site::site_data_file("result-schema.json").value());
+  ASSERT_TRUE(schema.has_value());
+  EXPECT_TRUE(schema->validate(j).has_value());
+  auto bad = j;
+  bad["retrieval"][0]["verdict"] = "maybe";
+  EXPECT_FALSE(schema->validate(bad).has_value());
+  EXPECT_FALSE(result_from_json(bad).has_value());
+}
+
+TEST(ResultJson, RetrievalVerdictNames) {
+  for (auto v : {RetrievalVerdict::Exact, RetrievalVerdict::NearMiss, RetrievalVerdict::Wrong,
+                 RetrievalVerdict::Truncated, RetrievalVerdict::NotApplicable, RetrievalVerdict::Error})
+    EXPECT_EQ(parse_retrieval_verdict(to_string(v)), v);
+  EXPECT_TRUE(retrieval_failed(RetrievalVerdict::NearMiss));
+  EXPECT_TRUE(retrieval_failed(RetrievalVerdict::Wrong));
+  EXPECT_TRUE(retrieval_failed(RetrievalVerdict::Truncated));
+  EXPECT_FALSE(retrieval_failed(RetrievalVerdict::Exact));
+  EXPECT_FALSE(retrieval_failed(RetrievalVerdict::NotApplicable));
+  EXPECT_FALSE(retrieval_failed(RetrievalVerdict::Error));
 }
 
 TEST(ResultJson, AtomicWriteReplacesWholeFile) {

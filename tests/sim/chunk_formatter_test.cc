@@ -6,6 +6,7 @@
 #include "engines/chunk_parser.h"
 #include "sim/json_text.h"
 #include "sim/output_vocabulary.h"
+#include "sim/sim_tokenizer.h"
 
 namespace sm::sim {
 namespace {
@@ -119,6 +120,33 @@ TEST(ChunkFormatter, NonStreamingBodies) {
   EXPECT_EQ(chat["choices"][0]["message"]["role"], "assistant");
   EXPECT_EQ(chat["choices"][0]["message"]["content"],
             std::string(OutputVocabulary::instance().text(0, 0)) + std::string(OutputVocabulary::instance().text(0, 1)));
+}
+
+}  // namespace
+}  // namespace sm::sim
+
+namespace sm::sim {
+namespace {
+
+TEST(ChunkFormatter, AScriptedAnswerComesFirstThenTheVocabulary) {
+  ChunkFormatter f("m");
+  StreamRequest r;
+  r.prompt_tokens = 7;
+  r.text_seed = 3;
+  r.return_token_ids = true;
+  f.make_head(r, 1, 1700000000, false);
+  ChunkFormatter::set_answer(r, " The passkey is 4821937.");
+  ASSERT_EQ(r.answer_escaped.size(), 4u);
+  // Four answer tokens and EOS: the text is the answer exactly.
+  json body = json::parse(f.full_body(r, 5, FinishKind::Stop, true));
+  EXPECT_EQ(body["choices"][0]["text"], " The passkey is 4821937.");
+  EXPECT_EQ(body["choices"][0]["token_ids"][3], SimTokenizer::piece_id("4821937."));
+  // Past the answer, the usual words.
+  json longer = json::parse(f.full_body(r, 5, FinishKind::Length, false));
+  EXPECT_EQ(longer["choices"][0]["text"].get<std::string>(),
+            " The passkey is 4821937." + std::string(OutputVocabulary::instance().text(3, 4)));
+  ChunkFormatter::set_answer(r, "");
+  EXPECT_TRUE(r.answer_escaped.empty());
 }
 
 }  // namespace
