@@ -1,6 +1,7 @@
 #pragma once
 // The words the simulated model "generates". Output is deterministic: token i of a request is
-// word (seed + i) mod kSize, with a leading space, so the text re-tokenizes to one token per
+// word mix(seed, i) mod kSize (a SplitMix64 step: no period, so the text does not loop and the
+// output checks, docs/METRICS.md, see varied text), with a leading space, so the text re-tokenizes to one token per
 // generated token under SimTokenizer's rule. A few words need JSON escaping on purpose, so the
 // stream path is exercised on quotes, backslashes and UTF-8.
 #include <array>
@@ -29,7 +30,10 @@ class OutputVocabulary {
 
  private:
   static size_t slot(uint64_t seed, int64_t index) {
-    return static_cast<size_t>((seed + static_cast<uint64_t>(index)) % kSize);
+    uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (static_cast<uint64_t>(index) + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return static_cast<size_t>((z ^ (z >> 31)) % kSize);
   }
   std::array<std::string, kSize> words_;    ///< " word" texts
   std::array<std::string, kSize> escaped_;  ///< words_ escaped for JSON strings
