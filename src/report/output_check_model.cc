@@ -2,6 +2,7 @@
 
 #include "core/text.h"
 #include "core/units.h"
+#include "report/cell_format.h"
 #include "report/translate.h"
 #include "result/synthetic_model.h"
 
@@ -17,14 +18,12 @@ std::string quoted_excerpt(const std::string& excerpt) {
   return "“" + escape_controls(shown) + "”";
 }
 
-bool measured(CellStatus s) { return s == CellStatus::Valid || s == CellStatus::Interrupted; }
-
 }  // namespace
 
 std::vector<Finding> output_check_findings(const RunResult& r) {
   std::vector<Finding> out;
   for (const auto& c : r.decode) {
-    if (!measured(c.status) || !c.output_check || c.output_check->verdict == "ok") continue;
+    if (!has_numbers(c.status) || !c.output_check || c.output_check->verdict == "ok") continue;
     const OutputCheckSummary& o = *c.output_check;
     const std::string name = trf("Decode {}", cell_name(c.context, c.concurrency));
     const std::string of = trf("{} of {} requests", format_thousands(o.verdict == "loop" ? o.repeat + o.empty
@@ -55,7 +54,7 @@ std::vector<Finding> output_check_findings(const RunResult& r) {
 std::optional<std::string> output_check_passed(const RunResult& r) {
   int64_t requests = 0, cells = 0;
   for (const auto& c : r.decode) {
-    if (!measured(c.status) || !c.output_check) continue;
+    if (!has_numbers(c.status) || !c.output_check) continue;
     if (c.output_check->verdict != "ok") return std::nullopt;
     requests += c.output_check->requests;
     ++cells;
