@@ -111,7 +111,7 @@ int64_t passes_owed(CellStatus status, int64_t done, int64_t passes) {
   return status == CellStatus::Valid ? std::max<int64_t>(0, passes - done) : 0;
 }
 
-ResumeWork resume_work(const RunResult& stored, bool retry_failed) {
+ResumeWork resume_work(const RunResult& stored, bool retry_failed, std::optional<bool> retrieval_check) {
   ResumeWork w;
   const int64_t passes = std::max<int64_t>(1, stored.settings.repeat);
   auto count = [&](CellStatus status, int64_t done) {
@@ -124,7 +124,7 @@ ResumeWork resume_work(const RunResult& stored, bool retry_failed) {
   };
   for (const auto& r : stored.prefill) count(r.status, passes_done(r));
   for (const auto& c : stored.decode) count(c.status, passes_done(c));
-  if (stored.settings.retrieval_check.value_or(false))
+  if (retrieval_check.value_or(stored.settings.retrieval_check.value_or(false)))
     w.checks_owed = static_cast<int64_t>(retrieval_contexts_owed(stored).size());
   return w;
 }

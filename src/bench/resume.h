@@ -36,7 +36,9 @@ struct ResumeWork {
   int64_t checks_owed = 0;     ///< retrieval checks still owed (settings.retrieval_check; an interrupted check)
   bool nothing_to_do() const { return to_measure == 0 && short_of_passes == 0 && checks_owed == 0; }
 };
-ResumeWork resume_work(const RunResult& stored, bool retry_failed);
+/// `retrieval_check`: what the resume asks for (--retrieval-check / --no-retrieval-check); unset keeps the
+/// stored run's setting.
+ResumeWork resume_work(const RunResult& stored, bool retry_failed, std::optional<bool> retrieval_check = std::nullopt);
 
 /// Passes a row or cell still owes a run of `passes` (--repeat): all of them while pending, the
 /// rest of them when valid with `done`, none when in error, over capacity or beyond the model.

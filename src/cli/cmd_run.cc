@@ -560,7 +560,7 @@ void add_run_command(CLI::App& app, Action& action) {
       if (!flags->resume.empty()) {
         // A finished run is said to be finished, without asking its server anything.
         auto stored = read_result_file((std::filesystem::path(flags->resume) / "result.json").string());
-        const ResumeWork work = stored ? resume_work(*stored, config->retry_failed) : ResumeWork{};
+        const ResumeWork work = stored ? resume_work(*stored, config->retry_failed, config->retrieval_check) : ResumeWork{};
         if (stored && work.nothing_to_do()) {
           std::fprintf(stderr, "speedmatrix run: %s\n", finished_run_message(flags->resume, work).c_str());
           return exit_code_for(*stored);

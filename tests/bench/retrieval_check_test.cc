@@ -148,11 +148,15 @@ TEST(RetrievalCheck, AFailedRequestIsAnErrorNotAWarning) {
 TEST(RetrievalCheck, AResumedRunOwesTheChecksItHasNotFinished) {
   RunResult stored = matrix({4096});
   EXPECT_TRUE(resume_work(stored, false).nothing_to_do());  // older files: no check was asked
+  // `--resume --retrieval-check` on a finished run without the check: the check is what is left.
+  EXPECT_EQ(resume_work(stored, false, true).checks_owed, 1);
+  EXPECT_FALSE(resume_work(stored, false, true).nothing_to_do());
   EXPECT_EQ(config_to_resume(stored, "d").retrieval_check, false);
   stored.settings.retrieval_check = true;
   EXPECT_EQ(config_to_resume(stored, "d").retrieval_check, true);
   const ResumeWork owed = resume_work(stored, false);
   EXPECT_EQ(owed.checks_owed, 1);
+  EXPECT_TRUE(resume_work(stored, false, false).nothing_to_do());  // --no-retrieval-check: nothing left
   EXPECT_FALSE(owed.nothing_to_do());  // interrupted during the check: --resume runs it
   stored.retrieval.push_back(RetrievalCheck{4096, 0.25, RetrievalVerdict::Exact, 4096, true, "stop", "1"});
   EXPECT_TRUE(resume_work(stored, false).nothing_to_do());
