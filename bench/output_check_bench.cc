@@ -1,6 +1,9 @@
 // The output checks' cost per chunk (metrics/output_check.h), beside the chunk parse every chunk
 // already pays: varied text (the worst case: every repeat check scans its candidate periods),
-// a loop (the cheap case: once found, the text is no longer kept), and the parse for scale.
+// a loop (the cheap case: once found, the text is no longer kept), and the parse for scale. The
+// checks run on their own thread (metrics/output_check_worker.h); what the measuring thread pays
+// is BM_OutputBatchOnTheMeasuringThread: the text copied into the stream's batch and, each 16 KiB,
+// the batch handed to the worker.
 //   build/bench/output_check_bench
 #include <benchmark/benchmark.h>
 
@@ -8,7 +11,7 @@
 #include <vector>
 
 #include "engines/chunk_parser.h"
-#include "metrics/output_check.h"
+#include "metrics/output_check_worker.h"
 
 namespace {
 
@@ -56,6 +59,22 @@ void BM_OutputCheckLoop(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * 4096);
 }
 BENCHMARK(BM_OutputCheckLoop);
+
+// The measuring thread's part: each chunk's text copied into the batch; a full batch taken (here
+// dropped; in a run, queued for the worker under one lock per 16 KiB).
+void BM_OutputBatchOnTheMeasuringThread(benchmark::State& state) {
+  const auto tokens = varied_tokens(4096);
+  sm::OutputBatch batch;
+  for (auto _ : state) {
+    for (const auto& t : tokens) {
+      batch.add("", t, 1);
+      if (batch.full()) benchmark::DoNotOptimize(batch.take());
+    }
+    benchmark::DoNotOptimize(batch.take());
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * tokens.size()));  // chunks
+}
+BENCHMARK(BM_OutputBatchOnTheMeasuringThread);
 
 // For scale: what each chunk costs already (the same chunk as bench/sse_chunk_bench).
 void BM_ChunkParseForScale(benchmark::State& state) {

@@ -27,7 +27,7 @@ void ClosedLoop::start_request(int32_t slot) {
   r.chunks.reserve(static_cast<size_t>(std::min<int64_t>(spec_->max_tokens, 1 << 16)));
   index_of_[r.id] = outcome_.records.size();
   outcome_.records.push_back(std::move(r));
-  recordings_.emplace_back();
+  recordings_.emplace_back(output_checks_);
   RequestRecord& rec = outcome_.records.back();
   rec.send_ns = client_.start(rec.id, spec_->request);
 }
@@ -175,6 +175,10 @@ LoopOutcome ClosedLoop::run(const LoopSpec& spec) {
   closing_ = true;
   client_.cancel_all();
   scale_uncounted_streams();
+  apply_output_verdicts(output_checks_, [this](uint64_t id) -> RequestRecord* {
+    auto it = index_of_.find(id);
+    return it == index_of_.end() ? nullptr : &outcome_.records[it->second];
+  });
   if (outcome_.window_opened && outcome_.window.end_ns > clock_.now_ns()) outcome_.window.end_ns = clock_.now_ns();
   if (outcome_.interrupted || outcome_.error) {
     // The window closes where the cell stopped; its numbers are partial and labelled so.

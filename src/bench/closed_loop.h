@@ -68,6 +68,9 @@ class ClosedLoop final : public StreamHandler {
   void maybe_open_window(int64_t t_ns);
 
   const Clock& clock_;
+  /// The requests' text is checked on its thread (declared before the client, which may end
+  /// streams as it goes).
+  OutputCheckWorker output_checks_;
   StreamClient client_;
   ChunkParser parser_;
   ChunkInfo chunk_;

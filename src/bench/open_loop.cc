@@ -42,7 +42,7 @@ void OpenLoop::send(size_t index, int64_t intended_ns) {
   t.record.chunks.reserve(static_cast<size_t>(std::min<int64_t>(planned.max_tokens, 1 << 16)));
   index_of_[t.record.id] = outcome_.requests.size();
   outcome_.requests.push_back(std::move(t));
-  recordings_.emplace_back();
+  recordings_.emplace_back(output_checks_);
   RequestRecord& r = outcome_.requests.back().record;
   r.send_ns = client_.start(r.id, planned.request);
 }
@@ -118,6 +118,10 @@ OpenLoopOutcome OpenLoop::run(const OpenLoopSpec& spec) {
   records.reserve(outcome_.requests.size());
   for (auto& t : outcome_.requests) records.push_back(&t.record);
   StreamRecording::scale_uncounted(records, recordings_);
+  apply_output_verdicts(output_checks_, [this](uint64_t id) -> RequestRecord* {
+    auto it = index_of_.find(id);
+    return it == index_of_.end() ? nullptr : &outcome_.requests[it->second].record;
+  });
   spec_ = nullptr;
   return std::move(outcome_);
 }

@@ -64,6 +64,9 @@ class OpenLoop final : public StreamHandler {
   void send(size_t index, int64_t intended_ns);
 
   const Clock& clock_;
+  /// The requests' text is checked on its thread (declared before the client, which may end
+  /// streams as it goes).
+  OutputCheckWorker output_checks_;
   StreamClient client_;
   ArrivalWait idle_wait_;
   ChunkParser parser_;

@@ -58,7 +58,10 @@ bool StreamRecording::on_chunk(RequestRecord& r, const ChunkInfo& c, int64_t t_n
   if (c.timings_predicted_per_second > 0) r.server_tok_s = c.timings_predicted_per_second;
   if (c.finish != FinishReason::None) r.finish = c.finish;
   const int32_t tokens = tokens_in(c, r.tokens);
-  if (tokens > 0 || !c.text.empty() || !c.reasoning.empty()) check_.add(c.reasoning, c.text, std::max(tokens, 0));
+  if (tokens > 0 || !c.text.empty() || !c.reasoning.empty()) {
+    text_.add(c.reasoning, c.text, std::max(tokens, 0));
+    if (text_.full()) checks_->submit(r.id, text_.take());
+  }
   if (tokens <= 0) return true;
   r.chunks.push_back({t_ns, tokens});
   r.tokens += tokens;
@@ -87,8 +90,7 @@ void StreamRecording::finalize(RequestRecord& r) {
 void StreamRecording::on_end(RequestRecord& r, const TransferEnd& end, int64_t t_ns) {
   r.end_ns = t_ns;
   finalize(r);
-  check_.finish(r.tokens, r.output_flaw, r.output_excerpt);
-  check_ = OutputCheck{};
+  checks_->finish(r.id, text_.take(), r.tokens);
   if (end.cancelled) {
     r.end = RequestEnd::Cut;
   } else if (!end.ok) {

@@ -3,14 +3,15 @@
 // llama.cpp timings, token ids, or one per chunk reconciled with the final usage), the finish
 // reason, and how the request ended. The one implementation of a request's accounting, for the
 // closed loop (bench/closed_loop.cc: the matrix) and the open loop (bench/open_loop.cc: sweeps);
-// docs/METRICS.md, "Token counts". Each chunk's text goes through the output checks
-// (metrics/output_check.h: loops, text that is not text); their verdict lands on the record.
+// docs/METRICS.md, "Token counts". Each chunk's text is handed to the output checks, which run on
+// their own thread (metrics/output_check_worker.h: loops, text that is not text); the loop that
+// owns the worker puts their verdicts on the records (apply_output_verdicts) once it drains it.
 #include <algorithm>
 #include <cstdint>
 #include <span>
 
 #include "engines/chunk_parser.h"
-#include "metrics/output_check.h"
+#include "metrics/output_check_worker.h"
 #include "metrics/request_record.h"
 #include "net/stream_client.h"
 
@@ -28,6 +29,7 @@ inline bool counted_exactly(TokenSource s) {
 
 class StreamRecording {
  public:
+  explicit StreamRecording(OutputCheckWorker& checks) : checks_(&checks) {}
   /// Applies one parsed chunk to `r`. Returns false when the stream must be cut (a protocol error,
   /// or a server that ignores max_tokens); `r.error` then says why.
   bool on_chunk(RequestRecord& r, const ChunkInfo& chunk, int64_t t_ns);
@@ -41,10 +43,22 @@ class StreamRecording {
   int32_t tokens_in(const ChunkInfo& c, int64_t tokens_so_far);
   void finalize(RequestRecord& r);
 
-  OutputCheck check_;  ///< emptied when the request ends (its memory goes with it)
+  OutputCheckWorker* checks_;  ///< the loop's worker: the text goes there a batch at a time
+  OutputBatch text_;           ///< the text since the last hand-off
   TokenSource mode_ = TokenSource::Chunks;
   int64_t last_cumulative_ = 0;
   int64_t counted_chunks_ = 0;
 };
+
+/// Drains `checks` and puts each finished stream's verdict on its record (`record_of`: the record
+/// of a request id, or nullptr when it is not this loop's).
+template <class RecordOf>
+void apply_output_verdicts(OutputCheckWorker& checks, RecordOf record_of) {
+  for (OutputVerdict& v : checks.drain())
+    if (RequestRecord* r = record_of(v.stream)) {
+      r->output_flaw = v.flaw;
+      r->output_excerpt = std::move(v.excerpt);
+    }
+}
 
 }  // namespace sm

@@ -78,42 +78,46 @@ void OutputCheck::finish(int64_t tokens, OutputFlaw& flaw, std::string& excerpt)
   }
 }
 
-OutputCheckSummary summarize_output(std::span<const RequestRecord> records) {
-  OutputCheckSummary s;
-  for (const RequestRecord& r : records) {
-    if (r.end == RequestEnd::Failed || r.end == RequestEnd::Running || r.tokens == 0) continue;
-    ++s.requests;
-    switch (r.output_flaw) {
-      case OutputFlaw::None: break;
-      case OutputFlaw::Repeat: ++s.repeat; break;
-      case OutputFlaw::Empty: ++s.empty; break;
-      case OutputFlaw::NotText: ++s.not_text; break;
-      case OutputFlaw::CountMismatch: ++s.count_mismatch; break;
-    }
+void OutputTally::add(const RequestRecord& r) {
+  if (r.end == RequestEnd::Failed || r.end == RequestEnd::Running || r.tokens == 0) return;
+  ++counts_.requests;
+  switch (r.output_flaw) {
+    case OutputFlaw::None: return;
+    case OutputFlaw::Repeat: ++counts_.repeat; break;
+    case OutputFlaw::Empty: ++counts_.empty; break;
+    case OutputFlaw::NotText: ++counts_.not_text; break;
+    case OutputFlaw::CountMismatch: ++counts_.count_mismatch; break;
   }
+  const bool loop = is_loop(r.output_flaw);
+  OutputFlaw& flaw = loop ? loop_flaw_ : text_flaw_;
+  std::string& excerpt = loop ? loop_excerpt_ : text_excerpt_;
+  if (flaw == OutputFlaw::None || (excerpt.empty() && !r.output_excerpt.empty())) {
+    flaw = r.output_flaw;
+    excerpt = r.output_excerpt;
+  }
+}
+
+OutputCheckSummary OutputTally::finish() const {
+  OutputCheckSummary s = counts_;
   auto over_share = [&](int64_t n) {
     return n > 0 && static_cast<double>(n) > kOutputFlawShare * static_cast<double>(s.requests);
   };
-  bool (*counts)(OutputFlaw) = nullptr;
   if (over_share(s.repeat + s.empty)) {
     s.verdict = "loop";
-    counts = is_loop;
+    s.flaw = std::string(to_string(loop_flaw_));
+    s.excerpt = loop_excerpt_;
   } else if (over_share(s.not_text + s.count_mismatch)) {
     s.verdict = "not_text";
-    counts = [](OutputFlaw f) { return f == OutputFlaw::NotText || f == OutputFlaw::CountMismatch; };
-  }
-  if (counts == nullptr) return s;
-  // The excerpt: the first request with a flaw of the verdict's kind (a cycle before no text).
-  const RequestRecord* example = nullptr;
-  for (const RequestRecord& r : records)
-    if (counts(r.output_flaw) && r.end != RequestEnd::Failed && r.tokens > 0 &&
-        (example == nullptr || (example->output_excerpt.empty() && !r.output_excerpt.empty())))
-      example = &r;
-  if (example != nullptr) {
-    s.flaw = std::string(to_string(example->output_flaw));
-    s.excerpt = example->output_excerpt;
+    s.flaw = std::string(to_string(text_flaw_));
+    s.excerpt = text_excerpt_;
   }
   return s;
+}
+
+OutputCheckSummary summarize_output(std::span<const RequestRecord> records) {
+  OutputTally tally;
+  for (const RequestRecord& r : records) tally.add(r);
+  return tally.finish();
 }
 
 }  // namespace sm

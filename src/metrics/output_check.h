@@ -2,9 +2,10 @@
 // The output checks of one streamed answer (issue 32: fast but broken must not win): the loop
 // guard (metrics/loop_detector.h) and the sanity checks — text that is not text (replacement
 // characters and control characters throughout) and token counts its text contradicts by far.
-// Fed each chunk's text on the measuring thread as it arrives; bounded in memory (the loop
-// detector's tail) and cheap (bench/output_check_bench: about a nanosecond a byte of varied text
-// against the several hundred a chunk's JSON costs; docs/performance.md, "Output checks").
+// Fed each chunk's text in order, on the output check worker's thread (metrics/output_check_worker.h:
+// the measuring thread only copies the text); bounded in memory (the loop detector's tail) and cheap
+// (bench/output_check_bench: about a nanosecond a byte of varied text; docs/performance.md, "Output
+// checks").
 //
 // Thresholds (docs/METRICS.md, "Output checks"):
 //   not_text        at least kNotTextMinChars characters, and half of them or more U+FFFD
@@ -73,6 +74,21 @@ class OutputCheck {
 inline bool output_stands(const RunResult& run, const DecodeCell& cell) {
   return !cell.output_check || cell.output_check->verdict == "ok" || is_synthetic_engine_model(run.engine);
 }
+
+/// Adds up the requests of a cell (or of a sweep's rate) one record at a time: each record's
+/// output_flaw and output_excerpt; finish() gives the verdict (docs/METRICS.md, "Output checks").
+class OutputTally {
+ public:
+  void add(const RequestRecord& r);
+  OutputCheckSummary finish() const;
+
+ private:
+  OutputCheckSummary counts_;
+  // The excerpt of each verdict: the first request with a flaw of its kind, one with an excerpt
+  // (a cycle) before one without (no text).
+  OutputFlaw loop_flaw_ = OutputFlaw::None, text_flaw_ = OutputFlaw::None;
+  std::string loop_excerpt_, text_excerpt_;
+};
 
 /// The summary of a cell's requests (each record's output_flaw and output_excerpt).
 OutputCheckSummary summarize_output(std::span<const RequestRecord> records);

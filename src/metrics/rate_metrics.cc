@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "metrics/output_check.h"
 #include "metrics/stats.h"
 
 namespace sm {
@@ -58,8 +59,10 @@ void compute_rate_point(std::span<const TimedRequest> requests, int64_t window_b
   int64_t met = 0, completed_tokens = 0, last_end_ns = window_begin_ns, steady = 0;
   int64_t last_completion_ns = INT64_MIN;
   const int64_t half_ns = window_begin_ns + window_ns / 2, window_end_ns = window_begin_ns + window_ns;
+  OutputTally output;
   for (const auto& t : requests) {
     const RequestRecord& r = t.record;
+    output.add(r);
     const RequestLatency l = request_latency(t);
     lag.push_back(l.send_lag_ms);
     if (l.ttft_ms) ttft.push_back(*l.ttft_ms);
@@ -84,6 +87,8 @@ void compute_rate_point(std::span<const TimedRequest> requests, int64_t window_b
     for (double x : v) s += x;
     return s / static_cast<double>(v.size());
   };
+  p.output_check.reset();
+  if (OutputCheckSummary checked = output.finish(); checked.requests > 0) p.output_check = std::move(checked);
   p.input_tokens_mean = mean(input_tokens);
   p.output_tokens_mean = mean(output_tokens);
   p.ttft_ms = percentiles_of(ttft);

@@ -8,6 +8,7 @@
 #include "report/html_page.h"
 #include "report/connection_model.h"
 #include "report/markdown_text.h"
+#include "report/output_check_model.h"
 #include "report/printers.h"
 #include "report/report_model.h"
 #include "report/report_sections.h"
@@ -55,6 +56,8 @@ std::string point_note(const SweepPoint& p) {
   else if (p.status == CellStatus::Interrupted) note = tr("interrupted (partial)");
   if (p.saturated) note += std::string(note.empty() ? "" : "; ") + tr("saturated");
   if (p.search) note += std::string(note.empty() ? "" : "; ") + tr("search");
+  if (p.output_check && p.output_check->verdict != "ok")
+    note += std::string(note.empty() ? "" : "; ") + (p.output_check->verdict == "loop" ? tr("output loops") : tr("output not text"));
   return note;
 }
 
@@ -109,14 +112,19 @@ std::vector<FactGroup> sweep_fact_groups(const RunResult& r) {
 }
 
 // The best goodput as a sentence: the valid rate with the most requests per second within the
-// SLO, among the rates that did not saturate the server (among all when every one did).
-std::optional<std::string> goodput_line(const SweepInfo& s) {
+// SLO, among the rates that did not saturate the server (among all when every one did); a rate
+// whose output looped or was not text does not count (report/output_check_model.h).
+std::optional<std::string> goodput_line(const RunResult& r) {
+  const SweepInfo& s = *r.sweep;
   const SweepPoint* best = nullptr;
   bool all_saturated = true;
+  auto counts = [&](const SweepPoint& p) {
+    return p.status == CellStatus::Valid && p.goodput_rps && sweep_output_stands(r, p);
+  };
   for (const auto& p : s.points)
-    if (p.status == CellStatus::Valid && p.goodput_rps && !p.saturated) all_saturated = false;
+    if (counts(p) && !p.saturated) all_saturated = false;
   for (const auto& p : s.points) {
-    if (p.status != CellStatus::Valid || !p.goodput_rps || (p.saturated && !all_saturated)) continue;
+    if (!counts(p) || (p.saturated && !all_saturated)) continue;
     if (!best || *p.goodput_rps > *best->goodput_rps) best = &p;
   }
   if (!best) return std::nullopt;
@@ -131,9 +139,10 @@ std::optional<std::string> goodput_line(const SweepInfo& s) {
   return line;
 }
 
-std::vector<std::string> finding_lines(const SweepInfo& s) {
+std::vector<std::string> finding_lines(const RunResult& r) {
+  const SweepInfo& s = *r.sweep;
   std::vector<std::string> lines;
-  if (auto goodput = goodput_line(s)) lines.push_back(std::move(*goodput));
+  if (auto goodput = goodput_line(r)) lines.push_back(std::move(*goodput));
   if (s.saturation_rps) lines.push_back(trf("Saturation rate: {:.3g} requests/s (--rates auto)", *s.saturation_rps));
   if (s.max_rate_within_slo_rps)
     lines.push_back(trf("Highest rate with {:.0f}% of requests within the SLO: {:.3g} requests/s", 100 * s.slo_fraction,
@@ -142,6 +151,15 @@ std::vector<std::string> finding_lines(const SweepInfo& s) {
     lines.push_back(trf("No measured rate had {:.0f}% of requests within the SLO", 100 * s.slo_fraction));
   return lines;
 }
+
+// What needs a reader's eye: rates whose output looped or was not text, then the run's warnings.
+std::vector<Finding> sweep_findings(const RunResult& r) {
+  std::vector<Finding> out = sweep_output_findings(r);
+  for (const auto& w : r.warnings) out.push_back({Severity::Warning, w});
+  return out;
+}
+
+std::string finding_tag(const Finding& f) { return f.severity == Severity::Info ? tr("Note") : tr("Warning"); }
 
 std::string render_term_sweep(const RunResult& r, const RenderOptions& options) {
   const SweepInfo& s = *r.sweep;
@@ -177,8 +195,9 @@ std::string render_term_sweep(const RunResult& r, const RenderOptions& options) 
   out += "\nLatency in ms, from each request's intended start:\n";
   out += print({0, 4, 5, 6});
   out += "\n";
-  for (const auto& l : finding_lines(s)) out += l + "\n";
-  for (const auto& w : r.warnings) out += wrap("Warning: " + w, static_cast<size_t>(std::max(40, options.width_columns))) + "\n";
+  for (const auto& l : finding_lines(r)) out += l + "\n";
+  for (const auto& f : sweep_findings(r))
+    out += wrap(finding_tag(f) + ": " + f.text, static_cast<size_t>(std::max(40, options.width_columns))) + "\n";
   return out;
 }
 
@@ -186,9 +205,9 @@ std::string render_markdown_sweep(const RunResult& r) {
   std::string out = "# " + md_escape(title(r)) + "\n\n";
   for (const auto& l : setting_lines(r)) out += "- " + md_escape(l) + "\n";
   out += "\n";
-  for (const auto& l : finding_lines(*r.sweep)) out += "**" + md_escape(l) + "**\n\n";
+  for (const auto& l : finding_lines(r)) out += "**" + md_escape(l) + "**\n\n";
   out += md_table(sweep_table(*r.sweep)) + "\n";
-  for (const auto& w : r.warnings) out += "- Warning: " + md_escape(w) + "\n";
+  for (const auto& f : sweep_findings(r)) out += "- " + md_escape(finding_tag(f)) + ": " + md_escape(f.text) + "\n";
   out += markdown_fact_groups(sweep_fact_groups(r));
   out += "\nLatencies are timed from each request's intended start (docs/METRICS.md, \"Request-rate sweeps\").\n";
   return out;
@@ -255,9 +274,10 @@ std::string render_html_sweep(const RunResult& r) {
   for (const auto& l : setting_lines(r)) body += "<p class=\"subtitle\">" + esc(l) + "</p>\n";
   if (!r.notes.empty()) body += "<p class=\"note\">" + esc(r.notes) + "</p>\n";
   body += "</header>\n<section id=\"findings\">\n<ul class=\"findings\">\n";
-  for (const auto& l : finding_lines(s)) body += "<li class=\"ok\">" + esc(l) + "</li>\n";
-  for (const auto& w : r.warnings)
-    body += "<li class=\"warn\"><span class=\"tag\">" + esc(tr("Warning")) + "</span>" + esc(w) + "</li>\n";
+  for (const auto& l : finding_lines(r)) body += "<li class=\"ok\">" + esc(l) + "</li>\n";
+  for (const auto& f : sweep_findings(r))
+    body += std::string("<li class=\"") + (f.severity == Severity::Info ? "info" : "warn") + "\"><span class=\"tag\">" +
+            esc(finding_tag(f)) + "</span>" + esc(f.text) + "</li>\n";
   body += "</ul>\n</section>\n";
   body += html_fact_groups(sweep_fact_groups(r));
   const LineChart latency = sweep_latency_chart(s);

@@ -102,6 +102,11 @@ void redact_result(RunResult& r, const RedactOptions& given) {
     for (auto& w : cell.warnings) text(w);
     if (cell.output_check) text(cell.output_check->excerpt);  // what the server wrote
   }
+  if (r.sweep)
+    for (auto& point : r.sweep->points) {
+      text(point.error);
+      if (point.output_check) text(point.output_check->excerpt);
+    }
   for (auto& check : r.retrieval) {  // a server's answer can echo anything
     text(check.excerpt);
     text(check.finish_reason);

@@ -315,6 +315,7 @@ struct SweepPoint {
                                                 ///< at the middle third's
   std::optional<double> slo_met_fraction;       ///< requests that completed within both SLOs ÷ requests
   std::optional<double> goodput_rps;            ///< achieved_rps × share of completions within both SLOs
+  std::optional<OutputCheckSummary> output_check;  ///< the rate's requests' output checked; absent in files before it
   bool saturated = false;                       ///< the server did not keep up with this rate
   std::string saturation_reason;                ///< why, in words
   std::string error;                            ///< status Error: why

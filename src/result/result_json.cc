@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "result/json_fields.h"
+#include "result/output_check_json.h"
 #include "result/sweep_json.h"
 
 namespace sm {
@@ -360,10 +361,7 @@ json decode_to_json(const DecodeCell& c) {
           {"warnings", c.warnings}};
   if (!c.audit_bins_tok_s.empty()) out["audit_bins_tok_s"] = c.audit_bins_tok_s;  // audits only
   if (!c.repeat_tok_s.empty()) out["repeat_tok_s"] = c.repeat_tok_s;              // --repeat only
-  if (const auto& o = c.output_check)
-    out["output_check"] = {{"verdict", o->verdict},   {"requests", o->requests}, {"repeat", o->repeat},
-                           {"empty", o->empty},       {"not_text", o->not_text}, {"count_mismatch", o->count_mismatch},
-                           {"flaw", o->flaw},         {"excerpt", o->excerpt}};
+  output_check_to_json(c.output_check, out);
   telemetry_to_json(c.telemetry, out);
   return out;
 }
@@ -418,17 +416,7 @@ Result<DecodeCell> decode_from_json(const json& j) {
   read(j, "error", c.error);
   read(j, "warnings", c.warnings);
   read(j, "repeat_tok_s", c.repeat_tok_s);
-  if (auto o = j.find("output_check"); o != j.end() && o->is_object()) {
-    OutputCheckSummary& checked = c.output_check.emplace();
-    read(*o, "verdict", checked.verdict);
-    read(*o, "requests", checked.requests);
-    read(*o, "repeat", checked.repeat);
-    read(*o, "empty", checked.empty);
-    read(*o, "not_text", checked.not_text);
-    read(*o, "count_mismatch", checked.count_mismatch);
-    read(*o, "flaw", checked.flaw);
-    read(*o, "excerpt", checked.excerpt);
-  }
+  output_check_from_json(j, c.output_check);
   telemetry_from_json(j, c.telemetry);
   return c;
 }

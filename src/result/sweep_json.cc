@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "result/json_fields.h"
+#include "result/output_check_json.h"
 
 namespace sm {
 
@@ -33,7 +34,7 @@ void read_percentiles(const json& j, const char* key, std::optional<Percentiles>
 }
 
 json point_to_json(const SweepPoint& p) {
-  return {{"rate_rps", p.rate_rps},
+  json out = {{"rate_rps", p.rate_rps},
           {"search", p.search},
           {"status", std::string(to_string(p.status))},
           {"window_s", p.window_s},
@@ -57,6 +58,8 @@ json point_to_json(const SweepPoint& p) {
           {"saturated", p.saturated},
           {"saturation_reason", p.saturation_reason},
           {"error", p.error}};
+  output_check_to_json(p.output_check, out);
+  return out;
 }
 
 Result<SweepPoint> point_from_json(const json& j) {
@@ -90,6 +93,7 @@ Result<SweepPoint> point_from_json(const json& j) {
   read(j, "saturated", p.saturated);
   read(j, "saturation_reason", p.saturation_reason);
   read(j, "error", p.error);
+  output_check_from_json(j, p.output_check);
   return p;
 }
 

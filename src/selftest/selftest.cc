@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <memory>
 #include <charconv>
 #include <cstdio>
 #include <fmt/format.h>
@@ -15,7 +16,7 @@
 
 #include "core/clock.h"
 #include "engines/chunk_parser.h"
-#include "metrics/output_check.h"
+#include "metrics/output_check_worker.h"
 #include "metrics/request_record.h"
 #include "net/stream_client.h"
 
@@ -95,8 +96,13 @@ class IngestHandler final : public StreamHandler {
       // Kept like a request's record (time + tokens per chunk), bounded so a stream that never
       // ends does not grow: a real request's record is bounded by its max output.
       if (chunks_[id % chunks_.size()].size() >= kRecordChunks) chunks_[id % chunks_.size()].clear();
-      // The run's output checks (loops, text that is not text), as every request of a run has them.
-      if (check_output_) checks_[id % checks_.size()].add(chunk_.reasoning, chunk_.text, 1);
+      // The run's output checks (loops, text that is not text), as every request of a run has them:
+      // the text copied into the stream's batch here, checked on the worker's thread.
+      if (output_checks_) {
+        OutputBatch& batch = batches_[id % batches_.size()];
+        batch.add(chunk_.reasoning, chunk_.text, 1);
+        if (batch.full()) output_checks_->submit(id % batches_.size(), batch.take());
+      }
     }
     if (track_lag_ && counting_) {
       size_t at = data.rfind("\"t\":");
@@ -124,7 +130,8 @@ class IngestHandler final : public StreamHandler {
   void start_counting(size_t streams) {
     counting_ = true;
     chunks_.assign(std::max<size_t>(streams, 1), {});
-    checks_.assign(std::max<size_t>(streams, 1), {});
+    batches_.assign(std::max<size_t>(streams, 1), {});
+    if (check_output_ && !output_checks_) output_checks_ = std::make_unique<OutputCheckWorker>();
   }
   void stop_counting() { counting_ = false; }
   int64_t tokens() const { return tokens_; }
@@ -154,7 +161,8 @@ class IngestHandler final : public StreamHandler {
   ChunkParser parser_;
   ChunkInfo chunk_;
   std::vector<std::vector<ChunkStamp>> chunks_;
-  std::vector<OutputCheck> checks_;  ///< by stream, like chunks_
+  std::vector<OutputBatch> batches_;                  ///< by stream, like chunks_
+  std::unique_ptr<OutputCheckWorker> output_checks_;  ///< with check_output_: its own thread
   std::vector<bool> started_;  ///< by stream id: produced a token
   size_t streams_started_ = 0;
   std::vector<int64_t> lag_us_histogram_;

@@ -72,6 +72,29 @@ TEST(RateMetrics, GoodputCountsRequestsWithinBothSlos) {
   EXPECT_DOUBLE_EQ(*p.slo_met_fraction, 1.0);
 }
 
+// The rate's requests go through the output checks as a cell's do: two of four looping is a loop.
+TEST(RateMetrics, OutputChecksOfTheRatesRequests) {
+  std::vector<TimedRequest> rs = {request(0, 0, 50, 11, 10), request(250, 250, 300, 11, 10), request(500, 500, 540, 11, 10),
+                                  request(750, 750, 790, 11, 10)};
+  SweepPoint p;
+  compute_rate_point(rs, 0, kNsPerS, SloTargets{}, SaturationRule{}, p);
+  ASSERT_TRUE(p.output_check.has_value());
+  EXPECT_EQ(p.output_check->requests, 4);
+  EXPECT_EQ(p.output_check->verdict, "ok");
+  rs[1].record.output_flaw = OutputFlaw::Empty;
+  rs[2].record.output_flaw = OutputFlaw::Repeat;
+  rs[2].record.output_excerpt = "ab";
+  compute_rate_point(rs, 0, kNsPerS, SloTargets{}, SaturationRule{}, p);
+  EXPECT_EQ(p.output_check->verdict, "loop");
+  EXPECT_EQ(p.output_check->flaw, "repeat");  // the example with an excerpt, before the one without text
+  EXPECT_EQ(p.output_check->excerpt, "ab");
+  EXPECT_EQ(p.output_check->empty, 1);
+  // No request brought output: nothing checked, no summary.
+  std::vector<TimedRequest> none = {request(0, 0, 50, 0, 10, RequestEnd::Failed)};
+  compute_rate_point(none, 0, kNsPerS, SloTargets{}, SaturationRule{}, p);
+  EXPECT_FALSE(p.output_check.has_value());
+}
+
 // A first-come-first-served server of 25 ms per request (40/s): at 20/s (constant arrivals) it
 // keeps up and every TTFT is its prefill; at 80/s the queue grows and the second half of the window
 // completes only ~40/s.

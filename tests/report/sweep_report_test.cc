@@ -205,5 +205,36 @@ TEST(SweepReport, HtmlSpeaksTheTranslatorsLanguage) {
   EXPECT_NE(english.find("<h1 id=\"title\">Request-rate sweep: "), std::string::npos);
 }
 
+// A rate whose output looped is named in every printer and left out of the goodput line; on a
+// synthetic model (loops by construction) it is a note and its goodput counts.
+TEST(SweepReport, RatesWhoseOutputLoopsAreNamed) {
+  RunResult r = sample_sweep();
+  for (auto& p : r.sweep->points) p.saturated = false;
+  OutputCheckSummary loop;
+  loop.verdict = "loop";
+  loop.requests = 20;
+  loop.repeat = 20;
+  loop.flaw = "repeat";
+  loop.excerpt = "]]]]";
+  for (auto& p : r.sweep->points)
+    if (p.rate_rps == 2) p.output_check = loop;
+  const std::string named = "2 requests/s: the output loops: 20 of 20 requests repeat";
+  RenderOptions wide;
+  wide.width_columns = 400;  // the terminal's findings unwrapped
+  for (ReportFormat format : {ReportFormat::Term, ReportFormat::Markdown, ReportFormat::Html}) {
+    const std::string text = render_report(r, format, wide);
+    EXPECT_NE(text.find(named), std::string::npos) << text;
+    EXPECT_NE(text.find("the goodput line leaves this rate out"), std::string::npos);
+    EXPECT_NE(text.find("output loops"), std::string::npos);  // the rate's note in the table
+    // 1/s (goodput 0.95) is the best that stands; 2/s (1.9) looped, 4/s (1.6) is not within the SLO share but counts.
+    EXPECT_EQ(text.find("Goodput: 1.9 "), std::string::npos) << text;
+    EXPECT_NE(text.find("Goodput: 1.6 requests/s"), std::string::npos) << text;
+  }
+  r.engine.synthetic_model = true;
+  const std::string text = render_report(r, ReportFormat::Term, wide);
+  EXPECT_NE(text.find("Note: " + named), std::string::npos) << text;
+  EXPECT_NE(text.find("Goodput: 1.9 "), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace sm
