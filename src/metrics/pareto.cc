@@ -17,16 +17,23 @@ void mark_pareto_frontier(std::vector<ParetoPoint>& points) {
   }
 }
 
-std::vector<ParetoLine> pareto_lines(const RunResult& run) {
+std::vector<DecodeCell> counted_decode_cells(const RunResult& run) {
   std::set<int64_t> unread;  // a failed retrieval check: the server did not read that context back
   for (const RetrievalCheck& check : run.retrieval)
     if (retrieval_failed(check.verdict)) unread.insert(check.context);
-  std::map<int64_t, std::vector<ParetoPoint>> by_context;
+  std::vector<DecodeCell> out;
   for (const DecodeCell& c : run.decode) {
     if (c.status != CellStatus::Valid || !c.total_tok_s || !c.per_request_tok_s || c.concurrency < 1) continue;
     if (!output_stands(run, c) || unread.contains(c.context)) continue;
-    by_context[c.context].push_back({c.context, c.concurrency, *c.total_tok_s, *c.per_request_tok_s, false});
+    out.push_back(c);
   }
+  return out;
+}
+
+std::vector<ParetoLine> pareto_lines(const RunResult& run) {
+  std::map<int64_t, std::vector<ParetoPoint>> by_context;
+  for (const DecodeCell& c : counted_decode_cells(run))
+    by_context[c.context].push_back({c.context, c.concurrency, *c.total_tok_s, *c.per_request_tok_s, false});
   std::vector<ParetoLine> lines;
   for (auto& [context, points] : by_context) {
     std::sort(points.begin(), points.end(),

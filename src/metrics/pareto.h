@@ -29,6 +29,9 @@ struct ParetoLine {
   std::vector<ParetoPoint> points;
 };
 
+/// The decode cells rankings count (above): the Pareto chart's points, and the site's users at a speed.
+std::vector<DecodeCell> counted_decode_cells(const RunResult& run);
+
 /// The run's lines, ascending context; contexts with no cell that counts have none.
 std::vector<ParetoLine> pareto_lines(const RunResult& run);
 
