@@ -176,9 +176,9 @@ const std::vector<Migration> kMigrations = {
     // for the listings' column and filter.
     {10,
      "users at a speed: each run's users at the site's speed floors per context, backfilled from its stored result",
-     {"CREATE TABLE run_capacity (run_id TEXT NOT NULL, context BIGINT NOT NULL, floor_tok_s DOUBLE PRECISION NOT NULL,"
+     {"CREATE TABLE IF NOT EXISTS run_capacity (run_id TEXT NOT NULL, context BIGINT NOT NULL, floor_tok_s DOUBLE PRECISION NOT NULL,"
       " users BIGINT NOT NULL, basis TEXT NOT NULL, PRIMARY KEY (run_id, context, floor_tok_s))",
-      "CREATE INDEX run_capacity_question ON run_capacity (floor_tok_s, context, users)"},
+      "CREATE INDEX IF NOT EXISTS run_capacity_question ON run_capacity (floor_tok_s, context, users)"},
      {},
      &fill_run_capacity},
 };
