@@ -9,6 +9,7 @@
 #include "report/cell_noise.h"
 #include "report/html_escape.h"
 #include "report/html_page.h"
+#include "report/pareto_chart.h"
 #include "report/printers.h"
 #include "report/svg_chart.h"
 #include "report/telemetry_chart.h"
@@ -62,12 +63,12 @@ std::string header_html(const ReportModel& m, const RunResult& r, bool timeline)
   if (!m.notes.empty()) out += "<p class=\"note\">" + html_escape(m.notes) + "</p>\n";
   out += "<nav class=\"toc\" aria-label=\"" + html_escape(tr("Sections")) + "\">";
   std::vector<std::pair<std::string, std::string>> links;
+  if (!m.capacity.cells.empty()) links.push_back({"capacity", m.capacity.title});
   if (!m.findings.empty()) links.push_back({"warnings", findings_title(m)});
   links.push_back({"hardware", tr("Hardware")});
   if (!m.prefill.empty()) links.push_back({"prefill", tr("Prefill")});
   if (!m.decode_total.cells.empty()) links.push_back({"decode", tr("Sustained decode")});
   if (!m.decode_efficiency.cells.empty()) links.push_back({"efficiency", tr("Tokens per joule")});
-  if (!m.capacity.cells.empty()) links.push_back({"capacity", m.capacity.title});
   if (timeline) links.push_back({"telemetry", tr("Over time")});
   links.push_back({"measurements", tr("All measurements")});
   if (!m.retrieval.rows.empty()) links.push_back({"retrieval", tr("Retrieval check")});
@@ -242,12 +243,20 @@ std::string decode_html(const ReportModel& m, const RunResult& r) {
            html_escape(trf("{}, {} under each value", m.decode_efficiency.caption, m.decode_efficiency.detail_name)) + "</p>\n";
     out += heatmap_html(m.decode_efficiency, "efficiency-matrix");
   }
-  if (!m.capacity.cells.empty()) {
-    out += "<h3 id=\"capacity\">" + html_escape(m.capacity.title) + "</h3>\n<p class=\"caption\">" +
-           html_escape(trf("{}; {} under each value", m.capacity.caption, m.capacity.detail_name)) + "</p>\n";
-    out += heatmap_html(m.capacity, "capacity-matrix");
-  }
   return out + "</section>\n";
+}
+
+// The first screen after the headline: users at each speed and the Pareto chart, side by side
+// where the page is wide enough; "" when the run has neither.
+std::string capacity_html(const ReportModel& m, const RunResult& r) {
+  const std::string chart = pareto_figure_html(pareto_chart(r));
+  if (m.capacity.cells.empty() && chart.empty()) return "";
+  std::string out = "<section id=\"capacity\">\n<div class=\"charts\">\n";
+  if (!m.capacity.cells.empty())
+    out += "<div>\n<h2>" + html_escape(m.capacity.title) + "</h2>\n<p class=\"caption\">" +
+           html_escape(trf("{}; {} under each value", m.capacity.caption, m.capacity.detail_name)) + "</p>\n" +
+           heatmap_html(m.capacity, "capacity-matrix") + "</div>\n";
+  return out + chart + "</div>\n</section>\n";
 }
 
 // The time chart of the run's telemetry series; "" without a series or with nothing to draw.
@@ -314,6 +323,7 @@ std::string render_html(const RunResult& r, const ReportModel& m, const Telemetr
   std::string body;
   body += header_html(m, r, !chart.empty());
   body += headline_html(m);
+  body += capacity_html(m, r);
   body += findings_html(m);
   body += html_fact_groups(m.facts);
   body += launch_html(m);
