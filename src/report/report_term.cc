@@ -252,7 +252,7 @@ std::string render_term(const ReportModel& m, const RenderOptions& options) {
       std::string line = trf("{}: {} at once, {} {}, {} {}, goodput {} req/s ({} tok/s)", row.cells[0], row.cells[1],
                              m.slo.header[2], row.cells[2], m.slo.header[3], row.cells[3], row.cells[5], row.cells[6]);
       if (!row.cells[8].empty()) line += " — " + row.cells[8];
-      out += wrap("  " + (row.status == CellStatus::Valid ? line : ansi.yellow(line)), width, "    ");
+      out += "  " + wrap(row.status == CellStatus::Valid ? line : ansi.yellow(line), width - 2, "    ");
     }
   }
   out += "\n";
