@@ -148,7 +148,9 @@ TEST(SloSpecParse, BadInputSaysWhatIsWrong) {
                           "tpot=5ms,depth=3", "tpot", "tpot=5ms,context=lots", "tpot=5ms,probes=-1"}) {
     auto spec = parse_slo_spec(bad);
     EXPECT_FALSE(spec.has_value()) << bad;
-    if (!spec) EXPECT_FALSE(spec.error().message.empty());
+    if (!spec) {
+      EXPECT_FALSE(spec.error().message.empty());
+    }
   }
   EXPECT_NE(parse_slo_spec("ttft=soon").error().message.find("ttft=soon"), std::string::npos);
   EXPECT_NE(parse_slo_spec("p=90").error().message.find("give a target"), std::string::npos);
