@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/slo_search.h"
 #include "engines/api_kind.h"
 #include "result/plan.h"
 #include "result/plan_fit.h"
@@ -80,6 +81,8 @@ struct RunConfig {
   /// --retrieval-check (true) / --no-retrieval-check (false); nullopt: on for the standard profile
   /// only (bench/retrieval_check.h, retrieval_check_wanted).
   std::optional<bool> retrieval_check;
+  /// --slo: the SLO search after the matrix (bench/slo_search.h); nullopt: none.
+  std::optional<SloSpec> slo;
   std::string resume_dir;          ///< --resume: continue the run in this folder (settings come from it)
   std::optional<HardwareInfo> server_hardware;    ///< --server-hardware / --gpu: the server's machine, declared
   std::optional<TargetLocality> target_locality;  ///< where the server runs; unset: decided when the run starts

@@ -82,6 +82,7 @@ struct RunFlags {
   bool retrieval_check = false;     ///< --retrieval-check
   bool no_retrieval_check = false;  ///< --no-retrieval-check
   std::string attention_window;     ///< --attention-window (the built-in engine only)
+  std::string slo;                  ///< --slo ttft=2s,tpot=50ms[,context=32K][,p=90][,probes=6]
   std::string resume;
   std::vector<std::string> given;  ///< flags set on the command line
   bool duration_given = false;    ///< --duration was on the command line
@@ -234,6 +235,11 @@ Result<RunConfig> to_config(const RunFlags& f) {
     return fail(ErrorCode::InvalidArgument, "--retrieval-check and --no-retrieval-check contradict each other");
   if (f.retrieval_check) c.retrieval_check = true;
   if (f.no_retrieval_check) c.retrieval_check = false;
+  if (!f.slo.empty()) {
+    auto slo = parse_slo_spec(f.slo);
+    if (!slo) return with_flag("--slo", slo.error());
+    c.slo = std::move(*slo);
+  }
   if (!f.attention_window.empty()) {
     if (!c.target.base_url.empty())
       return fail(ErrorCode::InvalidArgument,
@@ -288,6 +294,7 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   c.retry_failed = from_flags.retry_failed;
   c.sim_attention_window = from_flags.sim_attention_window;  // the built-in engine is started again
   if (from_flags.retrieval_check) c.retrieval_check = from_flags.retrieval_check;  // turned on or off for what is left
+  c.slo = from_flags.slo;  // adds the search to a run that had none (check_resume_settings refused another)
   if (c.target.base_url.empty() && !c.launch_command.empty()) {
     int port = port_from_command(c.launch_command);
     if (port > 0) c.target.base_url = fmt::format("http://127.0.0.1:{}", port);
@@ -526,6 +533,14 @@ void add_run_command(CLI::App& app, Action& action) {
                 "back warns on its cells (docs/METRICS.md, \"Long-context retrieval check\"). On by default with "
                 "--profile standard");
   run->add_flag("--no-retrieval-check", flags->no_retrieval_check, "Do not run the retrieval check");
+  run->add_option("--slo", flags->slo,
+                  "After the matrix, find per context the most requests at once that meet these latency targets "
+                  "(SLO): ttft=TIME and/or tpot=TIME (ms or s: \"ttft=2s,tpot=50ms\"); context=TOKENS (repeatable; "
+                  "default every decode context); p=PERCENTILE, the share of requests that must meet every target "
+                  "(default 90); probes=N, extra measurements per context (default 6). The matrix's cells bracket "
+                  "the answer, probes bisect the concurrencies between (each like a decode cell, after the idle "
+                  "barrier); the report gives the concurrency, its TTFT and TPOT at the percentile and its goodput "
+                  "(docs/METRICS.md, \"SLO search\")");
   run->add_option("--attention-window", flags->attention_window,
                   "The built-in simulated engine's model reads only a prompt's last TOKENS tokens (its speed is "
                   "unchanged): the retrieval check fails at contexts whose needle lies before them");
@@ -560,6 +575,8 @@ void add_run_command(CLI::App& app, Action& action) {
       if (!flags->resume.empty()) {
         // A finished run is said to be finished, without asking its server anything.
         auto stored = read_result_file((std::filesystem::path(flags->resume) / "result.json").string());
+        // --slo added to a run that had none: its searches are owed.
+        if (stored && config->slo && !stored->settings.slo) apply_slo_spec(stored->settings, *config->slo);
         const ResumeWork work = stored ? resume_work(*stored, config->retry_failed, config->retrieval_check) : ResumeWork{};
         if (stored && work.nothing_to_do()) {
           std::fprintf(stderr, "speedmatrix run: %s\n", finished_run_message(flags->resume, work).c_str());

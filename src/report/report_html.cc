@@ -72,6 +72,7 @@ std::string header_html(const ReportModel& m, const RunResult& r, bool timeline)
   if (timeline) links.push_back({"telemetry", tr("Over time")});
   links.push_back({"measurements", tr("All measurements")});
   if (!m.retrieval.rows.empty()) links.push_back({"retrieval", tr("Retrieval check")});
+  if (!m.slo.rows.empty()) links.push_back({"slo", tr("SLO search")});
   links.push_back({"definitions", tr("Definitions")});
   for (const auto& [id, text] : links) out += "<a href=\"#" + id + "\">" + html_escape(text) + "</a>";
   out += "</nav>\n</header>\n";
@@ -290,6 +291,13 @@ std::string measurements_html(const ReportModel& m) {
   return out + "</section>\n";
 }
 
+// The SLO search per context; "" without --slo.
+std::string slo_html(const ReportModel& m) {
+  if (m.slo.rows.empty()) return "";
+  return "<section id=\"slo\">\n<h2>" + html_escape(tr("SLO search")) + "</h2>\n<p class=\"caption\">" +
+         html_escape(m.slo_caption) + "</p>\n" + data_table_html(m.slo, "slo-table") + "</section>\n";
+}
+
 // The retrieval check's verdict per context; "" when none ran.
 std::string retrieval_html(const ReportModel& m) {
   if (m.retrieval.rows.empty()) return "";
@@ -332,6 +340,7 @@ std::string render_html(const RunResult& r, const ReportModel& m, const Telemetr
   body += telemetry_html(chart);
   body += measurements_html(m);
   body += retrieval_html(m);
+  body += slo_html(m);
   body += checks_html(m);
   body += definitions_html(m);
   body += "<footer>" + html_escape(trf("{} · a self-contained page: no scripts, nothing loaded from the network.", m.footer)) +

@@ -193,6 +193,9 @@ ReportModel build_report_model(const RunResult& r) {
   add_retrieval_findings(r, m.findings);
   m.retrieval = retrieval_table(r);
   m.retrieval_caption = retrieval_caption(r);
+  add_slo_findings(r, m.findings);
+  m.slo = slo_table(r);
+  m.slo_caption = slo_caption(r);
   bool warned = std::any_of(m.findings.begin(), m.findings.end(),
                             [](const Finding& f) { return f.severity != Severity::Info; });
   if (!warned) m.checks_passed = checks_passed(r);

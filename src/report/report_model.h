@@ -126,6 +126,8 @@ struct ReportModel {
   Table retrieval;                             ///< the long-context retrieval check by context; no rows when
                                                ///< none ran (printers then leave the section out)
   std::string retrieval_caption;               ///< above that table: what was asked and how it is scored
+  Table slo;                                   ///< run --slo: each context's SLO search; no rows without one
+  std::string slo_caption;                     ///< above that table: the targets and how the search works
   std::vector<Definition> definitions;
   std::string token_counts;     ///< where the output token counts came from
   std::string footer;           ///< tool, commit, build, run id, times

@@ -245,6 +245,16 @@ std::string render_term(const ReportModel& m, const RenderOptions& options) {
       out += "  " + (row.status == CellStatus::Valid ? line : ansi.yellow(line)) + "\n";
     }
   }
+  if (!m.slo.rows.empty()) {
+    // Context, requests at once, TTFT and TPOT at the percentile, goodput; the rest in report.html.
+    out += "\n" + ansi.bold(tr("SLO search")) + "\n";
+    for (const auto& row : m.slo.rows) {
+      std::string line = trf("{}: {} at once, {} {}, {} {}, goodput {} req/s ({} tok/s)", row.cells[0], row.cells[1],
+                             m.slo.header[2], row.cells[2], m.slo.header[3], row.cells[3], row.cells[5], row.cells[6]);
+      if (!row.cells[8].empty()) line += " — " + row.cells[8];
+      out += "  " + wrap(row.status == CellStatus::Valid ? line : ansi.yellow(line), width - 2, "    ");
+    }
+  }
   out += "\n";
   if (!m.findings.empty()) {
     out += ansi.bold("Warnings") + "\n";

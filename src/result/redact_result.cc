@@ -106,6 +106,8 @@ void redact_result(RunResult& r, const RedactOptions& given) {
     text(check.excerpt);
     text(check.finish_reason);
   }
+  for (auto& search : r.slo_search)  // a failed probe's error, like a cell's
+    for (auto& point : search.points) text(point.error);
 }
 
 RunResult redacted(RunResult result, const RedactOptions& options) {

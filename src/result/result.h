@@ -73,6 +73,18 @@ struct EngineInfo {
   bool synthetic_model = false;               ///< speedmatrix synth-model's GGUF (gguf/synth_detect.h)
 };
 
+/// The share of requests that must meet every target (docs/METRICS.md, "SLOs"): 90 = 90% of them.
+inline constexpr double kDefaultSloPercentile = 90;
+
+/// Latency targets (docs/METRICS.md, "SLOs"); unset = no limit on that figure. A point (a sweep's
+/// rate, a decode cell, a probe) meets them when at least `percentile` % of its requests each
+/// meet every target set (metrics/slo.h, meets_slo and meets_slo_share).
+struct SloTargets {
+  std::optional<double> ttft_ms;
+  std::optional<double> tpot_ms;
+  double percentile = kDefaultSloPercentile;  ///< in (0, 100]
+};
+
 /// How the run was set up (the seed page's Run section).
 struct RunSettings {
   std::string api = "completions";      ///< "completions" or "chat"
@@ -111,6 +123,10 @@ struct RunSettings {
   /// the run asked the server its needle back at each context (--retrieval-check, the standard
   /// profile's default), false when it was turned off; nullopt in files from before the check.
   std::optional<bool> retrieval_check;
+  /// --slo: the targets of the SLO search (docs/METRICS.md, "SLO search"); nullopt: no search.
+  std::optional<SloTargets> slo;
+  std::vector<int64_t> slo_contexts;  ///< --slo context=...: the contexts searched; empty: every decode context
+  int64_t slo_max_probes = 0;         ///< probes allowed per context
 };
 
 /// A median with its tails. All in the unit the field name says.
@@ -184,6 +200,48 @@ struct OutputCheckSummary {
   std::string excerpt;  ///< a flawed request's text: the loop's cycle, or the text's start
 };
 
+/// One closed-loop measurement (a decode cell or an SLO probe) judged against the run's SLO
+/// (docs/METRICS.md, "SLO search"; metrics/slo.h, judge_closed_loop).
+struct SloJudgement {
+  bool meets = false;                  ///< met_fraction ≥ percentile ÷ 100
+  int64_t requests = 0;                ///< requests judged
+  int64_t met = 0;                     ///< of those, within every target
+  std::optional<double> met_fraction;  ///< met ÷ requests
+  std::optional<double> ttft_ms;       ///< TTFT at the SLO percentile (send → first token)
+  std::optional<double> tpot_ms;       ///< TPOT at the SLO percentile
+  std::optional<double> achieved_rps;  ///< requests completed inside the window ÷ its length
+  std::optional<double> goodput_rps;   ///< of those, the ones within the SLO ÷ the window's length
+  std::optional<double> goodput_tok_s; ///< output tokens inside the window of requests within the SLO ÷ its length
+};
+
+/// One concurrency of an SLO search: a matrix cell or a probe, judged.
+struct SloPoint {
+  int64_t concurrency = 0;
+  std::string source;                  ///< "matrix" (a decode cell of the matrix) or "probe"
+  CellStatus status = CellStatus::Valid;  ///< a probe that failed: Error (or Interrupted)
+  std::optional<SloJudgement> judgement;  ///< valid points
+  std::string error;                   ///< status Error: why
+};
+
+/// One context's SLO search (`run --slo`): the highest concurrency meeting the SLO.
+struct SloSearch {
+  int64_t context = 0;
+  /// "found" (concurrency passes, concurrency + 1 fails), "at_least" (the highest concurrency the
+  /// KV cache and the matrix allow passes), "none" (one request already fails), "probe_limit"
+  /// (the probes ran out between concurrency and failing_concurrency), "stopped" (a probe failed
+  /// or the run was interrupted: the bracket so far).
+  std::string basis;
+  int64_t concurrency = 0;                      ///< highest concurrency that passed (0: none)
+  std::optional<int64_t> failing_concurrency;   ///< lowest concurrency above it that failed
+  std::optional<int64_t> passed_above;          ///< a higher concurrency that passed anyway (noise)
+  int64_t max_concurrency = 0;                  ///< the highest concurrency the search could try
+  int64_t probes = 0;                           ///< probes measured (matrix cells not counted)
+  std::vector<SloPoint> points;                 ///< matrix cells used, then probes, in the order judged
+};
+
+/// The point of `search` at its answer (the last judged at search.concurrency); null when none.
+const SloPoint* slo_answer_point(const SloSearch& search);
+
 /// One sustained decode cell: `concurrency` streams over a `context`-token prompt.
 struct DecodeCell {
   int64_t context = 0;
@@ -239,6 +297,7 @@ struct DecodeCell {
                                             ///< cell's other figures are its median pass's
   CellTelemetry telemetry;                  ///< the machine over the window
   std::optional<OutputCheckSummary> output_check;  ///< the requests' output checked; absent in files before it
+  std::optional<SloJudgement> slo;          ///< run --slo: the cell judged against the SLO (metrics/slo.h)
 };
 
 /// A GPU's fixed facts, as the telemetry saw them.
@@ -449,6 +508,7 @@ struct RunResult {
   std::optional<SweepInfo> sweep;     ///< a request-rate sweep (`speedmatrix sweep`); then prefill and decode are empty
   std::optional<RunTiming> timing;    ///< where the wall time went (matrix runs; nullopt in older files and predictions)
   std::vector<RetrievalCheck> retrieval;  ///< the retrieval check of each context checked, ascending context
+  std::vector<SloSearch> slo_search;      ///< run --slo: each context's search, ascending context
 };
 
 }  // namespace sm

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "result/json_fields.h"
+#include "result/slo_json.h"
 #include "result/sweep_json.h"
 
 namespace sm {
@@ -116,6 +117,11 @@ json settings_to_json(const RunSettings& s) {
   }
   if (s.precision_audit) j["precision_audit"] = *s.precision_audit;
   if (s.retrieval_check) j["retrieval_check"] = *s.retrieval_check;  // absent in files from before the check
+  if (s.slo) {  // run --slo only
+    j["slo"] = slo_targets_to_json(*s.slo);
+    j["slo_contexts"] = s.slo_contexts;
+    j["slo_max_probes"] = s.slo_max_probes;
+  }
   if (s.requests_per_cell > 0) {
     j["requests_per_cell"] = s.requests_per_cell;
     j["warmup_requests"] = s.warmup_requests;
@@ -146,6 +152,9 @@ RunSettings settings_from_json(const json& j) {
   read_opt(j, "min_window_s", s.min_window_s);
   read_opt(j, "precision_audit", s.precision_audit);
   read_opt(j, "retrieval_check", s.retrieval_check);
+  if (auto it = j.find("slo"); it != j.end() && it->is_object()) s.slo = slo_targets_from_json(*it);
+  read(j, "slo_contexts", s.slo_contexts);
+  read(j, "slo_max_probes", s.slo_max_probes);
   read(j, "requests_per_cell", s.requests_per_cell);
   read(j, "warmup_requests", s.warmup_requests);
   return s;
@@ -364,6 +373,7 @@ json decode_to_json(const DecodeCell& c) {
     out["output_check"] = {{"verdict", o->verdict},   {"requests", o->requests}, {"repeat", o->repeat},
                            {"empty", o->empty},       {"not_text", o->not_text}, {"count_mismatch", o->count_mismatch},
                            {"flaw", o->flaw},         {"excerpt", o->excerpt}};
+  if (c.slo) out["slo"] = slo_judgement_to_json(*c.slo);  // run --slo only
   telemetry_to_json(c.telemetry, out);
   return out;
 }
@@ -429,6 +439,7 @@ Result<DecodeCell> decode_from_json(const json& j) {
     read(*o, "flaw", checked.flaw);
     read(*o, "excerpt", checked.excerpt);
   }
+  if (auto o = j.find("slo"); o != j.end() && o->is_object()) c.slo = slo_judgement_from_json(*o);
   telemetry_from_json(j, c.telemetry);
   return c;
 }
@@ -550,6 +561,11 @@ json to_json(const RunResult& r) {
     for (const auto& c : r.retrieval) checks.push_back(retrieval_to_json(c));
     j["retrieval"] = std::move(checks);
   }
+  if (!r.slo_search.empty()) {  // only runs with --slo have it
+    json searches = json::array();
+    for (const auto& s : r.slo_search) searches.push_back(slo_search_to_json(s));
+    j["slo_search"] = std::move(searches);
+  }
   if (r.timing)
     j["timing"] = {{"total_s", r.timing->total_s},         {"setup_s", r.timing->setup_s},
                    {"prompts_s", r.timing->prompts_s},     {"idle_wait_s", r.timing->idle_wait_s},
@@ -644,6 +660,13 @@ Result<RunResult> result_from_json(const json& j) {
         auto c = retrieval_from_json(check);
         if (!c) return std::unexpected(c.error());
         r.retrieval.push_back(std::move(*c));
+      }
+    }
+    if (auto it = j.find("slo_search"); it != j.end() && it->is_array()) {
+      for (const auto& entry : *it) {
+        auto s = slo_search_from_json(entry);
+        if (!s) return std::unexpected(s.error());
+        r.slo_search.push_back(std::move(*s));
       }
     }
     if (auto it = j.find("sweep"); it != j.end() && it->is_object()) {
