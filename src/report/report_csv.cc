@@ -42,7 +42,10 @@ enum CsvColumn : size_t {
   kE2eMs, kE2eP90Ms, kE2eP99Ms, kTpotMs, kTpotP90Ms, kTpotP99Ms,
   // Adaptive windows (--precision): the window's own rate, whether it settled, and the horizon a
   // settled cell's total_tok_s is projected to.
-  kWindowTokS, kSettled, kProjectedToS, kColumnCount
+  kWindowTokS, kSettled, kProjectedToS,
+  // Energy and cost (docs/METRICS.md, "Energy and cost per million tokens").
+  kHostEnergyJ, kHostEnergySource, kGpuJPerOutputToken, kJPerOutputToken, kJPerTotalToken, kServedJPerOutputToken,
+  kCostPerMtok, kColumnCount
 };
 
 constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
@@ -54,7 +57,9 @@ constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
     "gpu_power_w", "gpu_energy_j", "tokens_per_joule", "gpu_sm_clock_mhz", "gpu_temp_max_c", "throttle",
     "host_cpu_util_pct", "server_running_mean", "server_waiting_mean", "server_waiting_max", "server_kv_usage_max",
     "server_preemptions", "total_tok_s_ci", "per_request_tok_s_ci", "e2e_ms", "e2e_p90_ms", "e2e_p99_ms",
-    "tpot_ms", "tpot_p90_ms", "tpot_p99_ms", "window_tok_s", "settled", "projected_to_s"};
+    "tpot_ms", "tpot_p90_ms", "tpot_p99_ms", "window_tok_s", "settled", "projected_to_s",
+    "host_energy_j", "host_energy_source", "gpu_j_per_output_token", "j_per_output_token", "j_per_total_token",
+    "served_j_per_output_token", "cost_per_mtok"};
 
 using Row = std::array<std::string, kColumnCount>;
 
@@ -82,6 +87,18 @@ void put_telemetry(Row& c, const CellTelemetry& t) {
   c[kServerWaitingMax] = num(t.server_waiting_max);
   c[kServerKvUsageMax] = num(t.server_kv_usage_max);
   c[kServerPreemptions] = num(t.server_preemptions);
+  c[kHostEnergyJ] = num(t.host_energy_j);
+}
+
+void put_energy(Row& c, const std::optional<CellEnergy>& e) {
+  if (!e) return;
+  c[kHostEnergyJ] = num(std::optional<double>(e->host_energy_j));
+  c[kHostEnergySource] = e->host_source;
+  c[kGpuJPerOutputToken] = num(e->gpu_j_per_output_token);
+  c[kJPerOutputToken] = num(std::optional<double>(e->j_per_output_token));
+  c[kJPerTotalToken] = num(std::optional<double>(e->j_per_total_token));
+  c[kServedJPerOutputToken] = num(std::optional<double>(e->served_j_per_output_token));
+  c[kCostPerMtok] = num(e->cost_per_mtok);
 }
 
 }  // namespace
@@ -154,6 +171,7 @@ std::string render_csv(const RunResult& r) {
     c[kError] = d->error;
     c[kWarnings] = join_warnings(d->warnings);
     put_telemetry(c, d->telemetry);
+    put_energy(c, d->energy);
     c[kServerRunningMean] = num(d->server_running_mean);
     c[kServerWaitingMean] = num(d->server_waiting_mean);
     c[kWindowTokS] = num(d->window_tok_s);
