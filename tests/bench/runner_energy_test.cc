@@ -105,6 +105,8 @@ TEST(RunEnergy, EmbeddedEngineWithRaplCountsTheHost) {
   const fs::path zone = dir.path() / "host/sys/class/powercap/intel-rapl:0";
   fs::create_directories(zone);
   std::ofstream(zone / "energy_uj") << "123456789\n";  // a counter that does not move: 0 J
+  fs::create_directories(dir.path() / "host/proc");
+  std::ofstream(dir.path() / "host/proc/stat") << "cpu  10 0 5 85\n";  // the host source needs /proc/stat
   RunConfig c;
   c.embedded_sim = true;
   c.matrix.contexts = {0};
