@@ -41,6 +41,7 @@ RunConfig config_to_resume(const RunResult& stored, const std::string& dir) {
   c.profile = s.profile;
   c.repeat = std::max<int64_t>(1, s.repeat);
   c.retrieval_check = s.retrieval_check.value_or(false);  // files from before the check never ran it
+  c.cost = s.cost;
   c.launch_command = stored.launch_command;
   if (resume_target(stored) == "embedded") {
     // The built-in engine died with the run: start it again; its old port means nothing.

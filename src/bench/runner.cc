@@ -34,6 +34,7 @@
 #include "core/units.h"
 #include "gguf/synth_detect.h"
 #include "metrics/capacity.h"
+#include "metrics/energy_cost.h"
 #include "engines/completion_response.h"
 #include "engines/probe.h"
 #include "engines/request_builder.h"
@@ -415,6 +416,7 @@ Result<void> MatrixRun::prepare() {
   s.profile = config_.profile;
   s.repeat = config_.repeat;
   s.user_floors_tok_s = config_.user_floors_tok_s;
+  s.cost = config_.cost;
   s.retrieval_check = retrieval_check_wanted(config_);
   if (config_.slo) apply_slo_spec(s, *config_.slo);
   if (!config_.profile_note.empty()) s.plan_notes.push_back(config_.profile_note);
@@ -972,6 +974,7 @@ Result<void> MatrixRun::start_telemetry_sampling() {
   o.interval_s = config_.telemetry_interval_s;
   o.nvml_lib = config_.nvml_lib;
   o.sys_root = config_.sys_root;
+  o.host_root = config_.host_root;
   o.simulated_engine = sim_ != nullptr;
   o.remote_target = result_.hardware.source == HardwareSource::Declared ||
                     result_.hardware.source == HardwareSource::Unknown;
@@ -1032,6 +1035,14 @@ void MatrixRun::save() {
     telemetry_notes_.clear();
   }
   result_.capacity = capacity_points(result_.decode, user_floors(result_.settings));
+  if (telemetry_.recorder && result_.telemetry) {
+    // The box's idle draw from this session's series (a resumed run keeps an earlier figure
+    // where this session has none).
+    const IdlePower idle = idle_power(telemetry_.recorder->series(), result_.telemetry->server_gpus);
+    if (idle.gpu_w && telemetry_.gpu_figures) result_.telemetry->idle_gpu_power_w = idle.gpu_w;
+    if (idle.host_w && !result_.telemetry->client_side_only) result_.telemetry->idle_host_power_w = idle.host_w;
+  }
+  apply_energy(result_, energy_inputs(result_));
   auto ok = write_result_file((std::filesystem::path(run_dir_) / kResultFile).string(),
                               redacted(result_, redact_options()));
   if (!ok && !save_failed_) {

@@ -15,6 +15,7 @@
 #include "bench/runner.h"
 #include "cli/commands.h"
 #include "cli/connection_flags.h"
+#include "cli/cost_flags.h"
 #include "core/units.h"
 #include "engines/probe.h"
 #include "net/url.h"
@@ -46,6 +47,7 @@ struct RunFlags {
   std::string concurrency;
   std::string prefill_contexts;
   std::vector<double> user_floors;  ///< --user-floor
+  CostFlags cost;                   ///< --power-price, --hardware-cost, ...
   double duration_s = 30;
   std::string precision;         ///< --precision: adaptive windows, "2%" or 0.02
   double min_window_s = 5;       ///< --min-window
@@ -208,6 +210,7 @@ Result<RunConfig> to_config(const RunFlags& f) {
   if (f.repeat < 1 || f.repeat > 100) return fail(ErrorCode::InvalidArgument, "--repeat must be between 1 and 100");
   c.repeat = f.repeat;
   c.user_floors_tok_s = f.user_floors;
+  if (auto ok = apply_cost_flags(f.cost, c.cost); !ok) return std::unexpected(ok.error());
   if (f.retry_failed && f.resume.empty())
     return fail(ErrorCode::InvalidArgument, "--retry-failed needs --resume DIR (the run whose error cells to measure again)");
   c.retry_failed = f.retry_failed;
@@ -259,6 +262,8 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   if (!stored) return fail(stored.error().code, "--resume: " + stored.error().message);
   if (auto ok = check_resume_settings(*stored, from_flags, given); !ok) return std::unexpected(ok.error());
   RunConfig c = config_to_resume(*stored, f.resume);
+  // Prices are not measurements: flags given now replace the stored ones.
+  if (auto ok = apply_cost_flags(f.cost, c.cost); !ok) return std::unexpected(ok.error());
   if (c.embedded_sim && (!f.url.empty() || !f.launch.empty()))
     return fail(ErrorCode::InvalidArgument,
                 "--resume: the interrupted run measured the built-in simulated engine, which is started again; "
@@ -439,6 +444,7 @@ void add_run_command(CLI::App& app, Action& action) {
                   "at each, comma list (default 10,20,50)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
+  add_cost_flags(run, flags->cost);
   run->add_option("--max-output", flags->max_output, "Tokens each decode request asks for (end of sequence ignored)")
       ->capture_default_str();
   run->add_option("--precision", flags->precision,

@@ -44,7 +44,10 @@ enum CsvColumn : size_t {
   // settled cell's total_tok_s is projected to.
   kWindowTokS, kSettled, kProjectedToS,
   // The SLO search (run --slo): a decode cell or probe judged against the SLO; a search's answer.
-  kSloBasis, kSloMeets, kSloMetFraction, kSloTtftMs, kSloTpotMs, kSloGoodputRps, kSloGoodputTokS, kColumnCount
+  kSloBasis, kSloMeets, kSloMetFraction, kSloTtftMs, kSloTpotMs, kSloGoodputRps, kSloGoodputTokS,
+  // Energy and cost (docs/METRICS.md, "Energy and cost per million tokens").
+  kHostEnergyJ, kHostEnergySource, kGpuJPerOutputToken, kJPerOutputToken, kJPerTotalToken, kServedJPerOutputToken,
+  kCostPerMtok, kColumnCount
 };
 
 constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
@@ -57,7 +60,9 @@ constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
     "host_cpu_util_pct", "server_running_mean", "server_waiting_mean", "server_waiting_max", "server_kv_usage_max",
     "server_preemptions", "total_tok_s_ci", "per_request_tok_s_ci", "e2e_ms", "e2e_p90_ms", "e2e_p99_ms",
     "tpot_ms", "tpot_p90_ms", "tpot_p99_ms", "window_tok_s", "settled", "projected_to_s",
-    "slo_basis", "slo_meets", "slo_met_fraction", "slo_ttft_ms", "slo_tpot_ms", "slo_goodput_rps", "slo_goodput_tok_s"};
+    "slo_basis", "slo_meets", "slo_met_fraction", "slo_ttft_ms", "slo_tpot_ms", "slo_goodput_rps", "slo_goodput_tok_s",
+    "host_energy_j", "host_energy_source", "gpu_j_per_output_token", "j_per_output_token", "j_per_total_token",
+    "served_j_per_output_token", "cost_per_mtok"};
 
 using Row = std::array<std::string, kColumnCount>;
 
@@ -85,6 +90,18 @@ void put_telemetry(Row& c, const CellTelemetry& t) {
   c[kServerWaitingMax] = num(t.server_waiting_max);
   c[kServerKvUsageMax] = num(t.server_kv_usage_max);
   c[kServerPreemptions] = num(t.server_preemptions);
+  c[kHostEnergyJ] = num(t.host_energy_j);
+}
+
+void put_energy(Row& c, const std::optional<CellEnergy>& e) {
+  if (!e) return;
+  c[kHostEnergyJ] = num(std::optional<double>(e->host_energy_j));
+  c[kHostEnergySource] = e->host_source;
+  c[kGpuJPerOutputToken] = num(e->gpu_j_per_output_token);
+  c[kJPerOutputToken] = num(std::optional<double>(e->j_per_output_token));
+  c[kJPerTotalToken] = num(std::optional<double>(e->j_per_total_token));
+  c[kServedJPerOutputToken] = num(std::optional<double>(e->served_j_per_output_token));
+  c[kCostPerMtok] = num(e->cost_per_mtok);
 }
 
 void put_slo(Row& c, const SloJudgement& j) {
@@ -166,6 +183,7 @@ std::string render_csv(const RunResult& r) {
     c[kError] = d->error;
     c[kWarnings] = join_warnings(d->warnings);
     put_telemetry(c, d->telemetry);
+    put_energy(c, d->energy);
     c[kServerRunningMean] = num(d->server_running_mean);
     c[kServerWaitingMean] = num(d->server_waiting_mean);
     c[kWindowTokS] = num(d->window_tok_s);

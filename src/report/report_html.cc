@@ -69,6 +69,7 @@ std::string header_html(const ReportModel& m, const RunResult& r, bool timeline)
   if (!m.prefill.empty()) links.push_back({"prefill", tr("Prefill")});
   if (!m.decode_total.cells.empty()) links.push_back({"decode", tr("Sustained decode")});
   if (!m.decode_efficiency.cells.empty()) links.push_back({"efficiency", tr("Tokens per joule")});
+  if (!m.energy.cells.empty()) links.push_back({"energy", m.energy.title});
   if (timeline) links.push_back({"telemetry", tr("Over time")});
   links.push_back({"measurements", tr("All measurements")});
   if (!m.retrieval.rows.empty()) links.push_back({"retrieval", tr("Retrieval check")});
@@ -243,6 +244,16 @@ std::string decode_html(const ReportModel& m, const RunResult& r) {
     out += "<h3 id=\"efficiency\">" + html_escape(tr("Tokens per joule")) + "</h3>\n<p class=\"caption\">" +
            html_escape(trf("{}, {} under each value", m.decode_efficiency.caption, m.decode_efficiency.detail_name)) + "</p>\n";
     out += heatmap_html(m.decode_efficiency, "efficiency-matrix");
+  }
+  if (!m.energy.cells.empty()) {
+    out += "<h3 id=\"energy\">" + html_escape(m.energy.title) + "</h3>\n<p class=\"caption\">" +
+           html_escape(trf("{}; {} under each value", m.energy.caption, m.energy.detail_name)) + "</p>\n";
+    out += heatmap_html(m.energy, "energy-matrix");
+  }
+  if (!m.capacity_cost.cells.empty()) {
+    out += "<h3 id=\"capacity-cost\">" + html_escape(m.capacity_cost.title) + "</h3>\n<p class=\"caption\">" +
+           html_escape(trf("{}; {} under each value", m.capacity_cost.caption, m.capacity_cost.detail_name)) + "</p>\n";
+    out += heatmap_html(m.capacity_cost, "capacity-cost-matrix");
   }
   return out + "</section>\n";
 }

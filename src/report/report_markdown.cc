@@ -88,6 +88,10 @@ std::string render_markdown(const ReportModel& m) {
     if (!m.capacity.cells.empty())
       out += md_section(m.capacity.title) + md_escape(m.capacity.caption) + "; " + md_escape(m.capacity.detail_name) +
              " under each value\n\n" + md_table(matrix_table(m.capacity));
+    for (const Matrix* e : {&m.energy, &m.capacity_cost})
+      if (!e->cells.empty())
+        out += md_section(e->title) + md_escape(e->caption) + "; " + md_escape(e->detail_name) +
+               " under each value\n\n" + md_table(matrix_table(*e));
   }
 
   out += md_section("All measurements") + md_escape(m.measurements_caption) + "\n\n" + md_table(m.measurements);

@@ -115,6 +115,8 @@ struct ReportModel {
   Matrix decode_total;          ///< total tok/s with TTFT under it (the seed's heatmap)
   Matrix decode_per_request;    ///< per-request tok/s with time between tokens under it
   Matrix capacity;              ///< users at each speed floor, the box's total under it (report_capacity.h)
+  Matrix energy;                ///< joules per output token, cost under it (report_energy.h); empty: no energy
+  Matrix capacity_cost;         ///< cost per million output tokens at each speed floor; empty: no prices
   Matrix decode_efficiency;     ///< tokens per joule with GPU power under it (valid cells); no cells when
                                 ///< no cell has the figure, and then printers leave it out
   std::vector<std::string> decode_notes;       ///< under the matrix: over capacity, TTFT, ...

@@ -232,6 +232,8 @@ std::string render_term(const ReportModel& m, const RenderOptions& options) {
     out += "\n" + matrix_text(m.decode_per_request, ansi, width);
     if (!m.decode_efficiency.cells.empty()) out += "\n" + matrix_text(m.decode_efficiency, ansi, width);
     if (!m.capacity.cells.empty()) out += "\n" + matrix_text(m.capacity, ansi, width);
+    if (!m.energy.cells.empty()) out += "\n" + matrix_text(m.energy, ansi, width);
+    if (!m.capacity_cost.cells.empty()) out += "\n" + matrix_text(m.capacity_cost, ansi, width);
   }
   if (!m.decode_notes.empty()) {
     out += "\n";

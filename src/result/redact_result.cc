@@ -75,6 +75,7 @@ void redact_result(RunResult& r, const RedactOptions& given) {
   r.launch_command = redact_command(r.launch_command, options);
   text(r.submitted_by);
   text(r.notes);
+  text(r.settings.cost.currency);
   for (auto& w : r.warnings) text(w);
 
   text(r.engine.model);

@@ -18,6 +18,7 @@
 #include "site/calc_input.h"
 #include "site/cell_pages.h"
 #include "site/listing_query.h"
+#include "site/run_prices.h"
 #include "site/page_layout.h"
 #include "site/run_marks.h"
 #include "site/run_telemetry_panel.h"
@@ -504,6 +505,10 @@ SiteResponse Site::page_run(const std::string& run_id, const SiteRequest& reques
   auto result = j.is_discarded() ? Result<RunResult>(fail(ErrorCode::Internal, "stored JSON is unreadable"))
                                  : result_from_json(j);
   if (!result) return page_error(500, result.error().message);
+  // A reader's own prices (?power_price=0.2): the costs are worked out again, nothing is stored.
+  const QueryParams query(request.query);
+  if (has_query_prices(query))
+    if (auto ok = apply_query_prices(query, *result); !ok) return page_error(400, ok.error().message);
   const std::string api = "/api/v1/runs/" + percent_encode(run_id);
   std::string top = "<p class=\"note\"><a href=\"/runs\">← " + esc(ui_text("nav.runs")) + "</a> · <a href=\"" + esc(api) +
                     "\">result.json</a> · <a href=\"/compare?run=" + esc(percent_encode(run_id)) + "\">" +
@@ -511,6 +516,7 @@ SiteResponse Site::page_run(const std::string& run_id, const SiteRequest& reques
   top += profile_line(result->settings.profile);
   if (*summary) top += flag_boxes(**summary);
   top += run_telemetry_panel(*result);
+  top += price_form_html(*result, run_page_path(run_id));
   // A huge run is shown a page of cells at a time.
   const std::vector<const RunResult*> one = {&*result};
   const auto pages = decode_context_pages(one);
