@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "bench/retrieval_check.h"
+#include "bench/slo_search.h"
 
 namespace sm {
 
@@ -40,6 +41,7 @@ RunConfig config_to_resume(const RunResult& stored, const std::string& dir) {
   c.profile = s.profile;
   c.repeat = std::max<int64_t>(1, s.repeat);
   c.retrieval_check = s.retrieval_check.value_or(false);  // files from before the check never ran it
+  c.cost = s.cost;
   c.launch_command = stored.launch_command;
   if (resume_target(stored) == "embedded") {
     // The built-in engine died with the run: start it again; its old port means nothing.
@@ -89,6 +91,8 @@ Result<void> check_resume_settings(const RunResult& stored, const RunConfig& r, 
                   s.profile.empty() ? std::string("(none)") : s.profile);
   if (is_given("--repeat") && r.repeat != std::max<int64_t>(1, s.repeat))
     return differ("--repeat", fmt::format("{}", r.repeat), fmt::format("{}", std::max<int64_t>(1, s.repeat)));
+  if (is_given("--slo") && r.slo && s.slo && !same_slo(s, *r.slo))
+    return differ("--slo", describe_slo(r.slo->targets), describe_slo(*s.slo));
   if (is_given("--model") && r.target.model != stored.engine.model)
     return differ("--model", r.target.model, stored.engine.model);
   return {};
@@ -126,6 +130,7 @@ ResumeWork resume_work(const RunResult& stored, bool retry_failed, std::optional
   for (const auto& c : stored.decode) count(c.status, passes_done(c));
   if (retrieval_check.value_or(stored.settings.retrieval_check.value_or(false)))
     w.checks_owed = static_cast<int64_t>(retrieval_contexts_owed(stored).size());
+  w.checks_owed += static_cast<int64_t>(slo_contexts_owed(stored).size());
   return w;
 }
 

@@ -33,7 +33,7 @@ struct ResumeWork {
   int64_t short_of_passes = 0; ///< valid rows and cells that still owe passes (--repeat)
   int64_t errors_left = 0;     ///< error rows and cells not retried (no --retry-failed)
   int64_t valid = 0;           ///< valid rows and cells
-  int64_t checks_owed = 0;     ///< retrieval checks still owed (settings.retrieval_check; an interrupted check)
+  int64_t checks_owed = 0;     ///< retrieval checks and SLO searches still owed (an interrupted check or search)
   bool nothing_to_do() const { return to_measure == 0 && short_of_passes == 0 && checks_owed == 0; }
 };
 /// `retrieval_check`: what the resume asks for (--retrieval-check / --no-retrieval-check); unset keeps the

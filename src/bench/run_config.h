@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/slo_search.h"
 #include "engines/api_kind.h"
 #include "result/plan.h"
 #include "result/plan_fit.h"
@@ -57,6 +58,7 @@ struct RunConfig {
   double telemetry_interval_s = 0.5;  ///< --telemetry-interval: GPU and host sampling period
   std::string nvml_lib;            ///< --nvml-lib: NVML library to load; empty = libnvidia-ml.so.1
   std::string sys_root = "/";      ///< where /sys is read for AMD GPUs when NVML cannot open; tests: a fixture
+  std::string host_root = "/";     ///< where the host's /proc and /sys are read (CPU use, RAPL); tests: a fixture
   std::string server_gpus;         ///< --server-gpus: the server's GPUs, "0,3" or UUIDs; empty = found
   double temperature = 0.0;        ///< sampling temperature sent with every request
   uint64_t seed = 0;               ///< prompt text seed (0 = derive from the run id)
@@ -72,6 +74,7 @@ struct RunConfig {
   std::string profile;             ///< the fixed profile followed, "standard/1" (--profile, --quick); empty: none
   int64_t repeat = 1;              ///< --repeat N: passes over the matrix, each row and cell measured N times
   std::vector<double> user_floors_tok_s;  ///< --user-floor: the capacity table's per-user speeds; empty = defaults
+  CostSettings cost;               ///< --power-price, --hardware-cost, ...: cost per million output tokens
   bool retry_failed = false;       ///< --resume --retry-failed: error rows and cells are measured again
   std::string profile_note;        ///< why the profile asked for was dropped (a flag changed one of its settings)
   bool embedded_sim = false;       ///< no target: measure the built-in simulated engine in-process
@@ -80,6 +83,8 @@ struct RunConfig {
   /// --retrieval-check (true) / --no-retrieval-check (false); nullopt: on for the standard profile
   /// only (bench/retrieval_check.h, retrieval_check_wanted).
   std::optional<bool> retrieval_check;
+  /// --slo: the SLO search after the matrix (bench/slo_search.h); nullopt: none.
+  std::optional<SloSpec> slo;
   std::string resume_dir;          ///< --resume: continue the run in this folder (settings come from it)
   std::optional<HardwareInfo> server_hardware;    ///< --server-hardware / --gpu: the server's machine, declared
   std::optional<TargetLocality> target_locality;  ///< where the server runs; unset: decided when the run starts

@@ -23,6 +23,7 @@
 #include "bench/repeat_passes.h"
 #include "bench/resume.h"
 #include "bench/retrieval_check.h"
+#include "bench/slo_search.h"
 #include "bench/run_outcome.h"
 #include "bench/run_folder.h"
 #include "bench/server_watch.h"
@@ -33,10 +34,12 @@
 #include "core/units.h"
 #include "gguf/synth_detect.h"
 #include "metrics/capacity.h"
+#include "metrics/energy_cost.h"
 #include "engines/completion_response.h"
 #include "engines/probe.h"
 #include "engines/request_builder.h"
 #include "metrics/cell_metrics.h"
+#include "metrics/slo.h"
 #include "metrics/stats.h"
 #include "metrics/window_precision.h"
 #include "report/report.h"
@@ -137,6 +140,7 @@ class MatrixRun {
   bool server_ready(CellStatus& status, std::string& error);
   HttpRequest completion_request(const std::string& prompt, int64_t max_tokens) const;
   bool check_retrieval();
+  bool search_slo();
   Result<void> start_telemetry_sampling();
   std::vector<int> measurement_processes(bool server_here);
   CellTelemetry window_telemetry(const WindowMark& mark);
@@ -345,6 +349,8 @@ Result<void> MatrixRun::prepare_resume() {
   result_.finished_at.clear();
   // Finished checks are kept; --retrieval-check / --no-retrieval-check decide about the rest.
   if (config_.retrieval_check) result_.settings.retrieval_check = *config_.retrieval_check;
+  // --slo on a run that had none adds the search (check_resume_settings refused a different one).
+  if (config_.slo && !result_.settings.slo) apply_slo_spec(result_.settings, *config_.slo);
   run_dir_ = config_.resume_dir;
   matrix_ = config_.matrix;
   limits_.kv_capacity_tokens = result_.engine.kv_capacity_tokens;
@@ -410,7 +416,9 @@ Result<void> MatrixRun::prepare() {
   s.profile = config_.profile;
   s.repeat = config_.repeat;
   s.user_floors_tok_s = config_.user_floors_tok_s;
+  s.cost = config_.cost;
   s.retrieval_check = retrieval_check_wanted(config_);
+  if (config_.slo) apply_slo_spec(s, *config_.slo);
   if (!config_.profile_note.empty()) s.plan_notes.push_back(config_.profile_note);
   for (auto& n : fitted.notes) s.plan_notes.push_back(std::move(n));
   for (const auto& n : s.plan_notes) note("plan: " + n);
@@ -596,6 +604,53 @@ bool MatrixRun::check_retrieval() {
   return !run_retrieval_checks(result_, *builder_, hooks);
 }
 
+// The SLO search's stage (bench/slo_search.h), after the retrieval check: each probe is a decode
+// cell measured as the matrix measures one (idle barrier, warm prompt, window), judged against
+// the SLO, and kept out of the matrix. Returns true when interrupted.
+bool MatrixRun::search_slo() {
+  if (!result_.settings.slo) return false;
+  int64_t prompt_context = -1;    // the context whose probe prompt is built ...
+  std::optional<BuiltPrompt> prompt;
+  bool warm = false;              // ... and warm in the server's prefix cache
+  SloSearchHooks hooks;
+  hooks.probe = [&](int64_t context, int64_t concurrency) {
+    SloPoint point;
+    if (context != prompt_context) {
+      prompt_context = context;
+      warm = false;
+      prompt.reset();
+      auto built = build_prompt(context, unique_head("slo", context));
+      if (!built) {
+        point.status = CellStatus::Error;
+        point.error = "could not build the prompt: " + built.error().message;
+        prompt_context = -1;
+        return point;
+      }
+      prompt = std::move(*built);
+    }
+    DecodeCell probe;
+    probe.context = context;
+    probe.concurrency = concurrency;
+    probe.status = CellStatus::Pending;
+    measure_decode(probe, *prompt, !warm);
+    warm = probe.status == CellStatus::Valid;
+    point.status = probe.status;
+    point.error = probe.error;
+    if (probe.status == CellStatus::Valid) point.judgement = probe.slo;
+    progress_.finished(fmt::format("SLO probe {} x {}: {}", format_tokens(context), concurrency,
+                                   probe.status != CellStatus::Valid ? std::string(to_string(probe.status))
+                                   : point.judgement && point.judgement->meets ? "meets the SLO"
+                                                                               : "misses the SLO"));
+    return point;
+  };
+  hooks.on_searched = [this](const SloSearch& search) {
+    progress_.finished(slo_search_summary(search));
+    save();
+  };
+  hooks.interrupted = [] { return interrupt_requested(); };
+  return !run_slo_searches(result_, hooks);
+}
+
 Result<BuiltPrompt> MatrixRun::build_prompt(int64_t context, const std::string& head) {
   const int64_t t0 = clock_.now_ns();
   if (!builder_) builder_ = std::make_unique<PromptBuilder>(*counter_, result_.settings.seed);
@@ -768,6 +823,7 @@ void MatrixRun::measure_decode(DecodeCell& cell, const BuiltPrompt& prompt, bool
       cell.audit_tok_s_ci = closing->half_width_tok_s;
     }
     if (audit) cell.audit_bins_tok_s = tokens_per_second(out.records, out.window);
+    if (result_.settings.slo) cell.slo = judge_closed_loop(out.records, out.window, *result_.settings.slo);
     cell.telemetry = window_telemetry(WindowMark{out.window.begin_ns, out.window.end_ns, "decode", cell.context,
                                                  cell.concurrency, cell.output_tokens});
   }
@@ -860,6 +916,7 @@ void MatrixRun::measure_burst(DecodeCell& cell, const BuiltPrompt& prompt) {
   progress_.end();
   const int64_t target = cell.context == 0 ? prompt.counted_tokens : prompt.target_tokens;
   compute_burst_metrics(out.records, target, cell);
+  if (result_.settings.slo && out.window_opened) cell.slo = judge_closed_loop(out.records, out.window, *result_.settings.slo);
   if (out.window_opened)
     cell.telemetry = window_telemetry(WindowMark{out.window.begin_ns, out.window.end_ns, "decode", cell.context,
                                                  cell.concurrency, cell.output_tokens});
@@ -917,6 +974,7 @@ Result<void> MatrixRun::start_telemetry_sampling() {
   o.interval_s = config_.telemetry_interval_s;
   o.nvml_lib = config_.nvml_lib;
   o.sys_root = config_.sys_root;
+  o.host_root = config_.host_root;
   o.simulated_engine = sim_ != nullptr;
   o.remote_target = result_.hardware.source == HardwareSource::Declared ||
                     result_.hardware.source == HardwareSource::Unknown;
@@ -977,6 +1035,14 @@ void MatrixRun::save() {
     telemetry_notes_.clear();
   }
   result_.capacity = capacity_points(result_.decode, user_floors(result_.settings));
+  if (telemetry_.recorder && result_.telemetry) {
+    // The box's idle draw from this session's series (a resumed run keeps an earlier figure
+    // where this session has none).
+    const IdlePower idle = idle_power(telemetry_.recorder->series(), result_.telemetry->server_gpus);
+    if (idle.gpu_w && telemetry_.gpu_figures) result_.telemetry->idle_gpu_power_w = idle.gpu_w;
+    if (idle.host_w && !result_.telemetry->client_side_only) result_.telemetry->idle_host_power_w = idle.host_w;
+  }
+  apply_energy(result_, energy_inputs(result_));
   auto ok = write_result_file((std::filesystem::path(run_dir_) / kResultFile).string(),
                               redacted(result_, redact_options()));
   if (!ok && !save_failed_) {
@@ -1167,6 +1233,8 @@ int MatrixRun::execute() {
   int64_t units = 0, decode_units = 0;
   for (const auto& r : result_.prefill) units += passes_owed(r.status, passes_done(r), passes);
   for (const auto& c : result_.decode) decode_units += passes_owed(c.status, passes_done(c), passes);
+  // The SLO search's probes: at most its limit per context (fewer when the matrix brackets it).
+  decode_units += static_cast<int64_t>(slo_contexts_owed(result_).size()) * result_.settings.slo_max_probes;
   progress_.set_plan(units + decode_units, decode_units, matrix_.duration_s);
 
   bool interrupted = false;
@@ -1175,6 +1243,7 @@ int MatrixRun::execute() {
   for (int64_t pass = 0; pass < passes && !interrupted; ++pass) interrupted = measure_pass(pass, engine_warm, repeats);
   if (!interrupted) interrupted = check_retrieval();
   mark_retrieval_failures(result_);  // cells measured again after a resume get their warning back
+  if (!interrupted) interrupted = search_slo();
   return finish(interrupted || interrupt_requested());
 }
 

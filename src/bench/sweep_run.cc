@@ -132,7 +132,7 @@ Result<void> SweepRun::prepare() {
   w.requests_per_rate = config_.requests_per_rate;
   w.slo_ttft_ms = config_.slo.ttft_ms;
   w.slo_tpot_ms = config_.slo.tpot_ms;
-  w.slo_fraction = config_.slo_fraction;
+  w.slo_fraction = config_.slo.percentile / 100;
 
   StreamClientOptions o;
   o.connect_timeout_s = config_.target.connect_timeout_s;

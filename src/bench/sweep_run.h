@@ -23,8 +23,7 @@ struct SweepConfig {
   std::string rates_text = "auto";      ///< --rates as given
   double duration_s = 30;               ///< arrival window per rate ...
   std::optional<int64_t> requests_per_rate;  ///< ... or this many arrivals per rate (window = N ÷ rate)
-  SloTargets slo;
-  double slo_fraction = 0.9;
+  SloTargets slo;  ///< --slo-ttft, --slo-tpot; percentile: the share of requests a rate needs within them
   double drain_timeout_s = 120;         ///< after a rate's last arrival, longest wait for its answers
   double temperature = 0;
   uint64_t seed = 0;                    ///< arrivals, lengths and prompt text (0: from the run id)

@@ -33,7 +33,7 @@ TelemetrySetup start_telemetry(const TelemetrySetupOptions& o, const Clock& cloc
       note("no GPU telemetry: " + info.gpu_unavailable);
     }
   }
-  sources.host = open_host_source("/", o.own_pids);
+  sources.host = open_host_source(o.host_root, o.own_pids);
   info.host = sources.host != nullptr;
   sources.server = open_server_source(o.kind, o.base_url, o.headers, o.transport);
   info.server = static_cast<bool>(sources.server);

@@ -20,6 +20,7 @@ struct TelemetrySetupOptions {
   double interval_s = 0.5;            ///< --telemetry-interval
   std::string nvml_lib;               ///< --nvml-lib; empty: libnvidia-ml.so.1
   std::string sys_root = "/";         ///< where amdgpu's sysfs files are read when NVML cannot open (tests: a fixture)
+  std::string host_root = "/";        ///< where the host's /proc and /sys are read (tests: a fixture)
   bool simulated_engine = false;      ///< the embedded engine: no GPU of its own
   bool remote_target = false;         ///< the server runs elsewhere: GPU and host readings are the client's
   EngineKind kind = EngineKind::OpenAi;

@@ -4,6 +4,9 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/cost_flags.h"
+#include "metrics/capacity.h"
+#include "metrics/energy_cost.h"
 #include "report/report.h"
 #include "report/result_input.h"
 #include "report/terminal.h"
@@ -19,6 +22,7 @@ struct ReportFlags {
   std::string out;               ///< empty: stdout
   std::string color = "auto";    ///< auto, always, never
   std::optional<int> width;      ///< columns for the terminal format
+  CostFlags cost;                ///< a reader's own prices (--power-price, ...)
 };
 
 int run_report(const ReportFlags& f) {
@@ -42,6 +46,16 @@ int run_report(const ReportFlags& f) {
   if (!result) {
     std::fprintf(stderr, "speedmatrix report: %s\n", result.error().message.c_str());
     return kExitFailure;
+  }
+  // A reader's own prices: the cost figures are worked out again from the stored energies.
+  if (f.cost.power_price || f.cost.currency || f.cost.hardware_cost || f.cost.amortize_years || f.cost.host_power_w ||
+      f.cost.busy_share) {
+    if (auto ok = apply_cost_flags(f.cost, result->settings.cost); !ok) {
+      std::fprintf(stderr, "speedmatrix report: %s\n", ok.error().message.c_str());
+      return kExitUsage;
+    }
+    if (result->capacity.empty()) result->capacity = run_capacity(*result);
+    apply_energy(*result, energy_inputs(*result));
   }
   // The time chart's series, beside the result; an unreadable one only leaves the chart out.
   std::optional<TelemetrySeries> series;
@@ -87,6 +101,7 @@ void add_report_command(CLI::App& app, Action& action) {
   cmd->add_option("--color", flags->color, "Terminal colours: auto, always or never")->capture_default_str();
   cmd->add_option("--width", flags->width, "Columns the terminal format fits (default: the terminal's, at most 100)")
       ->check(CLI::Range(40, 1000));
+  add_cost_flags(cmd, flags->cost);
   cmd->callback([flags, &action]() { action = [flags]() { return run_report(*flags); }; });
 }
 

@@ -15,6 +15,7 @@
 #include "bench/runner.h"
 #include "cli/commands.h"
 #include "cli/connection_flags.h"
+#include "cli/cost_flags.h"
 #include "core/units.h"
 #include "engines/probe.h"
 #include "net/url.h"
@@ -46,6 +47,7 @@ struct RunFlags {
   std::string concurrency;
   std::string prefill_contexts;
   std::vector<double> user_floors;  ///< --user-floor
+  CostFlags cost;                   ///< --power-price, --hardware-cost, ...
   double duration_s = 30;
   std::string precision;         ///< --precision: adaptive windows, "2%" or 0.02
   double min_window_s = 5;       ///< --min-window
@@ -82,6 +84,7 @@ struct RunFlags {
   bool retrieval_check = false;     ///< --retrieval-check
   bool no_retrieval_check = false;  ///< --no-retrieval-check
   std::string attention_window;     ///< --attention-window (the built-in engine only)
+  std::string slo;                  ///< --slo ttft=2s,tpot=50ms[,context=32K][,p=90][,probes=6]
   std::string resume;
   std::vector<std::string> given;  ///< flags set on the command line
   bool duration_given = false;    ///< --duration was on the command line
@@ -207,6 +210,7 @@ Result<RunConfig> to_config(const RunFlags& f) {
   if (f.repeat < 1 || f.repeat > 100) return fail(ErrorCode::InvalidArgument, "--repeat must be between 1 and 100");
   c.repeat = f.repeat;
   c.user_floors_tok_s = f.user_floors;
+  if (auto ok = apply_cost_flags(f.cost, c.cost); !ok) return std::unexpected(ok.error());
   if (f.retry_failed && f.resume.empty())
     return fail(ErrorCode::InvalidArgument, "--retry-failed needs --resume DIR (the run whose error cells to measure again)");
   c.retry_failed = f.retry_failed;
@@ -234,6 +238,11 @@ Result<RunConfig> to_config(const RunFlags& f) {
     return fail(ErrorCode::InvalidArgument, "--retrieval-check and --no-retrieval-check contradict each other");
   if (f.retrieval_check) c.retrieval_check = true;
   if (f.no_retrieval_check) c.retrieval_check = false;
+  if (!f.slo.empty()) {
+    auto slo = parse_slo_spec(f.slo);
+    if (!slo) return with_flag("--slo", slo.error());
+    c.slo = std::move(*slo);
+  }
   if (!f.attention_window.empty()) {
     if (!c.target.base_url.empty())
       return fail(ErrorCode::InvalidArgument,
@@ -253,6 +262,8 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   if (!stored) return fail(stored.error().code, "--resume: " + stored.error().message);
   if (auto ok = check_resume_settings(*stored, from_flags, given); !ok) return std::unexpected(ok.error());
   RunConfig c = config_to_resume(*stored, f.resume);
+  // Prices are not measurements: flags given now replace the stored ones.
+  if (auto ok = apply_cost_flags(f.cost, c.cost); !ok) return std::unexpected(ok.error());
   if (c.embedded_sim && (!f.url.empty() || !f.launch.empty()))
     return fail(ErrorCode::InvalidArgument,
                 "--resume: the interrupted run measured the built-in simulated engine, which is started again; "
@@ -288,6 +299,7 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   c.retry_failed = from_flags.retry_failed;
   c.sim_attention_window = from_flags.sim_attention_window;  // the built-in engine is started again
   if (from_flags.retrieval_check) c.retrieval_check = from_flags.retrieval_check;  // turned on or off for what is left
+  c.slo = from_flags.slo;  // adds the search to a run that had none (check_resume_settings refused another)
   if (c.target.base_url.empty() && !c.launch_command.empty()) {
     int port = port_from_command(c.launch_command);
     if (port > 0) c.target.base_url = fmt::format("http://127.0.0.1:{}", port);
@@ -432,6 +444,7 @@ void add_run_command(CLI::App& app, Action& action) {
                   "at each, comma list (default 10,20,50)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
+  add_cost_flags(run, flags->cost);
   run->add_option("--max-output", flags->max_output, "Tokens each decode request asks for (end of sequence ignored)")
       ->capture_default_str();
   run->add_option("--precision", flags->precision,
@@ -526,6 +539,14 @@ void add_run_command(CLI::App& app, Action& action) {
                 "back warns on its cells (docs/METRICS.md, \"Long-context retrieval check\"). On by default with "
                 "--profile standard");
   run->add_flag("--no-retrieval-check", flags->no_retrieval_check, "Do not run the retrieval check");
+  run->add_option("--slo", flags->slo,
+                  "After the matrix, find per context the most requests at once that meet these latency targets "
+                  "(SLO): ttft=TIME and/or tpot=TIME (ms or s: \"ttft=2s,tpot=50ms\"); context=TOKENS (repeatable; "
+                  "default every decode context); p=PERCENTILE, the share of requests that must meet every target "
+                  "(default 90); probes=N, extra measurements per context (default 6). The matrix's cells bracket "
+                  "the answer, probes bisect the concurrencies between (each like a decode cell, after the idle "
+                  "barrier); the report gives the concurrency, its TTFT and TPOT at the percentile and its goodput "
+                  "(docs/METRICS.md, \"SLO search\")");
   run->add_option("--attention-window", flags->attention_window,
                   "The built-in simulated engine's model reads only a prompt's last TOKENS tokens (its speed is "
                   "unchanged): the retrieval check fails at contexts whose needle lies before them");
@@ -560,6 +581,8 @@ void add_run_command(CLI::App& app, Action& action) {
       if (!flags->resume.empty()) {
         // A finished run is said to be finished, without asking its server anything.
         auto stored = read_result_file((std::filesystem::path(flags->resume) / "result.json").string());
+        // --slo added to a run that had none: its searches are owed.
+        if (stored && config->slo && !stored->settings.slo) apply_slo_spec(stored->settings, *config->slo);
         const ResumeWork work = stored ? resume_work(*stored, config->retry_failed, config->retrieval_check) : ResumeWork{};
         if (stored && work.nothing_to_do()) {
           std::fprintf(stderr, "speedmatrix run: %s\n", finished_run_message(flags->resume, work).c_str());

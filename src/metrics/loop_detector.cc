@@ -18,7 +18,7 @@ std::string_view to_string(LoopKind kind) {
 }
 
 std::pair<size_t, size_t> trailing_repeat(std::string_view text, size_t max_period, size_t min_cycles,
-                                          size_t min_span) {
+                                          size_t min_span, size_t min_run) {
   const size_t n = text.size();
   if (n < 2) return {0, 0};
   // Only a period p with text[n-1-p] == text[n-1] can repeat at the end: memrchr (vectorised in
@@ -27,6 +27,11 @@ std::pair<size_t, size_t> trailing_repeat(std::string_view text, size_t max_peri
   const char* base = text.data();
   const size_t lowest = n - 1 - std::min(max_period, n - 1);  // text[lowest] is max_period back
   size_t below = n - 1;                                        // search text[lowest, below)
+  // The run of text[n-1] at the end: every period within it has a cycle of that one byte, and its
+  // repetition is exactly the run, which must reach min_run (padding of a table is such a run).
+  size_t one_byte_run = 1;
+  while (one_byte_run < n && base[n - 1 - one_byte_run] == base[n - 1]) ++one_byte_run;
+  if (one_byte_run < std::max(min_run, std::max(min_span, min_cycles))) below = n - one_byte_run;
   while (below > lowest) {
     const void* hit = memrchr(base + lowest, base[n - 1], below - lowest);
     if (hit == nullptr) break;
@@ -79,13 +84,13 @@ void LoopDetector::finish() {
   if (unchecked_bytes_ > 0) check_repeat();
   // A short answer held whole: mostly a loop is a loop.
   if (verdict_.kind != LoopKind::Repeat && total_bytes_ == tail_.size())
-    check_repeat(kLoopShortMinCycles, std::max(kLoopShortMinSpanBytes, (total_bytes_ + 1) / 2));
+    check_repeat(kLoopShortMinCycles, std::max(kLoopShortMinSpanBytes, (total_bytes_ + 1) / 2), 0);
 }
 
-void LoopDetector::check_repeat(size_t min_cycles, size_t min_span) {
+void LoopDetector::check_repeat(size_t min_cycles, size_t min_span, size_t min_run) {
   unchecked_bytes_ = 0;
   if (verdict_.kind == LoopKind::Repeat) return;
-  const auto [period, span] = trailing_repeat(tail_, kLoopMaxPeriodBytes, min_cycles, min_span);
+  const auto [period, span] = trailing_repeat(tail_, kLoopMaxPeriodBytes, min_cycles, min_span, min_run);
   if (period == 0) return;
   verdict_.kind = LoopKind::Repeat;
   verdict_.period_bytes = period;

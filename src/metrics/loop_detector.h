@@ -10,7 +10,9 @@
 //   repeat  the text ends in a cycle of 1 to kLoopMaxPeriodBytes bytes repeated back to back at
 //           least kLoopMinCycles times over at least kLoopMinSpanBytes bytes (the seed's tool asks
 //           four cycles over 4,096 characters; 1,024 here, so a 4K-token answer of one-character
-//           tokens, "]]]]…", is caught too). No project document or source file trips it (tests).
+//           tokens, "]]]]…", is caught too); a cycle of one byte repeated needs kLoopMinRunBytes.
+//           No project document or source file, and no real model answer of the fixtures
+//           (tests/fixtures/real_output), trips it (tests).
 //           At the end, an answer held whole (up to twice kLoopTailBytes) is also a repeat when a cycle
 //           repeats kLoopShortMinCycles times over half its text and kLoopShortMinSpanBytes or more:
 //           a short answer that is mostly a loop (128 tokens of "]").
@@ -28,6 +30,9 @@ inline constexpr size_t kLoopTailBytes = 8192;
 inline constexpr size_t kLoopMaxPeriodBytes = 1024;
 inline constexpr size_t kLoopMinCycles = 4;
 inline constexpr size_t kLoopMinSpanBytes = 1024;
+/// A repeat whose cycle is one byte over and over (padding, a rule line) needs this many bytes:
+/// real answers pad tables with runs of 1,216 spaces and 1,230 dashes (tests/fixtures/real_output).
+inline constexpr size_t kLoopMinRunBytes = 2048;
 inline constexpr size_t kLoopShortMinCycles = 8;
 inline constexpr size_t kLoopShortMinSpanBytes = 64;
 inline constexpr int64_t kLoopEmptyTokens = 128;
@@ -63,7 +68,8 @@ class LoopDetector {
   size_t buffered_bytes() const { return tail_.size(); }
 
  private:
-  void check_repeat(size_t min_cycles = kLoopMinCycles, size_t min_span = kLoopMinSpanBytes);
+  void check_repeat(size_t min_cycles = kLoopMinCycles, size_t min_span = kLoopMinSpanBytes,
+                    size_t min_run = kLoopMinRunBytes);
 
   std::string tail_;               ///< the last kLoopTailBytes of text (at most twice that between trims)
   size_t unchecked_bytes_ = 0;
@@ -73,8 +79,10 @@ class LoopDetector {
 };
 
 /// The repetition at the end of `text`: the shortest cycle of at most `max_period` bytes that
-/// repeats back to back at least `min_cycles` times over at least `min_span` bytes, as
-/// (period, span); (0, 0) when there is none. Exposed for tests.
-std::pair<size_t, size_t> trailing_repeat(std::string_view text, size_t max_period, size_t min_cycles, size_t min_span);
+/// repeats back to back at least `min_cycles` times over at least `min_span` bytes (and, when the
+/// repetition is one byte over and over, over at least `min_run` bytes), as (period, span); (0, 0)
+/// when there is none. Exposed for tests.
+std::pair<size_t, size_t> trailing_repeat(std::string_view text, size_t max_period, size_t min_cycles, size_t min_span,
+                                          size_t min_run = 0);
 
 }  // namespace sm

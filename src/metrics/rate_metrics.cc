@@ -14,8 +14,6 @@ namespace sm {
 
 namespace {
 
-double ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
-
 std::optional<Percentiles> percentiles_of(std::vector<double> values) {
   if (values.empty()) return std::nullopt;
   Percentiles p;
@@ -25,28 +23,9 @@ std::optional<Percentiles> percentiles_of(std::vector<double> values) {
   return p;
 }
 
-bool ended_ok(const RequestRecord& r) { return r.end == RequestEnd::Finished || r.end == RequestEnd::EndedEarly; }
-
 }  // namespace
 
-RequestLatency request_latency(const TimedRequest& t) {
-  const RequestRecord& r = t.record;
-  RequestLatency l;
-  l.send_lag_ms = ms(std::max<int64_t>(0, r.send_ns - t.intended_ns));
-  l.completed = ended_ok(r);
-  if (r.first_token_ns >= 0) l.ttft_ms = ms(r.first_token_ns - t.intended_ns);
-  if (r.tokens >= 2 && r.chunks.size() >= 2 && r.first_token_ns >= 0)
-    l.tpot_ms = ms(r.chunks.back().t_ns - r.first_token_ns) / static_cast<double>(r.tokens - 1);
-  if (l.completed && r.end_ns >= 0) l.e2e_ms = ms(r.end_ns - t.intended_ns);
-  return l;
-}
-
-bool meets_slo(const RequestLatency& l, const SloTargets& slo) {
-  if (!l.completed) return false;
-  if (slo.ttft_ms && (!l.ttft_ms || *l.ttft_ms > *slo.ttft_ms)) return false;
-  if (slo.tpot_ms && l.tpot_ms && *l.tpot_ms > *slo.tpot_ms) return false;
-  return true;
-}
+RequestLatency request_latency(const TimedRequest& t) { return request_latency(t.record, t.intended_ns); }
 
 void compute_rate_point(std::span<const TimedRequest> requests, int64_t window_begin_ns, int64_t window_ns,
                         const SloTargets& slo, const SaturationRule& rule, SweepPoint& p) {
@@ -106,7 +85,7 @@ void compute_rate_point(std::span<const TimedRequest> requests, int64_t window_b
   }
   if (p.achieved_rps) {
     p.output_tok_s = p.completed > 0 ? *p.achieved_rps * static_cast<double>(completed_tokens) / static_cast<double>(p.completed) : 0;
-    p.goodput_rps = p.completed > 0 ? *p.achieved_rps * static_cast<double>(met) / static_cast<double>(p.completed) : 0;
+    p.goodput_rps = goodput_rps(*p.achieved_rps, met, p.completed);
   }
   if (!requests.empty()) p.slo_met_fraction = static_cast<double>(met) / static_cast<double>(requests.size());
   if (window_ns > 0) p.steady_completion_rps = static_cast<double>(steady) / (static_cast<double>(window_ns) / 2e9);
@@ -154,7 +133,8 @@ void compute_rate_point(std::span<const TimedRequest> requests, int64_t window_b
 std::optional<double> max_rate_within_slo(std::span<const SweepPoint> points, double fraction) {
   std::optional<double> best;
   for (const auto& p : points) {
-    if (p.status != CellStatus::Valid || !p.slo_met_fraction || *p.slo_met_fraction < fraction) continue;
+    if (p.status != CellStatus::Valid || !p.slo_met_fraction || !meets_slo_share(*p.slo_met_fraction, 100 * fraction))
+      continue;
     if (!best || p.rate_rps > *best) best = p.rate_rps;
   }
   return best;

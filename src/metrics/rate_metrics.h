@@ -9,29 +9,14 @@
 
 #include "metrics/queue_growth.h"
 #include "metrics/request_record.h"
+#include "metrics/slo.h"
 #include "metrics/timed_request.h"
 #include "result/result.h"
 
 namespace sm {
 
-/// Latency targets; unset = no limit on that figure.
-struct SloTargets {
-  std::optional<double> ttft_ms;
-  std::optional<double> tpot_ms;
-};
-
-/// The latencies of one request, in ms; unset where the request did not get that far.
-struct RequestLatency {
-  std::optional<double> ttft_ms;  ///< intended start → first token
-  std::optional<double> tpot_ms;  ///< (last token − first token) ÷ (tokens − 1); needs ≥ 2 tokens
-  std::optional<double> e2e_ms;   ///< intended start → end (completed requests only)
-  double send_lag_ms = 0;         ///< intended start → handed to the HTTP client
-  bool completed = false;         ///< ended without error (finished, or ended early by the server)
-};
+/// The latencies of one open-loop request, timed from its intended start (metrics/slo.h).
 RequestLatency request_latency(const TimedRequest& r);
-
-/// Completed, and within every SLO that is set (a one-token answer has no TPOT and passes it).
-bool meets_slo(const RequestLatency& latency, const SloTargets& slo);
 
 /// The thresholds of the saturation rule (docs/METRICS.md).
 struct SaturationRule {
@@ -47,8 +32,8 @@ struct SaturationRule {
 void compute_rate_point(std::span<const TimedRequest> requests, int64_t window_begin_ns, int64_t window_ns,
                         const SloTargets& slo, const SaturationRule& rule, SweepPoint& point);
 
-/// The highest rate among valid points whose slo_met_fraction reaches `fraction`; none when no
-/// point does.
+/// The highest rate among valid points whose slo_met_fraction meets the SLO share `fraction`
+/// (meets_slo_share); none when no point does.
 std::optional<double> max_rate_within_slo(std::span<const SweepPoint> points, double fraction);
 
 }  // namespace sm

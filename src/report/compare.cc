@@ -8,6 +8,7 @@
 #include "report/compare_model.h"
 #include "report/html_escape.h"
 #include "report/html_page.h"
+#include "report/pareto_chart.h"
 #include "report/markdown_text.h"
 #include "report/report.h"
 #include "report/term_text.h"
@@ -350,7 +351,17 @@ constexpr std::string_view kCompareStyle =
     "table.ratios td.notrun .d { display: block; font-size: .78rem; }\n"
     "td.wrap { white-space: normal; }\n";
 
-std::string render_html(const CompareModel& m) {
+// The runs' Pareto charts overlaid (report/pareto_chart.h); "" when no run has a cell that counts.
+std::string pareto_html(const CompareModel& m, const std::vector<RunResult>& runs) {
+  std::vector<std::string> names;
+  for (const auto& r : m.runs) names.push_back(r.letter + ": " + r.label);
+  const std::string figure = pareto_figure_html(pareto_overlay_chart(runs, names));
+  if (figure.empty()) return "";
+  return "<section id=\"pareto\">\n<h2>" + html_escape(tr("Total against per-user speed")) + "</h2>\n" + figure +
+         "</section>\n";
+}
+
+std::string render_html(const CompareModel& m, const std::vector<RunResult>& results) {
   std::string title = m.runs.size() == 2 ? trf("{} vs {}", m.runs[0].label, m.runs[1].label) : trf("{} runs", m.runs.size());
   // The subtitle's text is put in as written (the catalogs are trusted, like their ".html" keys).
   std::string body = "<header class=\"top\">\n<p class=\"eyebrow\">" + html_escape(tr("Speed test matrix · compare")) +
@@ -377,6 +388,7 @@ std::string render_html(const CompareModel& m) {
     body += "</ul>\n";
   }
   body += "</section>\n";
+  body += pareto_html(m, results);
   if (!m.decode.rows.empty()) {
     for (size_t run = 1; run < m.runs.size(); ++run) {
       body += fmt::format("<section id=\"ratios-{}\">\n<h2>{}</h2>\n<p class=\"caption\">{}</p>\n", html_escape(m.runs[run].letter),
@@ -410,7 +422,7 @@ std::string render_compare(const std::vector<RunResult>& runs, ReportFormat form
   report::CompareModel model = report::build_compare_model(runs, options.labels);
   switch (format) {
     case ReportFormat::Term: return report::render_term(model, options.render);
-    case ReportFormat::Html: return report::render_html(model);
+    case ReportFormat::Html: return report::render_html(model, runs);
     case ReportFormat::Markdown:
     case ReportFormat::Csv: return report::render_markdown(model);
   }

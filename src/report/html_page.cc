@@ -114,7 +114,8 @@ svg.chart .axis { stroke: var(--muted); stroke-width: 1; }
 svg.chart .tick { fill: var(--muted); }
 svg.chart .label { fill: var(--muted); font-weight: 600; }
 svg.chart .series path { fill: none; stroke-width: 2.2; stroke-linejoin: round; stroke-linecap: round; }
-svg.chart .series circle { stroke: var(--card); stroke-width: 1.5; }
+svg.chart .series circle, svg.chart .series rect, svg.chart .series polygon { stroke: var(--card); stroke-width: 1.5; }
+svg.chart .series .hollow { fill: var(--card); stroke: var(--c); }
 svg.chart .series.dashed path { stroke-dasharray: 6 4; }
 svg.chart .series.reference path { stroke-width: 1.4; stroke-dasharray: 2 3; }
 svg.chart .series-label { fill: var(--c); font-size: 11px; font-weight: 600; }
@@ -124,7 +125,7 @@ ul.legend { list-style: none; display: flex; flex-wrap: wrap; gap: 4px 14px; pad
 .swatch.reference { height: 2px; background-image: linear-gradient(90deg, transparent 50%, var(--card) 50%); background-size: 4px 2px; }
 .c0 { --c: var(--c0); } .c1 { --c: var(--c1); } .c2 { --c: var(--c2); } .c3 { --c: var(--c3); }
 .c4 { --c: var(--c4); } .c5 { --c: var(--c5); } .c6 { --c: var(--c6); } .c7 { --c: var(--c7); }
-.series path { stroke: var(--c); } .series circle { fill: var(--c); } .swatch { background-color: var(--c); }
+.series path { stroke: var(--c); } .series circle, .series rect, .series polygon { fill: var(--c); } .swatch { background-color: var(--c); }
 ul.findings { list-style: none; padding: 0; margin: 8px 0; }
 ul.findings li { border-left: 4px solid var(--warn-line); background: var(--warn-bg); padding: 8px 12px; margin: 6px 0; border-radius: 0 6px 6px 0; }
 ul.findings li.error { border-color: var(--err-line); background: var(--err-bg); }

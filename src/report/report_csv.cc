@@ -42,7 +42,12 @@ enum CsvColumn : size_t {
   kE2eMs, kE2eP90Ms, kE2eP99Ms, kTpotMs, kTpotP90Ms, kTpotP99Ms,
   // Adaptive windows (--precision): the window's own rate, whether it settled, and the horizon a
   // settled cell's total_tok_s is projected to.
-  kWindowTokS, kSettled, kProjectedToS, kColumnCount
+  kWindowTokS, kSettled, kProjectedToS,
+  // The SLO search (run --slo): a decode cell or probe judged against the SLO; a search's answer.
+  kSloBasis, kSloMeets, kSloMetFraction, kSloTtftMs, kSloTpotMs, kSloGoodputRps, kSloGoodputTokS,
+  // Energy and cost (docs/METRICS.md, "Energy and cost per million tokens").
+  kHostEnergyJ, kHostEnergySource, kGpuJPerOutputToken, kJPerOutputToken, kJPerTotalToken, kServedJPerOutputToken,
+  kCostPerMtok, kColumnCount
 };
 
 constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
@@ -54,7 +59,10 @@ constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
     "gpu_power_w", "gpu_energy_j", "tokens_per_joule", "gpu_sm_clock_mhz", "gpu_temp_max_c", "throttle",
     "host_cpu_util_pct", "server_running_mean", "server_waiting_mean", "server_waiting_max", "server_kv_usage_max",
     "server_preemptions", "total_tok_s_ci", "per_request_tok_s_ci", "e2e_ms", "e2e_p90_ms", "e2e_p99_ms",
-    "tpot_ms", "tpot_p90_ms", "tpot_p99_ms", "window_tok_s", "settled", "projected_to_s"};
+    "tpot_ms", "tpot_p90_ms", "tpot_p99_ms", "window_tok_s", "settled", "projected_to_s",
+    "slo_basis", "slo_meets", "slo_met_fraction", "slo_ttft_ms", "slo_tpot_ms", "slo_goodput_rps", "slo_goodput_tok_s",
+    "host_energy_j", "host_energy_source", "gpu_j_per_output_token", "j_per_output_token", "j_per_total_token",
+    "served_j_per_output_token", "cost_per_mtok"};
 
 using Row = std::array<std::string, kColumnCount>;
 
@@ -82,6 +90,27 @@ void put_telemetry(Row& c, const CellTelemetry& t) {
   c[kServerWaitingMax] = num(t.server_waiting_max);
   c[kServerKvUsageMax] = num(t.server_kv_usage_max);
   c[kServerPreemptions] = num(t.server_preemptions);
+  c[kHostEnergyJ] = num(t.host_energy_j);
+}
+
+void put_energy(Row& c, const std::optional<CellEnergy>& e) {
+  if (!e) return;
+  c[kHostEnergyJ] = num(std::optional<double>(e->host_energy_j));
+  c[kHostEnergySource] = e->host_source;
+  c[kGpuJPerOutputToken] = num(e->gpu_j_per_output_token);
+  c[kJPerOutputToken] = num(std::optional<double>(e->j_per_output_token));
+  c[kJPerTotalToken] = num(std::optional<double>(e->j_per_total_token));
+  c[kServedJPerOutputToken] = num(std::optional<double>(e->served_j_per_output_token));
+  c[kCostPerMtok] = num(e->cost_per_mtok);
+}
+
+void put_slo(Row& c, const SloJudgement& j) {
+  c[kSloMeets] = j.meets ? "true" : "false";
+  c[kSloMetFraction] = num(j.met_fraction);
+  c[kSloTtftMs] = num(j.ttft_ms);
+  c[kSloTpotMs] = num(j.tpot_ms);
+  c[kSloGoodputRps] = num(j.goodput_rps);
+  c[kSloGoodputTokS] = num(j.goodput_tok_s);
 }
 
 }  // namespace
@@ -154,11 +183,38 @@ std::string render_csv(const RunResult& r) {
     c[kError] = d->error;
     c[kWarnings] = join_warnings(d->warnings);
     put_telemetry(c, d->telemetry);
+    put_energy(c, d->energy);
     c[kServerRunningMean] = num(d->server_running_mean);
     c[kServerWaitingMean] = num(d->server_waiting_mean);
     c[kWindowTokS] = num(d->window_tok_s);
     if (d->settled) c[kSettled] = *d->settled ? "true" : "false";
     if (d->settled && *d->settled && r.settings.precision) c[kProjectedToS] = fmt::format("{}", r.settings.duration_s);
+    if (d->slo) put_slo(c, *d->slo);
+    out += line(c);
+  }
+  // The SLO search: each probe (phase slo_probe), then each context's answer (phase slo_search,
+  // concurrency the most requests at once that met the SLO, with that point's figures).
+  for (const auto& s : r.slo_search) {
+    for (const auto& p : s.points) {
+      if (p.source != "probe") continue;
+      Row c;
+      c[kRunId] = r.run_id;
+      c[kPhase] = "slo_probe";
+      c[kContextTokens] = fmt::format("{}", s.context);
+      c[kConcurrency] = fmt::format("{}", p.concurrency);
+      c[kStatus] = std::string(to_string(p.status));
+      c[kError] = p.error;
+      if (p.judgement) put_slo(c, *p.judgement);
+      out += line(c);
+    }
+    Row c;
+    c[kRunId] = r.run_id;
+    c[kPhase] = "slo_search";
+    c[kContextTokens] = fmt::format("{}", s.context);
+    c[kConcurrency] = fmt::format("{}", s.concurrency);
+    c[kStatus] = s.basis == "stopped" ? "error" : "valid";
+    c[kSloBasis] = s.basis;
+    if (const SloPoint* at = slo_answer_point(s); at && at->judgement) put_slo(c, *at->judgement);
     out += line(c);
   }
   return out;

@@ -9,6 +9,7 @@
 #include "report/cell_noise.h"
 #include "report/html_escape.h"
 #include "report/html_page.h"
+#include "report/pareto_chart.h"
 #include "report/printers.h"
 #include "report/svg_chart.h"
 #include "report/telemetry_chart.h"
@@ -62,15 +63,17 @@ std::string header_html(const ReportModel& m, const RunResult& r, bool timeline)
   if (!m.notes.empty()) out += "<p class=\"note\">" + html_escape(m.notes) + "</p>\n";
   out += "<nav class=\"toc\" aria-label=\"" + html_escape(tr("Sections")) + "\">";
   std::vector<std::pair<std::string, std::string>> links;
+  if (!m.capacity.cells.empty()) links.push_back({"capacity", m.capacity.title});
   if (!m.findings.empty()) links.push_back({"warnings", findings_title(m)});
   links.push_back({"hardware", tr("Hardware")});
   if (!m.prefill.empty()) links.push_back({"prefill", tr("Prefill")});
   if (!m.decode_total.cells.empty()) links.push_back({"decode", tr("Sustained decode")});
   if (!m.decode_efficiency.cells.empty()) links.push_back({"efficiency", tr("Tokens per joule")});
-  if (!m.capacity.cells.empty()) links.push_back({"capacity", m.capacity.title});
+  if (!m.energy.cells.empty()) links.push_back({"energy", m.energy.title});
   if (timeline) links.push_back({"telemetry", tr("Over time")});
   links.push_back({"measurements", tr("All measurements")});
   if (!m.retrieval.rows.empty()) links.push_back({"retrieval", tr("Retrieval check")});
+  if (!m.slo.rows.empty()) links.push_back({"slo", tr("SLO search")});
   links.push_back({"definitions", tr("Definitions")});
   for (const auto& [id, text] : links) out += "<a href=\"#" + id + "\">" + html_escape(text) + "</a>";
   out += "</nav>\n</header>\n";
@@ -242,12 +245,30 @@ std::string decode_html(const ReportModel& m, const RunResult& r) {
            html_escape(trf("{}, {} under each value", m.decode_efficiency.caption, m.decode_efficiency.detail_name)) + "</p>\n";
     out += heatmap_html(m.decode_efficiency, "efficiency-matrix");
   }
-  if (!m.capacity.cells.empty()) {
-    out += "<h3 id=\"capacity\">" + html_escape(m.capacity.title) + "</h3>\n<p class=\"caption\">" +
-           html_escape(trf("{}; {} under each value", m.capacity.caption, m.capacity.detail_name)) + "</p>\n";
-    out += heatmap_html(m.capacity, "capacity-matrix");
+  if (!m.energy.cells.empty()) {
+    out += "<h3 id=\"energy\">" + html_escape(m.energy.title) + "</h3>\n<p class=\"caption\">" +
+           html_escape(trf("{}; {} under each value", m.energy.caption, m.energy.detail_name)) + "</p>\n";
+    out += heatmap_html(m.energy, "energy-matrix");
+  }
+  if (!m.capacity_cost.cells.empty()) {
+    out += "<h3 id=\"capacity-cost\">" + html_escape(m.capacity_cost.title) + "</h3>\n<p class=\"caption\">" +
+           html_escape(trf("{}; {} under each value", m.capacity_cost.caption, m.capacity_cost.detail_name)) + "</p>\n";
+    out += heatmap_html(m.capacity_cost, "capacity-cost-matrix");
   }
   return out + "</section>\n";
+}
+
+// The first screen after the headline: users at each speed and the Pareto chart, side by side
+// where the page is wide enough; "" when the run has neither.
+std::string capacity_html(const ReportModel& m, const RunResult& r) {
+  const std::string chart = pareto_figure_html(pareto_chart(r));
+  if (m.capacity.cells.empty() && chart.empty()) return "";
+  std::string out = "<section id=\"capacity\">\n<div class=\"charts\">\n";
+  if (!m.capacity.cells.empty())
+    out += "<div>\n<h2>" + html_escape(m.capacity.title) + "</h2>\n<p class=\"caption\">" +
+           html_escape(trf("{}; {} under each value", m.capacity.caption, m.capacity.detail_name)) + "</p>\n" +
+           heatmap_html(m.capacity, "capacity-matrix") + "</div>\n";
+  return out + chart + "</div>\n</section>\n";
 }
 
 // The time chart of the run's telemetry series; "" without a series or with nothing to draw.
@@ -279,6 +300,13 @@ std::string measurements_html(const ReportModel& m) {
                     html_escape(m.measurements_caption) + "</p>\n" + data_table_html(m.measurements, "measurements-table");
   for (const auto& note : m.measurement_notes) out += "<p class=\"note\">" + html_escape(note) + "</p>\n";
   return out + "</section>\n";
+}
+
+// The SLO search per context; "" without --slo.
+std::string slo_html(const ReportModel& m) {
+  if (m.slo.rows.empty()) return "";
+  return "<section id=\"slo\">\n<h2>" + html_escape(tr("SLO search")) + "</h2>\n<p class=\"caption\">" +
+         html_escape(m.slo_caption) + "</p>\n" + data_table_html(m.slo, "slo-table") + "</section>\n";
 }
 
 // The retrieval check's verdict per context; "" when none ran.
@@ -314,6 +342,7 @@ std::string render_html(const RunResult& r, const ReportModel& m, const Telemetr
   std::string body;
   body += header_html(m, r, !chart.empty());
   body += headline_html(m);
+  body += capacity_html(m, r);
   body += findings_html(m);
   body += html_fact_groups(m.facts);
   body += launch_html(m);
@@ -322,6 +351,7 @@ std::string render_html(const RunResult& r, const ReportModel& m, const Telemetr
   body += telemetry_html(chart);
   body += measurements_html(m);
   body += retrieval_html(m);
+  body += slo_html(m);
   body += checks_html(m);
   body += definitions_html(m);
   body += "<footer>" + html_escape(trf("{} · a self-contained page: no scripts, nothing loaded from the network.", m.footer)) +

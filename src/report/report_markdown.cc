@@ -88,6 +88,10 @@ std::string render_markdown(const ReportModel& m) {
     if (!m.capacity.cells.empty())
       out += md_section(m.capacity.title) + md_escape(m.capacity.caption) + "; " + md_escape(m.capacity.detail_name) +
              " under each value\n\n" + md_table(matrix_table(m.capacity));
+    for (const Matrix* e : {&m.energy, &m.capacity_cost})
+      if (!e->cells.empty())
+        out += md_section(e->title) + md_escape(e->caption) + "; " + md_escape(e->detail_name) +
+               " under each value\n\n" + md_table(matrix_table(*e));
   }
 
   out += md_section("All measurements") + md_escape(m.measurements_caption) + "\n\n" + md_table(m.measurements);
@@ -96,6 +100,8 @@ std::string render_markdown(const ReportModel& m) {
 
   if (!m.retrieval.rows.empty())
     out += md_section(tr("Retrieval check")) + md_escape(m.retrieval_caption) + "\n\n" + md_table(m.retrieval);
+  if (!m.slo.rows.empty())
+    out += md_section(tr("SLO search")) + md_escape(m.slo_caption) + "\n\n" + md_table(m.slo);
 
   out += md_section("What the numbers mean");
   for (const auto& d : m.definitions) out += "- **" + md_escape(d.term) + ":** " + md_escape(d.meaning) + "\n";

@@ -1,6 +1,7 @@
 #include "report/report_model.h"
 
 #include "report/report_capacity.h"
+#include "report/report_energy.h"
 
 #include <algorithm>
 #include <cctype>
@@ -147,6 +148,8 @@ ReportModel build_report_model(const RunResult& r) {
   m.decode_per_request = build_matrix(r, MatrixKind::PerRequest);
   m.decode_efficiency = build_matrix(r, MatrixKind::Efficiency);
   m.capacity = capacity_matrix(r);
+  m.energy = energy_matrix(r);
+  m.capacity_cost = capacity_cost_matrix(r);
 
   auto present = statuses(r);
   for (CellStatus s : {CellStatus::OverCapacity, CellStatus::BeyondModel, CellStatus::Error, CellStatus::Interrupted,
@@ -193,6 +196,9 @@ ReportModel build_report_model(const RunResult& r) {
   add_retrieval_findings(r, m.findings);
   m.retrieval = retrieval_table(r);
   m.retrieval_caption = retrieval_caption(r);
+  add_slo_findings(r, m.findings);
+  m.slo = slo_table(r);
+  m.slo_caption = slo_caption(r);
   bool warned = std::any_of(m.findings.begin(), m.findings.end(),
                             [](const Finding& f) { return f.severity != Severity::Info; });
   if (!warned) m.checks_passed = checks_passed(r);

@@ -115,6 +115,8 @@ struct ReportModel {
   Matrix decode_total;          ///< total tok/s with TTFT under it (the seed's heatmap)
   Matrix decode_per_request;    ///< per-request tok/s with time between tokens under it
   Matrix capacity;              ///< users at each speed floor, the box's total under it (report_capacity.h)
+  Matrix energy;                ///< joules per output token, cost under it (report_energy.h); empty: no energy
+  Matrix capacity_cost;         ///< cost per million output tokens at each speed floor; empty: no prices
   Matrix decode_efficiency;     ///< tokens per joule with GPU power under it (valid cells); no cells when
                                 ///< no cell has the figure, and then printers leave it out
   std::vector<std::string> decode_notes;       ///< under the matrix: over capacity, TTFT, ...
@@ -126,6 +128,8 @@ struct ReportModel {
   Table retrieval;                             ///< the long-context retrieval check by context; no rows when
                                                ///< none ran (printers then leave the section out)
   std::string retrieval_caption;               ///< above that table: what was asked and how it is scored
+  Table slo;                                   ///< run --slo: each context's SLO search; no rows without one
+  std::string slo_caption;                     ///< above that table: the targets and how the search works
   std::vector<Definition> definitions;
   std::string token_counts;     ///< where the output token counts came from
   std::string footer;           ///< tool, commit, build, run id, times

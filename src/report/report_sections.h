@@ -50,6 +50,11 @@ std::string retrieval_caption(const RunResult& r);
 void add_retrieval_findings(const RunResult& r, std::vector<Finding>& out);
 std::optional<std::string> retrieval_check_passed(const RunResult& r);
 
+// report_slo.cc
+Table slo_table(const RunResult& r);
+std::string slo_caption(const RunResult& r);
+void add_slo_findings(const RunResult& r, std::vector<Finding>& out);
+
 // report_definitions.cc
 std::string token_count_text(const RunResult& r);
 std::vector<Definition> definitions(const RunResult& r);

@@ -232,6 +232,8 @@ std::string render_term(const ReportModel& m, const RenderOptions& options) {
     out += "\n" + matrix_text(m.decode_per_request, ansi, width);
     if (!m.decode_efficiency.cells.empty()) out += "\n" + matrix_text(m.decode_efficiency, ansi, width);
     if (!m.capacity.cells.empty()) out += "\n" + matrix_text(m.capacity, ansi, width);
+    if (!m.energy.cells.empty()) out += "\n" + matrix_text(m.energy, ansi, width);
+    if (!m.capacity_cost.cells.empty()) out += "\n" + matrix_text(m.capacity_cost, ansi, width);
   }
   if (!m.decode_notes.empty()) {
     out += "\n";
@@ -243,6 +245,16 @@ std::string render_term(const ReportModel& m, const RenderOptions& options) {
     for (const auto& row : m.retrieval.rows) {
       const std::string line = trf("{} (needle at {}): {}", row.cells[0], row.cells[1], row.cells[2]);
       out += "  " + (row.status == CellStatus::Valid ? line : ansi.yellow(line)) + "\n";
+    }
+  }
+  if (!m.slo.rows.empty()) {
+    // Context, requests at once, TTFT and TPOT at the percentile, goodput; the rest in report.html.
+    out += "\n" + ansi.bold(tr("SLO search")) + "\n";
+    for (const auto& row : m.slo.rows) {
+      std::string line = trf("{}: {} at once, {} {}, {} {}, goodput {} req/s ({} tok/s)", row.cells[0], row.cells[1],
+                             m.slo.header[2], row.cells[2], m.slo.header[3], row.cells[3], row.cells[5], row.cells[6]);
+      if (!row.cells[8].empty()) line += " — " + row.cells[8];
+      out += "  " + wrap(row.status == CellStatus::Valid ? line : ansi.yellow(line), width - 2, "    ");
     }
   }
   out += "\n";

@@ -36,6 +36,26 @@ double y_max(const LineChart& c, bool right) {
   return m;
 }
 
+// One point's marker, centred on (x, y), its tooltip inside.
+std::string marker_svg(Marker marker, double x, double y, bool hollow, const std::string& tooltip) {
+  const std::string cls = hollow ? " class=\"hollow\"" : "";
+  const std::string title = "<title>" + html_escape(tooltip) + "</title>";
+  switch (marker) {
+    case Marker::Circle: break;
+    case Marker::Square:
+      return fmt::format("<rect{} x=\"{}\" y=\"{}\" width=\"7.0\" height=\"7.0\">{}</rect>\n", cls, svg_number(x - 3.5),
+                         svg_number(y - 3.5), title);
+    case Marker::Diamond:
+      return fmt::format("<polygon{} points=\"{},{} {},{} {},{} {},{}\">{}</polygon>\n", cls, svg_number(x), svg_number(y - 4.5),
+                         svg_number(x + 4.5), svg_number(y), svg_number(x), svg_number(y + 4.5), svg_number(x - 4.5), svg_number(y),
+                         title);
+    case Marker::Triangle:
+      return fmt::format("<polygon{} points=\"{},{} {},{} {},{}\">{}</polygon>\n", cls, svg_number(x), svg_number(y - 4.5),
+                         svg_number(x + 4.2), svg_number(y + 3.5), svg_number(x - 4.2), svg_number(y + 3.5), title);
+  }
+  return fmt::format("<circle{} cx=\"{}\" cy=\"{}\" r=\"3.5\">{}</circle>\n", cls, svg_number(x), svg_number(y), title);
+}
+
 }  // namespace
 
 std::string compact_number(double v) {
@@ -59,6 +79,7 @@ std::string render_svg(const LineChart& c) {
   auto x_format = c.x_format ? c.x_format : [](double v) { return fmt::format("{:g}", v); };
   auto y_format = c.y_format ? c.y_format : compact_number;
   bool right = !c.y2_label.empty() && !c.y_log10;
+  const bool scaled_right = right && c.y2_scale > 0;
   double plot_right = kWidth - (right ? kRightWithAxis : kRightPlain);
   double plot_bottom = kHeight - kBottom;
 
@@ -94,11 +115,12 @@ std::string render_svg(const LineChart& c) {
     sy.hi = hi_decade;
     for (int k = lo_decade; k <= hi_decade; ++k) ticks_l.push_back(std::pow(10.0, k));
   } else {
-    const double step_l = nice_step(y_max(c, false), kYTicks), step_r = nice_step(y_max(c, true), kYTicks);
+    const double step_l = nice_step(y_max(c, false), kYTicks);
+    const double step_r = scaled_right ? step_l * c.y2_scale : nice_step(y_max(c, true), kYTicks);
     auto ticks_top = [&](double max, double step) { return std::max(step, std::ceil(max / step - 1e-9) * step); };
     const int lines_l = static_cast<int>(std::lround(ticks_top(y_max(c, false), step_l) / step_l));
     const int lines_r = static_cast<int>(std::lround(ticks_top(y_max(c, true), step_r) / step_r));
-    const int lines = right ? std::max(lines_l, lines_r) : lines_l;
+    const int lines = right && !scaled_right ? std::max(lines_l, lines_r) : lines_l;
     sy.hi = step_l * lines;
     sy2.hi = step_r * lines;
     for (int i = 0; i <= lines; ++i) {
@@ -157,8 +179,7 @@ std::string render_svg(const LineChart& c) {
     if (!path.empty()) out += fmt::format("<path d=\"{}\"/>\n", path);
     for (const auto& p : s.points) {
       if (!drawn(p) || s.reference) continue;
-      out += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3.5\"><title>{}</title></circle>\n", svg_number(sx(tx(p.x))),
-                         svg_number(y_scale(ty(p.y))), html_escape(p.tooltip));
+      out += marker_svg(s.marker, sx(tx(p.x)), y_scale(ty(p.y)), p.hollow, p.tooltip);
     }
     if (last && !s.end_label.empty())  // above the last point, ending at it
       out += fmt::format("<text class=\"series-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
@@ -170,9 +191,14 @@ std::string render_svg(const LineChart& c) {
 
 std::string render_legend(const LineChart& c) {
   std::string out = "<ul class=\"legend\">";
-  for (const auto& s : c.series)
+  for (size_t i = 0; i < c.series.size(); ++i) {
+    const ChartSeries& s = c.series[i];
+    if (std::any_of(c.series.begin(), c.series.begin() + static_cast<std::ptrdiff_t>(i),
+                    [&](const ChartSeries& o) { return o.name == s.name && o.color == s.color; }))
+      continue;
     out += fmt::format("<li><span class=\"swatch c{}{}{}\"></span>{}</li>", s.color % 8, s.dashed ? " dashed" : "",
                        s.reference ? " reference" : "", html_escape(s.name));
+  }
   return out + "</ul>\n";
 }
 

@@ -75,6 +75,7 @@ void redact_result(RunResult& r, const RedactOptions& given) {
   r.launch_command = redact_command(r.launch_command, options);
   text(r.submitted_by);
   text(r.notes);
+  text(r.settings.cost.currency);
   for (auto& w : r.warnings) text(w);
 
   text(r.engine.model);
@@ -111,6 +112,8 @@ void redact_result(RunResult& r, const RedactOptions& given) {
     text(check.excerpt);
     text(check.finish_reason);
   }
+  for (auto& search : r.slo_search)  // a failed probe's error, like a cell's
+    for (auto& point : search.points) text(point.error);
 }
 
 RunResult redacted(RunResult result, const RedactOptions& options) {

@@ -73,6 +73,37 @@ struct EngineInfo {
   bool synthetic_model = false;               ///< speedmatrix synth-model's GGUF (gguf/synth_detect.h)
 };
 
+/// The share of requests that must meet every target (docs/METRICS.md, "SLOs"): 90 = 90% of them.
+inline constexpr double kDefaultSloPercentile = 90;
+
+/// Latency targets (docs/METRICS.md, "SLOs"); unset = no limit on that figure. A point (a sweep's
+/// rate, a decode cell, a probe) meets them when at least `percentile` % of its requests each
+/// meet every target set (metrics/slo.h, meets_slo and meets_slo_share).
+struct SloTargets {
+  std::optional<double> ttft_ms;
+  std::optional<double> tpot_ms;
+  double percentile = kDefaultSloPercentile;  ///< in (0, 100]
+};
+
+/// Prices for the cost per million output tokens (docs/METRICS.md, "Energy and cost per million
+/// tokens"): run --power-price, --currency, --hardware-cost, --amortize-years, --host-power-w,
+/// --busy-share. A reader may put other prices in later (report, the site's ?power_price=).
+struct CostSettings {
+  std::optional<double> power_price_per_kwh;  ///< electricity, currency per kWh
+  std::string currency;                        ///< a label for the prices ("USD", "EUR"); empty: none given
+  std::optional<double> hardware_cost;         ///< what the machine cost, currency
+  std::optional<double> amortize_years;        ///< written off over this many years (of 8,766 hours)
+  std::optional<double> host_power_w;          ///< the host's draw where RAPL cannot be read (busy and idle);
+                                               ///< empty: the documented constants
+  double busy_share = 1;                       ///< share of the time the box serves at the cell's load; the rest
+                                               ///< it waits at its idle power (0 < busy_share <= 1)
+  /// Whether anything was set (the settings' "cost" object is written only then).
+  bool any() const {
+    return power_price_per_kwh || !currency.empty() || hardware_cost || amortize_years || host_power_w ||
+           busy_share != 1;
+  }
+};
+
 /// How the run was set up (the seed page's Run section).
 struct RunSettings {
   std::string api = "completions";      ///< "completions" or "chat"
@@ -111,6 +142,11 @@ struct RunSettings {
   /// the run asked the server its needle back at each context (--retrieval-check, the standard
   /// profile's default), false when it was turned off; nullopt in files from before the check.
   std::optional<bool> retrieval_check;
+  /// --slo: the targets of the SLO search (docs/METRICS.md, "SLO search"); nullopt: no search.
+  std::optional<SloTargets> slo;
+  std::vector<int64_t> slo_contexts;  ///< --slo context=...: the contexts searched; empty: every decode context
+  int64_t slo_max_probes = 0;         ///< probes allowed per context
+  CostSettings cost;  ///< prices for the cost per million tokens; all empty: energy figures only
 };
 
 /// A median with its tails. All in the unit the field name says.
@@ -149,6 +185,8 @@ struct CellTelemetry {
   std::optional<double> host_cpu_util_pct;   ///< mean host CPU utilisation over the window, 0–100
   std::optional<double> host_cpu_other_pct;  ///< of it, what processes other than the measurement's own
                                              ///< (speedmatrix, a server on this machine) used: a busy host
+  std::optional<double> host_energy_j;       ///< the CPU packages' energy in the window (RAPL); empty where
+                                             ///< it could not be read
   std::optional<int64_t> server_waiting_max; ///< most requests the server queued at once (its metrics)
   std::optional<double> server_kv_usage_max; ///< highest KV-cache use the server reported, 0–1
   std::optional<int64_t> server_preemptions; ///< requests the server preempted during the window
@@ -182,6 +220,68 @@ struct OutputCheckSummary {
   std::string verdict = "ok";
   std::string flaw;     ///< the flaw of the excerpt's request ("repeat", ...); empty when ok
   std::string excerpt;  ///< a flawed request's text: the loop's cycle, or the text's start
+};
+
+/// One closed-loop measurement (a decode cell or an SLO probe) judged against the run's SLO
+/// (docs/METRICS.md, "SLO search"; metrics/slo.h, judge_closed_loop).
+struct SloJudgement {
+  bool meets = false;                  ///< met_fraction ≥ percentile ÷ 100
+  int64_t requests = 0;                ///< requests judged
+  int64_t met = 0;                     ///< of those, within every target
+  std::optional<double> met_fraction;  ///< met ÷ requests
+  std::optional<double> ttft_ms;       ///< TTFT at the SLO percentile (send → first token)
+  std::optional<double> tpot_ms;       ///< TPOT at the SLO percentile
+  std::optional<double> achieved_rps;  ///< requests completed inside the window ÷ its length
+  std::optional<double> goodput_rps;   ///< of those, the ones within the SLO ÷ the window's length
+  std::optional<double> goodput_tok_s; ///< output tokens inside the window of requests within the SLO ÷ its length
+};
+
+/// One concurrency of an SLO search: a matrix cell or a probe, judged.
+struct SloPoint {
+  int64_t concurrency = 0;
+  std::string source;                  ///< "matrix" (a decode cell of the matrix) or "probe"
+  CellStatus status = CellStatus::Valid;  ///< a probe that failed: Error (or Interrupted)
+  std::optional<SloJudgement> judgement;  ///< valid points
+  std::string error;                   ///< status Error: why
+};
+
+/// One context's SLO search (`run --slo`): the highest concurrency meeting the SLO.
+struct SloSearch {
+  int64_t context = 0;
+  /// "found" (concurrency passes, concurrency + 1 fails), "at_least" (the highest concurrency the
+  /// KV cache and the matrix allow passes), "none" (one request already fails), "probe_limit"
+  /// (the probes ran out between concurrency and failing_concurrency), "stopped" (a probe failed
+  /// or the run was interrupted: the bracket so far).
+  std::string basis;
+  int64_t concurrency = 0;                      ///< highest concurrency that passed (0: none)
+  std::optional<int64_t> failing_concurrency;   ///< lowest concurrency above it that failed
+  std::optional<int64_t> passed_above;          ///< a higher concurrency that passed anyway (noise)
+  int64_t max_concurrency = 0;                  ///< the highest concurrency the search could try
+  int64_t probes = 0;                           ///< probes measured (matrix cells not counted)
+  std::vector<SloPoint> points;                 ///< matrix cells used, then probes, in the order judged
+};
+
+/// The point of `search` at its answer (the last judged at search.concurrency); null when none.
+const SloPoint* slo_answer_point(const SloSearch& search);
+
+/// A decode cell's energy per token and cost per million output tokens (docs/METRICS.md, "Energy
+/// and cost per million tokens"; metrics/energy_cost.h). Present where the window has a measured
+/// energy: the GPUs' (telemetry) or the host's (RAPL).
+struct CellEnergy {
+  int64_t output_tokens = 0;                    ///< output tokens in the window
+  int64_t total_tokens = 0;                     ///< of them plus the prompt tokens of the requests that completed
+  std::optional<double> gpu_j_per_output_token; ///< the GPUs' energy ÷ output tokens (empty: no GPU energy)
+  std::optional<double> gpu_j_per_total_token;
+  double host_energy_j = 0;                     ///< the host's energy over the window
+  std::string host_source;                      ///< "rapl" (measured) or "estimate" (a constant power × time)
+  double j_per_output_token = 0;                ///< (GPU + host) ÷ output tokens
+  double j_per_total_token = 0;
+  double power_w = 0;                           ///< (GPU + host energy) ÷ window
+  double idle_power_w = 0;                      ///< what the box draws waiting (GPUs + host)
+  double served_j_per_output_token = 0;         ///< j_per_output_token plus the idle share's energy (busy_share)
+  std::optional<double> energy_cost_per_mtok;   ///< the electricity of a million output tokens (--power-price)
+  std::optional<double> hardware_cost_per_mtok; ///< the machine's write-off over their time (--hardware-cost)
+  std::optional<double> cost_per_mtok;          ///< the sum of those given
 };
 
 /// One sustained decode cell: `concurrency` streams over a `context`-token prompt.
@@ -239,6 +339,8 @@ struct DecodeCell {
                                             ///< cell's other figures are its median pass's
   CellTelemetry telemetry;                  ///< the machine over the window
   std::optional<OutputCheckSummary> output_check;  ///< the requests' output checked; absent in files before it
+  std::optional<SloJudgement> slo;          ///< run --slo: the cell judged against the SLO (metrics/slo.h)
+  std::optional<CellEnergy> energy;         ///< energy per token and cost; absent without a measured energy
 };
 
 /// A GPU's fixed facts, as the telemetry saw them.
@@ -266,6 +368,10 @@ struct TelemetryInfo {
   bool server = false;              ///< the server's metrics were sampled
   bool client_side_only = false;    ///< GPU and host readings are the client's machine (remote server)
   std::string series_file;          ///< the raw series in the run folder, e.g. "telemetry.jsonl"
+  /// What the box drew waiting, outside every window (telemetry/window_summary.h idle_power): the
+  /// server's GPUs summed, and the CPU packages (RAPL); empty where not measured.
+  std::optional<double> idle_gpu_power_w;
+  std::optional<double> idle_host_power_w;
 };
 
 /// Facts about the client's own ceiling, measured before the run.
@@ -418,6 +524,8 @@ struct CapacityPoint {
   /// measured concurrencies), "at_least" (every measured concurrency met the floor: more were not
   /// measured), "none" (the lowest, one request, falls below the floor).
   std::string basis;
+  std::optional<double> j_per_output_token;  ///< served energy per output token there (idle share included)
+  std::optional<double> cost_per_mtok;       ///< cost per million output tokens there (with prices given)
 };
 
 struct RunResult {
@@ -450,6 +558,7 @@ struct RunResult {
   std::optional<SweepInfo> sweep;     ///< a request-rate sweep (`speedmatrix sweep`); then prefill and decode are empty
   std::optional<RunTiming> timing;    ///< where the wall time went (matrix runs; nullopt in older files and predictions)
   std::vector<RetrievalCheck> retrieval;  ///< the retrieval check of each context checked, ascending context
+  std::vector<SloSearch> slo_search;      ///< run --slo: each context's search, ascending context
 };
 
 }  // namespace sm

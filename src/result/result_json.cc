@@ -9,6 +9,7 @@
 
 #include "result/json_fields.h"
 #include "result/output_check_json.h"
+#include "result/slo_json.h"
 #include "result/sweep_json.h"
 
 namespace sm {
@@ -117,9 +118,23 @@ json settings_to_json(const RunSettings& s) {
   }
   if (s.precision_audit) j["precision_audit"] = *s.precision_audit;
   if (s.retrieval_check) j["retrieval_check"] = *s.retrieval_check;  // absent in files from before the check
+  if (s.slo) {  // run --slo only
+    j["slo"] = slo_targets_to_json(*s.slo);
+    j["slo_contexts"] = s.slo_contexts;
+    j["slo_max_probes"] = s.slo_max_probes;
+  }
   if (s.requests_per_cell > 0) {
     j["requests_per_cell"] = s.requests_per_cell;
     j["warmup_requests"] = s.warmup_requests;
+  }
+  if (s.cost.any()) {  // only runs given prices (or a host power, a busy share)
+    json c = {{"busy_share", s.cost.busy_share}};
+    if (s.cost.power_price_per_kwh) c["power_price_per_kwh"] = *s.cost.power_price_per_kwh;
+    if (!s.cost.currency.empty()) c["currency"] = s.cost.currency;
+    if (s.cost.hardware_cost) c["hardware_cost"] = *s.cost.hardware_cost;
+    if (s.cost.amortize_years) c["amortize_years"] = *s.cost.amortize_years;
+    if (s.cost.host_power_w) c["host_power_w"] = *s.cost.host_power_w;
+    j["cost"] = std::move(c);
   }
   return j;
 }
@@ -147,8 +162,19 @@ RunSettings settings_from_json(const json& j) {
   read_opt(j, "min_window_s", s.min_window_s);
   read_opt(j, "precision_audit", s.precision_audit);
   read_opt(j, "retrieval_check", s.retrieval_check);
+  if (auto it = j.find("slo"); it != j.end() && it->is_object()) s.slo = slo_targets_from_json(*it);
+  read(j, "slo_contexts", s.slo_contexts);
+  read(j, "slo_max_probes", s.slo_max_probes);
   read(j, "requests_per_cell", s.requests_per_cell);
   read(j, "warmup_requests", s.warmup_requests);
+  if (auto c = j.find("cost"); c != j.end() && c->is_object()) {
+    read_opt(*c, "power_price_per_kwh", s.cost.power_price_per_kwh);
+    read(*c, "currency", s.cost.currency);
+    read_opt(*c, "hardware_cost", s.cost.hardware_cost);
+    read_opt(*c, "amortize_years", s.cost.amortize_years);
+    read_opt(*c, "host_power_w", s.cost.host_power_w);
+    read(*c, "busy_share", s.cost.busy_share);
+  }
   return s;
 }
 
@@ -166,6 +192,7 @@ void telemetry_to_json(const CellTelemetry& t, json& out) {
   out["server_preemptions"] = opt(t.server_preemptions);
   if (t.gpu_util_pct) out["gpu_util_pct"] = *t.gpu_util_pct;  // absent in older files and short windows
   if (t.host_cpu_other_pct) out["host_cpu_other_pct"] = *t.host_cpu_other_pct;  // absent in older files
+  if (t.host_energy_j) out["host_energy_j"] = *t.host_energy_j;  // only where RAPL was read
   if (!t.per_gpu.empty()) {  // only where the server uses several GPUs
     json gpus = json::array();
     for (const auto& g : t.per_gpu)
@@ -190,6 +217,7 @@ void telemetry_from_json(const json& j, CellTelemetry& t) {
   read(j, "throttle", t.throttle);
   read_opt(j, "host_cpu_util_pct", t.host_cpu_util_pct);
   read_opt(j, "host_cpu_other_pct", t.host_cpu_other_pct);
+  read_opt(j, "host_energy_j", t.host_energy_j);
   read_opt(j, "server_waiting_max", t.server_waiting_max);
   read_opt(j, "server_kv_usage_max", t.server_kv_usage_max);
   read_opt(j, "server_preemptions", t.server_preemptions);
@@ -225,6 +253,8 @@ json telemetry_info_to_json(const TelemetryInfo& t) {
     out["server_gpus_source"] = t.server_gpus_source;
     out["server_gpus_detail"] = t.server_gpus_detail;
   }
+  if (t.idle_gpu_power_w) out["idle_gpu_power_w"] = *t.idle_gpu_power_w;
+  if (t.idle_host_power_w) out["idle_host_power_w"] = *t.idle_host_power_w;
   return out;
 }
 
@@ -251,6 +281,8 @@ TelemetryInfo telemetry_info_from_json(const json& j) {
   read(j, "server_gpus", t.server_gpus);
   read(j, "server_gpus_source", t.server_gpus_source);
   read(j, "server_gpus_detail", t.server_gpus_detail);
+  read_opt(j, "idle_gpu_power_w", t.idle_gpu_power_w);
+  read_opt(j, "idle_host_power_w", t.idle_host_power_w);
   return t;
 }
 
@@ -362,6 +394,24 @@ json decode_to_json(const DecodeCell& c) {
   if (!c.audit_bins_tok_s.empty()) out["audit_bins_tok_s"] = c.audit_bins_tok_s;  // audits only
   if (!c.repeat_tok_s.empty()) out["repeat_tok_s"] = c.repeat_tok_s;              // --repeat only
   output_check_to_json(c.output_check, out);
+  if (c.slo) out["slo"] = slo_judgement_to_json(*c.slo);  // run --slo only
+  if (const auto& e = c.energy) {
+    json energy = {{"output_tokens", e->output_tokens},
+                   {"total_tokens", e->total_tokens},
+                   {"gpu_j_per_output_token", opt(e->gpu_j_per_output_token)},
+                   {"gpu_j_per_total_token", opt(e->gpu_j_per_total_token)},
+                   {"host_energy_j", e->host_energy_j},
+                   {"host_source", e->host_source},
+                   {"j_per_output_token", e->j_per_output_token},
+                   {"j_per_total_token", e->j_per_total_token},
+                   {"power_w", e->power_w},
+                   {"idle_power_w", e->idle_power_w},
+                   {"served_j_per_output_token", e->served_j_per_output_token}};
+    if (e->energy_cost_per_mtok) energy["energy_cost_per_mtok"] = *e->energy_cost_per_mtok;
+    if (e->hardware_cost_per_mtok) energy["hardware_cost_per_mtok"] = *e->hardware_cost_per_mtok;
+    if (e->cost_per_mtok) energy["cost_per_mtok"] = *e->cost_per_mtok;
+    out["energy"] = std::move(energy);
+  }
   telemetry_to_json(c.telemetry, out);
   return out;
 }
@@ -417,6 +467,24 @@ Result<DecodeCell> decode_from_json(const json& j) {
   read(j, "warnings", c.warnings);
   read(j, "repeat_tok_s", c.repeat_tok_s);
   output_check_from_json(j, c.output_check);
+  if (auto o = j.find("slo"); o != j.end() && o->is_object()) c.slo = slo_judgement_from_json(*o);
+  if (auto e = j.find("energy"); e != j.end() && e->is_object()) {
+    CellEnergy& energy = c.energy.emplace();
+    read(*e, "output_tokens", energy.output_tokens);
+    read(*e, "total_tokens", energy.total_tokens);
+    read_opt(*e, "gpu_j_per_output_token", energy.gpu_j_per_output_token);
+    read_opt(*e, "gpu_j_per_total_token", energy.gpu_j_per_total_token);
+    read(*e, "host_energy_j", energy.host_energy_j);
+    read(*e, "host_source", energy.host_source);
+    read(*e, "j_per_output_token", energy.j_per_output_token);
+    read(*e, "j_per_total_token", energy.j_per_total_token);
+    read(*e, "power_w", energy.power_w);
+    read(*e, "idle_power_w", energy.idle_power_w);
+    read(*e, "served_j_per_output_token", energy.served_j_per_output_token);
+    read_opt(*e, "energy_cost_per_mtok", energy.energy_cost_per_mtok);
+    read_opt(*e, "hardware_cost_per_mtok", energy.hardware_cost_per_mtok);
+    read_opt(*e, "cost_per_mtok", energy.cost_per_mtok);
+  }
   telemetry_from_json(j, c.telemetry);
   return c;
 }
@@ -525,18 +593,27 @@ json to_json(const RunResult& r) {
   if (r.sweep) j["sweep"] = sweep_to_json(*r.sweep);  // only sweeps have it: matrix files stay as they were
   if (!r.capacity.empty()) {
     json capacity = json::array();
-    for (const CapacityPoint& p : r.capacity)
-      capacity.push_back({{"context", p.context},
-                          {"floor_tok_s", p.floor_tok_s},
-                          {"users", p.users},
-                          {"total_tok_s", opt(p.total_tok_s)},
-                          {"basis", p.basis}});
+    for (const CapacityPoint& p : r.capacity) {
+      json point = {{"context", p.context},
+                    {"floor_tok_s", p.floor_tok_s},
+                    {"users", p.users},
+                    {"total_tok_s", opt(p.total_tok_s)},
+                    {"basis", p.basis}};
+      if (p.j_per_output_token) point["j_per_output_token"] = *p.j_per_output_token;  // runs with energy only
+      if (p.cost_per_mtok) point["cost_per_mtok"] = *p.cost_per_mtok;
+      capacity.push_back(std::move(point));
+    }
     j["capacity"] = std::move(capacity);
   }
   if (!r.retrieval.empty()) {  // only runs that checked have it
     json checks = json::array();
     for (const auto& c : r.retrieval) checks.push_back(retrieval_to_json(c));
     j["retrieval"] = std::move(checks);
+  }
+  if (!r.slo_search.empty()) {  // only runs with --slo have it
+    json searches = json::array();
+    for (const auto& s : r.slo_search) searches.push_back(slo_search_to_json(s));
+    j["slo_search"] = std::move(searches);
   }
   if (r.timing)
     j["timing"] = {{"total_s", r.timing->total_s},         {"setup_s", r.timing->setup_s},
@@ -624,6 +701,8 @@ Result<RunResult> result_from_json(const json& j) {
         read(point, "users", p.users);
         read_opt(point, "total_tok_s", p.total_tok_s);
         read(point, "basis", p.basis);
+        read_opt(point, "j_per_output_token", p.j_per_output_token);
+        read_opt(point, "cost_per_mtok", p.cost_per_mtok);
         r.capacity.push_back(std::move(p));
       }
     }
@@ -632,6 +711,13 @@ Result<RunResult> result_from_json(const json& j) {
         auto c = retrieval_from_json(check);
         if (!c) return std::unexpected(c.error());
         r.retrieval.push_back(std::move(*c));
+      }
+    }
+    if (auto it = j.find("slo_search"); it != j.end() && it->is_array()) {
+      for (const auto& entry : *it) {
+        auto s = slo_search_from_json(entry);
+        if (!s) return std::unexpected(s.error());
+        r.slo_search.push_back(std::move(*s));
       }
     }
     if (auto it = j.find("sweep"); it != j.end() && it->is_object()) {

@@ -62,6 +62,9 @@ struct HostReading {
   std::optional<double> other_cpu_util_pct;
   std::optional<double> cpu_freq_mhz;  ///< mean current frequency over CPUs (cpufreq scaling_cur_freq)
   std::optional<double> cpu_temp_c;    ///< hottest CPU package/die sensor (hwmon: coretemp, k10temp, ...)
+  /// Energy of all CPU packages since the sampler's first reading (RAPL energy_uj, wraps followed), J;
+  /// empty where the counters cannot be read (most kernels: root only; VMs).
+  std::optional<double> package_energy_j;
 };
 
 /// The server's own state at one moment, from its metrics. Counters are cumulative as exported

@@ -2,7 +2,9 @@
 
 
 #include <charconv>
+#include <fmt/format.h>
 
+#include "metrics/capacity.h"
 #include "result/profile.h"
 #include "store/page_cursor.h"
 
@@ -61,6 +63,22 @@ UiResult<ListingQuery> parse_listing_query(const QueryParams& q, store::RunOrder
   else if (!out.profile_param.empty())
     return ui_fail("listing.not_either",
                    {{"param", "profile"}, {"value", out.profile_param}, {"first", "standard"}, {"second", "other"}});
+  // Users at a speed: the column's floor and context, and the filter's least users.
+  if (const std::string floor = q.get("users_at"); !floor.empty()) {
+    bool known = false;
+    for (double f : kDefaultUserFloorsTokS)
+      if (floor == fmt::format("{:g}", f)) {
+        out.filter.users_floor_tok_s = f;
+        known = true;
+      }
+    if (!known) return ui_fail("listing.not_one_of", {{"param", "users_at"}, {"value", floor}, {"allowed", "10, 20, 50"}});
+  }
+  auto context = parse_count(q, "context", out.filter.users_context, 0, kMaxListingContext);
+  if (!context) return std::unexpected(context.error());
+  out.filter.users_context = *context;
+  auto min_users = parse_count(q, "min_users", 0, 0, kMaxListingUsers);
+  if (!min_users) return std::unexpected(min_users.error());
+  out.filter.min_users = *min_users;
   out.order = default_order;
   std::string sort = q.has("sort") ? q.get("sort") : q.get("metric");
   if (!sort.empty()) {
@@ -139,7 +157,10 @@ std::vector<std::pair<std::string, std::string>> listing_params(const ListingQue
           {"quantization", q.filter.quantization},
           {"kind", q.kind_param},
           {"flagged", q.include_flagged ? "include" : ""},
-          {"profile", q.profile_param}};
+          {"profile", q.profile_param},
+          {"users_at", q.filter.users_floor_tok_s == kDefaultUsersFloorTokS ? "" : fmt::format("{:g}", q.filter.users_floor_tok_s)},
+          {"context", q.filter.users_context == kDefaultUsersContext ? "" : std::to_string(q.filter.users_context)},
+          {"min_users", q.filter.min_users == 0 ? "" : std::to_string(q.filter.min_users)}};
 }
 
 }  // namespace sm::site

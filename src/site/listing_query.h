@@ -3,6 +3,8 @@
 //   ?gpu=RTX%203090%2024GB&model=...&engine=vllm&quantization=...&kind=measured
 //   &sort=single_stream|best_total|prefill_32k|tokens_per_joule|newest&limit=50&cursor=a1~50~...
 //   &profile=standard|other (runs of the current standard profile, or every other run)
+//   &users_at=10|20|50&context=32768&min_users=8 (the users-at-a-speed column's floor and context,
+//   default 20 tok/s at 32K; min_users keeps the runs serving at least that many there)
 // Pages are keyset pages: `cursor` (store/page_cursor.h) names where one starts, so a page deep in
 // 100,000 runs costs what the first does; `offset` still works for old links.
 #include <string>
@@ -27,6 +29,12 @@ struct ListingQuery {
   std::string next_cursor;       ///< after note_page: the next page's `cursor`; empty on the last page
   std::string previous_cursor;   ///< after note_page: the previous page's `cursor`; empty on the first page
 };
+
+/// The users-at-a-speed column's defaults (store::RunFilter) and the parameters' bounds.
+inline constexpr double kDefaultUsersFloorTokS = 20;
+inline constexpr int64_t kDefaultUsersContext = 32 * 1024;
+inline constexpr int64_t kMaxListingContext = int64_t{1} << 24;
+inline constexpr int64_t kMaxListingUsers = int64_t{1} << 20;
 
 /// The kinds of run, in the order their tabs are shown.
 inline constexpr std::string_view kKinds[] = {"measured", "predicted", "simulated"};

@@ -7,6 +7,7 @@
 
 #include "calc/catalog.h"
 #include "core/units.h"
+#include "metrics/capacity.h"
 #include "report/report.h"
 #include "result/profile.h"
 #include "result/result_json.h"
@@ -17,6 +18,7 @@
 #include "site/calc_input.h"
 #include "site/cell_pages.h"
 #include "site/listing_query.h"
+#include "site/run_prices.h"
 #include "site/page_layout.h"
 #include "site/run_marks.h"
 #include "site/run_telemetry_panel.h"
@@ -75,6 +77,15 @@ std::string filter_form(std::string_view action, const store::FilterValues& valu
   if (kind_select) out += select_html("kind", esc(ui_text("column.kind")), values.kinds, q.filter.kind, all);
   else if (!q.kind_param.empty()) out += "<input type=\"hidden\" name=\"kind\" value=\"" + esc(q.kind_param) + "\">";
   if (q.include_flagged) out += "<input type=\"hidden\" name=\"flagged\" value=\"include\">";
+  // Users at a speed (docs/site.md): the column's floor and context, and the least users to keep.
+  out += "<label>" + esc(ui_text("filter.users_at")) + "<select name=\"users_at\">";
+  for (double f : kDefaultUserFloorsTokS)
+    out += fmt::format("<option value=\"{0:g}\"{1}>{0:g}</option>", f, f == q.filter.users_floor_tok_s ? " selected" : "");
+  out += "</select></label>";
+  out += fmt::format("<label>{}<input type=\"number\" name=\"context\" min=\"0\" value=\"{}\"></label>",
+                     esc(ui_text("filter.context")), q.filter.users_context);
+  out += fmt::format("<label>{}<input type=\"number\" name=\"min_users\" min=\"0\" value=\"{}\"></label>",
+                     esc(ui_text("filter.min_users")), q.filter.min_users == 0 ? std::string() : std::to_string(q.filter.min_users));
   if (keep_sort) out += "<input type=\"hidden\" name=\"sort\" value=\"" + esc(order_name(q.order)) + "\">";
   out += fmt::format("<div class=\"actions\"><button type=\"submit\">{}</button><a href=\"{}\">{}</a></div></form>\n",
                      esc(ui_text("filter.apply")), action, esc(ui_text("filter.reset")));
@@ -159,6 +170,15 @@ std::string metric_cell(std::string_view label, const std::string& value_html, s
   return out + "</td>";
 }
 
+// Users at the listing's floor and context: "8", "≈11" (read between two measured concurrencies),
+// "≥64" (every measured one met it), "—" when the run has no figure there.
+std::string users_at_cell(const store::RunSummary& s) {
+  const std::string label = ui_text("column.users_at");
+  if (!s.users_at) return metric_cell(label, "<span class=\"none\">—</span>");
+  const std::string mark = s.users_at_basis == "interpolated" ? "≈" : s.users_at_basis == "at_least" ? "≥" : "";
+  return metric_cell(label, esc(mark + ui_number(*s.users_at)));
+}
+
 // The table of runs shared by the leaderboard, the run list and the per-GPU / per-model views:
 // the model, then the headline numbers, then what the run ran on. Long names are cut with an
 // ellipsis (full name on hover); below 600 px each row is a card (page_layout.cc's style sheet).
@@ -178,6 +198,8 @@ std::string runs_table(const std::vector<store::RunSummary>& runs, const Listing
                      esc(ui_text("column.prefill_32k.sub")));
   out += sort_header(action, q, store::RunOrder::TokensPerJoule, esc(ui_text("column.efficiency")),
                      esc(ui_text("column.efficiency.sub")));
+  out += "<th id=\"users-at\">" + esc(ui_format("column.users_at.head", fmt::format("{:g}", q.filter.users_floor_tok_s))) +
+         "<span class=\"sub\">" + esc(ui_format("column.users_at.sub", format_tokens(q.filter.users_context))) + "</span></th>";
   out += "<th class=\"l name\">" + esc(ui_text("column.hardware")) + "</th><th class=\"l name\">" +
          esc(ui_text("column.engine")) + "<span class=\"sub\">" + esc(ui_text("column.quantisation")) + "</span></th>";
   out += "<th class=\"l\">" + esc(ui_text("column.throttling")) + "<span class=\"sub\">" +
@@ -207,6 +229,7 @@ std::string runs_table(const std::vector<store::RunSummary>& runs, const Listing
                        esc(best_cell_note(s)));
     out += metric_cell(ui_text("column.prefill_32k"), column_text(prefill, s.prefill_32k_tok_s));
     out += efficiency_cell(s, efficiency);
+    out += users_at_cell(s);
     out += name_cell(ui_text("column.hardware"), esc(s.gpu), s.gpu);
     const std::string engine = s.engine + (s.engine_version.empty() ? "" : " " + s.engine_version);
     const std::string quant = s.quantization.empty() ? "—" : s.quantization;
@@ -482,6 +505,10 @@ SiteResponse Site::page_run(const std::string& run_id, const SiteRequest& reques
   auto result = j.is_discarded() ? Result<RunResult>(fail(ErrorCode::Internal, "stored JSON is unreadable"))
                                  : result_from_json(j);
   if (!result) return page_error(500, result.error().message);
+  // A reader's own prices (?power_price=0.2): the costs are worked out again, nothing is stored.
+  const QueryParams query(request.query);
+  if (has_query_prices(query))
+    if (auto ok = apply_query_prices(query, *result); !ok) return page_error(400, ok.error().message);
   const std::string api = "/api/v1/runs/" + percent_encode(run_id);
   std::string top = "<p class=\"note\"><a href=\"/runs\">← " + esc(ui_text("nav.runs")) + "</a> · <a href=\"" + esc(api) +
                     "\">result.json</a> · <a href=\"/compare?run=" + esc(percent_encode(run_id)) + "\">" +
@@ -489,6 +516,7 @@ SiteResponse Site::page_run(const std::string& run_id, const SiteRequest& reques
   top += profile_line(result->settings.profile);
   if (*summary) top += flag_boxes(**summary);
   top += run_telemetry_panel(*result);
+  top += price_form_html(*result, run_page_path(run_id));
   // A huge run is shown a page of cells at a time.
   const std::vector<const RunResult*> one = {&*result};
   const auto pages = decode_context_pages(one);

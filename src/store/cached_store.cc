@@ -10,9 +10,10 @@ namespace {
 
 // Everything a listing's answer depends on, as one key (fields apart by a unit separator).
 std::string listing_cache_key(const RunFilter& f, RunOrder order, const PageRequest& page) {
-  return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}{}{}{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", f.gpu, f.model,
-                     f.engine, f.quantization, f.kind, int{f.known_hardware_only}, int{f.with_tokens_per_joule_only},
-                     int{f.unflagged_only}, int{f.include_hidden}, f.profile, f.other_than_profile,
+  return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}{}{}{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", f.gpu,
+                     f.model, f.engine, f.quantization, f.kind, int{f.known_hardware_only},
+                     int{f.with_tokens_per_joule_only}, int{f.unflagged_only}, int{f.include_hidden}, f.profile,
+                     f.other_than_profile, f.users_floor_tok_s, f.users_context, f.min_users,
                      static_cast<int>(order), page.limit, page.cursor ? 0 : page.offset,
                      page.cursor ? format_page_cursor(*page.cursor) : std::string());
 }

@@ -11,6 +11,7 @@
 #include "result/result_json.h"
 #include "store/run_summary.h"
 #include "store/sort_keys.h"
+#include "store/sql_statements.h"
 
 namespace sm::store {
 
@@ -171,6 +172,15 @@ const std::vector<Migration> kMigrations = {
      {"ALTER TABLE runs ADD COLUMN projected_figures BIGINT NOT NULL DEFAULT 0"},
      {},
      &mark_projected_figures},
+    // Users at a speed (docs/site.md): each run's users at the site's speed floors per context,
+    // for the listings' column and filter.
+    {10,
+     "users at a speed: each run's users at the site's speed floors per context, backfilled from its stored result",
+     {"CREATE TABLE IF NOT EXISTS run_capacity (run_id TEXT NOT NULL, context BIGINT NOT NULL, floor_tok_s DOUBLE PRECISION NOT NULL,"
+      " users BIGINT NOT NULL, basis TEXT NOT NULL, PRIMARY KEY (run_id, context, floor_tok_s))",
+      "CREATE INDEX IF NOT EXISTS run_capacity_question ON run_capacity (floor_tok_s, context, users)"},
+     {},
+     &fill_run_capacity},
 };
 
 #undef SM_PROFILE_COLUMN
@@ -266,6 +276,20 @@ Result<void> mark_projected_figures(SqlConnection& c) {
     const std::array<SqlParam, 2> params = {run_id, bits};
     if (auto ok = c.execute(kUpdate, params); !ok) return std::unexpected(ok.error());
     return {};
+  });
+}
+
+Result<void> insert_capacity(SqlConnection& c, const std::string& run_id, std::span<const CapacityPoint> points) {
+  for (const CapacityPoint& p : points) {
+    const std::array<SqlParam, 5> params = {run_id, p.context, p.floor_tok_s, p.users, p.basis};
+    if (auto ok = c.execute(sql::kInsertCapacity, params); !ok) return std::unexpected(ok.error());
+  }
+  return {};
+}
+
+Result<void> fill_run_capacity(SqlConnection& c) {
+  return for_each_stored_result(c, [&](const std::string& run_id, nlohmann::json&, RunResult& result) -> Result<void> {
+    return insert_capacity(c, run_id, summarize_run(result).capacity);
   });
 }
 

@@ -5,10 +5,12 @@
 // on one PostgreSQL database do not race.
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/error.h"
+#include "result/result.h"
 #include "store/sql_connection.h"
 
 namespace sm::store {
@@ -23,6 +25,12 @@ struct Migration {
   /// results redacted). Nothing when null.
   Result<void> (*rewrite)(SqlConnection& connection) = nullptr;
 };
+
+/// One stored run's users at a speed (RunSummary::capacity) into the run_capacity table (migration 10).
+Result<void> insert_capacity(SqlConnection& connection, const std::string& run_id, std::span<const CapacityPoint> points);
+
+/// Migration 10's backfill: the run_capacity rows of every stored run, from its result.
+Result<void> fill_run_capacity(SqlConnection& connection);
 
 /// Migration 9's backfill: projected_figures of every stored run, from its result.
 Result<void> mark_projected_figures(SqlConnection& connection);

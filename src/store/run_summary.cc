@@ -2,7 +2,9 @@
 
 #include <set>
 
+#include "metrics/capacity.h"
 #include "metrics/output_check.h"
+#include "metrics/pareto.h"
 #include "report/cell_format.h"
 #include "report/report_model.h"
 #include "store/run_telemetry.h"
@@ -67,6 +69,7 @@ RunSummary summarize_run(const RunResult& r) {
     if (p.context == kLeaderboardPrefillContext && p.status == CellStatus::Valid && p.prompt_tok_s &&
         !unread.contains(p.context))
       s.prefill_32k_tok_s = p.prompt_tok_s;
+  s.capacity = capacity_points(counted_decode_cells(r), kDefaultUserFloorsTokS);
   const RunTelemetry t = summarize_run_telemetry(r);
   s.gpu_telemetry = std::string(to_string(t.scope));
   s.best_tokens_per_joule = t.best_tokens_per_joule;

@@ -65,6 +65,14 @@ struct RunSummary {
   std::string checked_with;      ///< fingerprint of the catalog the site's checks used ("" = never checked)
   bool hidden = false;           ///< hidden by a moderator: out of every page and listing
   std::string profile;           ///< settings.profile: "standard/1", "quick/1", ...; "" = a matrix of its own
+  /// Users at the site's speed floors (kDefaultUserFloorsTokS) at each context, from the cells the
+  /// rankings count (metrics/capacity.h over metrics/pareto.h's counted_decode_cells); stored in
+  /// the run_capacity table with the run. Listings do not read it back (see users_at).
+  std::vector<CapacityPoint> capacity;
+  /// A listing's capacity column: the users at its RunFilter's floor and context; std::nullopt
+  /// when the run has no figure there. users_at_basis: CapacityPoint::basis ("at_least": "≥").
+  std::optional<int64_t> users_at;
+  std::string users_at_basis;
 
   /// Out of default rankings: flagged implausible, on a synthetic model or on unverified hardware.
   bool flagged() const { return !implausible.empty() || synthetic_model || unverified_hardware; }

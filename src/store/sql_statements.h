@@ -24,17 +24,30 @@ namespace sm::store::sql {
 // $8 1 = leave out flagged runs (implausible, synthetic model: default rankings), 0 = keep;
 // $9 1 = hidden runs too (moderation), 0 = visible runs only;
 // $10 a profile to keep ('' = any: a ranking keeps the current standard's);
-// $11 a profile to leave out ('' = none: the leaderboard's Other runs leave out the standard's).
+// $11 a profile to leave out ('' = none: the leaderboard's Other runs leave out the standard's);
+// $12 a speed floor (tok/s) and $13 a context: with $14 > 0, only runs serving at least $14 users
+// there (the run_capacity table; 0 = any).
 #define SM_RUN_FILTER                                                                               \
   " WHERE ($1 = '' OR gpu = $1) AND ($2 = '' OR model = $2) AND ($3 = '' OR engine = $3)"          \
   " AND ($4 = '' OR quantization = $4) AND ($5 = '' OR kind = $5) AND ($6 = '' OR gpu <> $6)"      \
   " AND ($7 = 0 OR best_tokens_per_joule IS NOT NULL)"                                              \
   " AND ($8 = 0 OR (implausible = '' AND synthetic_model = 0 AND unverified_hardware = 0))"         \
   " AND ($9 = 1 OR hidden = 0)"                                                                     \
-  " AND ($10 = '' OR profile = $10) AND ($11 = '' OR profile <> $11)"
+  " AND ($10 = '' OR profile = $10) AND ($11 = '' OR profile <> $11)"                                \
+  " AND ($14 = 0 OR EXISTS (SELECT 1 FROM run_capacity k WHERE k.run_id = runs.run_id"                \
+  " AND k.floor_tok_s = $12 AND k.context = $13 AND k.users >= $14))"
 
 /// The RunSummary columns and the listing filter, for the statements built in sql_statements.cc.
 inline constexpr std::string_view kRunSummaryColumns = SM_RUN_SUMMARY_COLUMNS;
+/// A listing's two columns after the RunSummary's: users and basis at the filter's floor $12 and context $13.
+inline constexpr std::string_view kUsersAtColumns =
+    "(SELECT k.users FROM run_capacity k WHERE k.run_id = runs.run_id AND k.floor_tok_s = $12 AND k.context = $13),"
+    " (SELECT k.basis FROM run_capacity k WHERE k.run_id = runs.run_id AND k.floor_tok_s = $12 AND k.context = $13)";
+/// $1 run_id, $2 context, $3 floor_tok_s, $4 users, $5 basis: one of a run's users at a speed.
+inline constexpr std::string_view kInsertCapacity =
+    "INSERT INTO run_capacity (run_id, context, floor_tok_s, users, basis) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING";
+/// $1 run_id.
+inline constexpr std::string_view kDeleteCapacity = "DELETE FROM run_capacity WHERE run_id = $1";
 inline constexpr std::string_view kRunFilter = SM_RUN_FILTER;
 
 /// $1..$37: the RunSummary columns; $38 content_sha256; $39 result_json; $40 measurements_sha256
@@ -58,18 +71,18 @@ inline constexpr std::string_view kSelectRunSummary =
 
 /// How a listing statement pages (list_runs_statement).
 enum class PageDirection {
-  First,   ///< from the top of the order, skipping $13 rows (an offset: 0, or an old link's)
-  After,   ///< the rows after the key ($14 metric, $15 uploaded_at, $16 run_id), in the order
+  First,   ///< from the top of the order, skipping $16 rows (an offset: 0, or an old link's)
+  After,   ///< the rows after the key ($17 metric, $18 uploaded_at, $19 run_id), in the order
   Before,  ///< the rows before that key, nearest first (the order reversed; the caller turns them round)
 };
 
-/// The listing statement of one order and direction. Filter $1..$11 (SM_RUN_FILTER); $12 limit;
-/// $13 offset; $14..$16 the cursor's key (a metric order's key is SM_KEY_*, sort_keys.h; Newest
-/// has none and ignores $14). Each is ordered by its index of migration 5 (a ranking of one kind
+/// The listing statement of one order and direction: the RunSummary columns, then kUsersAtColumns.
+/// Filter $1..$14 (SM_RUN_FILTER); $15 limit; $16 offset; $17..$19 the cursor's key (a metric
+/// order's key is SM_KEY_*, sort_keys.h; Newest has none and ignores $17). Each is ordered by its index of migration 5 (a ranking of one kind
 /// and profile: of migration 6), so a page costs the same at any depth.
 std::string_view list_runs_statement(int order_code, PageDirection direction);
 
-/// Filter $1..$11.
+/// Filter $1..$14.
 inline constexpr std::string_view kCountRuns = "SELECT COUNT(*) FROM runs" SM_RUN_FILTER;
 
 // A group's best figure counts only the runs a ranking would: not flagged (implausible, synthetic

@@ -120,11 +120,12 @@ std::array<SqlParam, 41> insert_params(const RunRecord& rec) {
           text_or_null(rec.measurements_sha256)};
 }
 
-std::array<SqlParam, 11> filter_params(const RunFilter& f) {
+std::array<SqlParam, 14> filter_params(const RunFilter& f) {
   return {f.gpu, f.model, f.engine, f.quantization, f.kind,
           f.known_hardware_only ? std::string(kUnknownHardwareGroup) : std::string(),
           int64_t{f.with_tokens_per_joule_only ? 1 : 0}, int64_t{f.unflagged_only ? 1 : 0},
-          int64_t{f.include_hidden ? 1 : 0}, f.profile, f.other_than_profile};
+          int64_t{f.include_hidden ? 1 : 0}, f.profile, f.other_than_profile, f.users_floor_tok_s, f.users_context,
+          f.min_users};
 }
 
 int64_t order_code(RunOrder order) {
@@ -155,7 +156,10 @@ Result<PutStatus> put_one(SqlConnection& c, const RunRecord& rec) {
   auto params = insert_params(rec);
   auto inserted = c.execute(sql::kInsertRun, params);
   if (!inserted) return std::unexpected(inserted.error());
-  if (*inserted > 0) return PutStatus::Created;
+  if (*inserted > 0) {
+    if (auto ok = insert_capacity(c, rec.summary.run_id, rec.summary.capacity); !ok) return std::unexpected(ok.error());
+    return PutStatus::Created;
+  }
   const std::array<SqlParam, 1> id = {rec.summary.run_id};
   auto rows = c.query(sql::kSelectRunHash, id);
   if (!rows) return std::unexpected(rows.error());
@@ -243,8 +247,8 @@ Result<RunPage> SqlStore::list_runs(const RunFilter& filter, RunOrder order, con
   // One row more than the page shows tells whether there is a page beyond it.
   auto fetch = [&](sql::PageDirection direction, int64_t offset,
                    const PageCursor* at) -> Result<std::vector<SqlRow>> {
-    const std::array<SqlParam, 16> params = {
-        f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], limit + 1, offset,
+    const std::array<SqlParam, 19> params = {
+        f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11], f[12], f[13], limit + 1, offset,
         at && at->key ? *at->key : kNoFigureKey, at ? at->uploaded_at : std::string(), at ? at->run_id : std::string()};
     return (*c)->query(sql::list_runs_statement(static_cast<int>(order_code(order)), direction), params);
   };
@@ -286,7 +290,11 @@ Result<RunPage> SqlStore::list_runs(const RunFilter& filter, RunOrder order, con
   auto count = (*c)->query(sql::kCountRuns, f);
   if (!count) return std::unexpected(count.error());
   out.runs.reserve(rows->size());
-  for (const auto& r : *rows) out.runs.push_back(read_summary(r));
+  for (const auto& r : *rows) {
+    out.runs.push_back(read_summary(r));
+    out.runs.back().users_at = r.optional_integer(kSummaryColumnCount);
+    out.runs.back().users_at_basis = r.text(kSummaryColumnCount + 1);
+  }
   out.total = count->empty() ? 0 : count->front().integer(0);
   auto cursor_at = [&](const RunSummary& s, bool before, int64_t position) {
     PageCursor k;
@@ -501,6 +509,7 @@ Result<int64_t> SqlStore::update_checks(const std::vector<RunSummary>& summaries
 
 Result<int64_t> SqlStore::delete_run(std::string_view run_id) {
   const std::array<SqlParam, 1> params = {std::string(run_id)};
+  if (auto gone = write_one(sql::kDeleteCapacity, params); !gone) return gone;
   return write_one(sql::kDeleteRun, params);
 }
 

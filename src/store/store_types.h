@@ -23,6 +23,12 @@ struct RunFilter {
   bool include_hidden = false;  ///< list hidden runs too (moderation only; every page and API listing leaves them out)
   std::string profile;          ///< only runs of this profile (RunSummary::profile; "" = any): a ranking's kCurrentStandardProfile
   std::string other_than_profile;  ///< leave out runs of this profile ("" = none): the leaderboard's Other runs
+  // Users at a speed (docs/site.md, "Users at a speed"): every listing reads each run's users at
+  // this floor and context (RunSummary::users_at); min_users > 0 keeps only runs serving at least
+  // that many there. The floor is one of kDefaultUserFloorsTokS (the floors the store keeps).
+  double users_floor_tok_s = 20;
+  int64_t users_context = 32 * 1024;
+  int64_t min_users = 0;
 };
 
 /// What `serve run list` narrows to (every field "" = any): a moderator's view, hidden runs too.

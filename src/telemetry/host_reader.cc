@@ -27,6 +27,7 @@ HostReader::HostReader(std::filesystem::path root, std::vector<int> own_pids)
     : proc_stat_(root / "proc/stat"),
       freq_files_(find_cpu_freq_files(root / "sys")),
       temp_sensors_(find_cpu_temp_sensors(root / "sys")),
+      rapl_(root / "sys"),
       own_ticks_(own_pids.size()) {
   for (int pid : own_pids) own_stat_files_.push_back(root / "proc" / std::to_string(pid) / "stat");
 }
@@ -73,6 +74,7 @@ HostReading HostReader::read() {
       if (!r.cpu_temp_c || c > *r.cpu_temp_c) r.cpu_temp_c = c;
     }
   }
+  r.package_energy_j = rapl_.read();
   return r;
 }
 
@@ -84,7 +86,11 @@ bool HostReader::has_proc_stat() const {
 std::string HostReader::describe() const {
   std::string out = has_proc_stat() ? "CPU use from /proc/stat" : "no /proc/stat";
   out += freq_files_.empty() ? "; no cpufreq" : fmt::format("; frequency from cpufreq on {} CPUs", freq_files_.size());
-  if (temp_sensors_.empty()) return out + "; no CPU temperature sensor";
+  const std::string energy =
+      rapl_.packages() > 0 ? fmt::format("; package energy from RAPL on {} package{}", rapl_.packages(),
+                                         rapl_.packages() == 1 ? "" : "s")
+                           : "";
+  if (temp_sensors_.empty()) return out + "; no CPU temperature sensor" + energy;
   out += "; temperature from";
   for (size_t i = 0; i < temp_sensors_.size(); ++i) {
     const auto& s = temp_sensors_[i];
@@ -92,7 +98,7 @@ std::string HostReader::describe() const {
     if (!same_driver) out += (i > 0 ? ", " : " ") + s.driver;
     if (!s.label.empty()) out += (same_driver ? ", " : " ") + s.label;
   }
-  return out;
+  return out + energy;
 }
 
 }  // namespace sm

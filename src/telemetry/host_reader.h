@@ -1,7 +1,7 @@
 #pragma once
 // This machine's CPU state for the telemetry sampler (called about every 0.5 s on its own thread):
 // utilisation from /proc/stat, mean current frequency from cpufreq, and the hottest CPU
-// package/die temperature from hwmon (cpu_sensors.h). What the kernel does not expose stays
+// package/die temperature from hwmon (cpu_sensors.h), and the packages' energy from RAPL (rapl.h). What the kernel does not expose stays
 // empty: a VM usually has /proc/stat only.
 #include <cstdint>
 #include <filesystem>
@@ -11,6 +11,7 @@
 
 #include "telemetry/cpu_sensors.h"
 #include "telemetry/proc_stat.h"
+#include "telemetry/rapl.h"
 #include "result/telemetry_types.h"
 
 namespace sm {
@@ -39,6 +40,7 @@ class HostReader {
   std::filesystem::path proc_stat_;
   std::vector<std::filesystem::path> freq_files_;
   std::vector<CpuTempSensor> temp_sensors_;
+  RaplReader rapl_;  ///< the CPU packages' energy counters, where readable
   std::optional<CpuTicks> previous_;
   std::vector<std::filesystem::path> own_stat_files_;  ///< /proc/<pid>/stat of each own process
   std::vector<std::optional<uint64_t>> own_ticks_;     ///< their CPU ticks at the last read (unreadable: none)

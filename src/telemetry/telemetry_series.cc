@@ -76,6 +76,7 @@ std::string to_jsonl(const HostSample& s) {
   put(j, "other_cpu_util_pct", s.host.other_cpu_util_pct);
   put(j, "cpu_freq_mhz", s.host.cpu_freq_mhz);
   put(j, "cpu_temp_c", s.host.cpu_temp_c);
+  put(j, "package_energy_j", s.host.package_energy_j);
   return j.dump();
 }
 
@@ -125,6 +126,7 @@ Result<void> parse_jsonl_line(std::string_view line, TelemetrySeries& series) {
       get(j, "other_cpu_util_pct", s.host.other_cpu_util_pct);
       get(j, "cpu_freq_mhz", s.host.cpu_freq_mhz);
       get(j, "cpu_temp_c", s.host.cpu_temp_c);
+      get(j, "package_energy_j", s.host.package_energy_j);
       series.host.push_back(s);
     } else if (kind == "server") {
       ServerSample s{t_ns, {}};

@@ -302,6 +302,10 @@ CellTelemetry summarize_window(const TelemetrySeries& series, int64_t b, int64_t
   t.host_cpu_util_pct = time_mean(util, b, e);
   auto other = points<HostSample>(host_near, [](const HostSample& s) { return s.host.other_cpu_util_pct; });
   t.host_cpu_other_pct = time_mean(other, b, e);
+  auto package = points<HostSample>(host_near, [](const HostSample& s) { return s.host.package_energy_j; });
+  // Only where the counter was read on both sides of the window: no extrapolation past its ends.
+  if (!package.empty() && package.front().t_ns <= b && package.back().t_ns >= e)
+    t.host_energy_j = counter_delta(package, b, e);
 
   auto server_near = near_window(std::span<const ServerSample>(series.server), b, e, slack_ns);
   if (!server_near.empty()) {
@@ -316,6 +320,57 @@ CellTelemetry summarize_window(const TelemetrySeries& series, int64_t b, int64_t
     if (auto d = counter_delta(preemptions, b, e)) t.server_preemptions = static_cast<int64_t>(std::llround(*d));
   }
   return t;
+}
+
+IdlePower idle_power(const TelemetrySeries& series, std::span<const int> server_gpus) {
+  IdlePower out;
+  auto outside_windows = [&](int64_t t_ns) {
+    for (const auto& w : series.windows)
+      if (t_ns >= w.begin_ns && t_ns <= w.end_ns) return false;
+    return true;
+  };
+  auto counts = [&](int index) {
+    return server_gpus.empty() || std::find(server_gpus.begin(), server_gpus.end(), index) != server_gpus.end();
+  };
+  std::vector<double> gpu;
+  for (const auto& s : series.gpu) {
+    if (!outside_windows(s.t_ns)) continue;
+    double power = 0;
+    bool whole = false, idle = true;
+    for (const auto& g : s.gpus) {
+      if (!counts(g.index)) continue;
+      if (!g.power_w || !g.util_pct) {
+        whole = false;
+        break;
+      }
+      whole = true;
+      power += *g.power_w;
+      if (*g.util_pct >= kIdleUtilPct) idle = false;
+    }
+    if (whole && idle) gpu.push_back(power);
+  }
+  std::vector<double> host;
+  for (size_t i = 1; i < series.host.size(); ++i) {
+    const HostSample& a = series.host[i - 1];
+    const HostSample& b = series.host[i];
+    if (!a.host.package_energy_j || !b.host.package_energy_j || b.t_ns <= a.t_ns) continue;
+    if (!outside_windows(a.t_ns) || !outside_windows(b.t_ns)) continue;
+    if (!b.host.cpu_util_pct || *b.host.cpu_util_pct >= kHostIdleCpuPct) continue;
+    const double d = *b.host.package_energy_j - *a.host.package_energy_j;
+    if (d < 0) continue;
+    host.push_back(d / (static_cast<double>(b.t_ns - a.t_ns) / kNsPerSD));
+  }
+  auto median = [](std::vector<double>& v) -> std::optional<double> {
+    if (v.empty()) return std::nullopt;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  };
+  out.gpu_samples = static_cast<int64_t>(gpu.size());
+  out.gpu_w = median(gpu);
+  out.host_samples = static_cast<int64_t>(host.size());
+  out.host_w = median(host);
+  return out;
 }
 
 }  // namespace sm

@@ -51,4 +51,21 @@ CellTelemetry summarize_window(const TelemetrySeries& series, int64_t begin_ns, 
 /// eight is not outvoted by seven cool ones.
 std::string throttle_verdict(std::span<const GpuSample> samples, std::span<const GpuStaticInfo> gpus);
 
+/// A host interval counts as idle when its CPU use (all CPUs) is below this share.
+constexpr double kHostIdleCpuPct = 10;
+
+/// What the machine draws while it waits (docs/METRICS.md, "Energy and cost per million tokens").
+struct IdlePower {
+  std::optional<double> gpu_w;   ///< median summed power of the server's GPUs over the GPU samples taken outside
+                                 ///< every row's and cell's window with each of those GPUs below kIdleUtilPct
+  int64_t gpu_samples = 0;       ///< samples that median is of
+  std::optional<double> host_w;  ///< median package power (RAPL) between consecutive host samples both outside
+                                 ///< every window and whose CPU use was below
+                                 ///< kHostIdleCpuPct; empty without RAPL
+  int64_t host_samples = 0;
+};
+
+/// The idle draw of a run's series. `server_gpus`: the GPUs that count (empty: all).
+IdlePower idle_power(const TelemetrySeries& series, std::span<const int> server_gpus);
+
 }  // namespace sm

@@ -39,6 +39,29 @@ TEST(LoopDetector, OneCharacterOverAndOverAsTheSyntheticModelsAnswer) {
   EXPECT_EQ(stream(prose + std::string(700, ']'), 1).kind, LoopKind::None);
 }
 
+// A run of one byte needs kLoopMinRunBytes: real answers pad tables with runs of 1,230 dashes
+// (tests/fixtures/real_output); a cycle of two bytes or more needs kLoopMinSpanBytes as before.
+TEST(LoopDetector, ARunOfOneByteNeedsLonger) {
+  const std::string prose = prose_of(3000);
+  EXPECT_EQ(stream(prose + std::string(kLoopMinRunBytes - 100, '-') + "|\n" + prose, 1).kind, LoopKind::None);
+  const LoopVerdict run = stream(prose + std::string(kLoopMinRunBytes + 10, '-'), 1);
+  EXPECT_EQ(run.kind, LoopKind::Repeat);
+  EXPECT_EQ(run.period_bytes, 1u);
+  EXPECT_GE(run.repeated_bytes, kLoopMinRunBytes);
+  std::string two;
+  for (size_t i = 0; two.size() < kLoopMinSpanBytes + 100; ++i) two += "-=";
+  EXPECT_EQ(stream(prose + two, 1).kind, LoopKind::Repeat);
+  // A varied cycle that ends in a run still counts: "ab----" four times is a repeat of 6 bytes.
+  std::string mixed;
+  for (int i = 0; i < 200; ++i) mixed += "ab----";
+  const LoopVerdict m = stream(prose + mixed, 1);
+  EXPECT_EQ(m.kind, LoopKind::Repeat);
+  EXPECT_EQ(m.period_bytes, 6u);
+  // The run of one byte is measured whole: trailing_repeat with and without the floor.
+  EXPECT_EQ(trailing_repeat(prose + std::string(1500, '-'), kLoopMaxPeriodBytes, 4, 1024, 0).first, 1u);
+  EXPECT_EQ(trailing_repeat(prose + std::string(1500, '-'), kLoopMaxPeriodBytes, 4, 1024, 2048).first, 0u);
+}
+
 TEST(LoopDetector, AShortAnswerThatIsMostlyALoop) {
   // 128 tokens of "]": what a 128-token request to the synthetic models brings back.
   const LoopVerdict v = stream(std::string(128, ']'), 1);

@@ -28,7 +28,7 @@ TEST(ReportHtml, HasEverySectionOfTheSeedPageAndMore) {
                            "prefers-color-scheme: dark", "@media print"})
     EXPECT_NE(html.find(text), std::string::npos) << text;
   EXPECT_EQ(count(html, "<table"), 5u);  // prefill, the two decode heatmaps, users at a speed, all measurements
-  EXPECT_EQ(count(html, "<svg"), 3u);
+  EXPECT_EQ(count(html, "<svg"), 4u);  // prefill, total, per request, Pareto
 }
 
 TEST(ReportHtml, SelfContained) {

@@ -98,7 +98,8 @@ const std::set<std::string> kNotFreeText = {
     "/settings/decode_test", "/settings/prefill_mode",
     "/prefill/*/status", "/decode/*/status", "/decode/*/token_count_source", "/prefill/*/throttle",
     "/decode/*/throttle", "/telemetry/gpu_source", "/telemetry/gpus/*/name", "/telemetry/gpus/*/pcie",
-    "/telemetry/series_file", "/retrieval/*/verdict",
+    "/telemetry/series_file", "/retrieval/*/verdict", "/slo_search/*/basis", "/slo_search/*/points/*/source",
+    "/slo_search/*/points/*/status",
     "/submitted_by",  // redacted for secrets, but a user label is kept with --redact-host
 };
 
@@ -127,6 +128,11 @@ TEST(RedactResult, EveryFreeTextFieldIsCovered) {
   check.finish_reason = "stop";
   check.excerpt = "The passkey is 1234567.";
   full.retrieval.push_back(check);
+  SloSearch search;
+  search.context = 8192;
+  search.basis = "stopped";
+  search.points.push_back({4, "probe", CellStatus::Error, std::nullopt, "1 of 4 requests failed"});
+  full.slo_search.push_back(search);
   json j = to_json(full);
   const std::string secret = "token=" + kKey + " on " + kHost + " in /home/alice/x/y";
   std::set<std::string> filled;

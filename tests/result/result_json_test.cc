@@ -96,6 +96,69 @@ TEST(ResultJson, RetrievalChecksRoundTripAndMatchTheSchema) {
   EXPECT_FALSE(result_from_json(bad).has_value());
 }
 
+// run --slo: the targets in settings, a cell's judgement and each context's search come back as
+// written and match the schema; files without them stay as they were.
+TEST(ResultJson, SloSearchRoundTripsAndMatchesTheSchema) {
+  RunResult r = sample();
+  EXPECT_FALSE(to_json(r).contains("slo_search"));
+  EXPECT_FALSE(to_json(r)["settings"].contains("slo"));
+  EXPECT_FALSE(to_json(r)["decode"][0].contains("slo"));
+  SloTargets targets;
+  targets.ttft_ms = 2000;
+  targets.tpot_ms = 50;
+  targets.percentile = 95;
+  r.settings.slo = targets;
+  r.settings.slo_contexts = {16384};
+  r.settings.slo_max_probes = 6;
+  SloJudgement judged;
+  judged.meets = true;
+  judged.requests = 20;
+  judged.met = 19;
+  judged.met_fraction = 0.95;
+  judged.ttft_ms = 812.5;
+  judged.tpot_ms = 41.25;
+  judged.achieved_rps = 1.5;
+  judged.goodput_rps = 1.25;
+  judged.goodput_tok_s = 310.0;
+  r.decode[0].slo = judged;
+  SloSearch search;
+  search.context = 0;
+  search.basis = "found";
+  search.concurrency = 6;
+  search.failing_concurrency = 7;
+  search.passed_above = 64;
+  search.max_concurrency = 100;
+  search.probes = 2;
+  search.points.push_back({1, "matrix", CellStatus::Valid, judged, ""});
+  search.points.push_back({6, "probe", CellStatus::Valid, judged, ""});
+  search.points.push_back({7, "probe", CellStatus::Error, std::nullopt, "3 of 9 requests failed"});
+  r.slo_search = {search};
+  const auto j = to_json(r);
+  EXPECT_EQ(j["settings"]["slo"]["percentile"], 95.0);
+  EXPECT_EQ(j["decode"][0]["slo"]["met"], 19);
+  EXPECT_EQ(j["slo_search"][0]["basis"], "found");
+  EXPECT_TRUE(j["slo_search"][0]["points"][2]["judgement"].is_null());
+  auto back = result_from_json(j);
+  ASSERT_TRUE(back.has_value()) << back.error().message;
+  EXPECT_EQ(to_json(*back), j);
+  EXPECT_EQ(back->settings.slo->tpot_ms, 50.0);
+  EXPECT_EQ(back->slo_search[0].points[2].error, "3 of 9 requests failed");
+  EXPECT_EQ(slo_answer_point(back->slo_search[0])->source, "probe");
+
+  const auto schema = site::JsonSchema::parse(site::site_data_file("result-schema.json").value());
+  ASSERT_TRUE(schema.has_value());
+  EXPECT_TRUE(schema->validate(j).has_value()) << schema->validate(j).error().message;
+  auto bad = j;
+  bad["slo_search"][0]["basis"] = "probably";
+  EXPECT_FALSE(schema->validate(bad).has_value());
+  auto bad_percentile = j;
+  bad_percentile["settings"]["slo"]["percentile"] = 0;
+  EXPECT_FALSE(schema->validate(bad_percentile).has_value());
+  auto bad_status = j;
+  bad_status["slo_search"][0]["points"][0]["status"] = "fine";
+  EXPECT_FALSE(result_from_json(bad_status).has_value());
+}
+
 TEST(ResultJson, RetrievalVerdictNames) {
   for (auto v : {RetrievalVerdict::Exact, RetrievalVerdict::NearMiss, RetrievalVerdict::Wrong,
                  RetrievalVerdict::Truncated, RetrievalVerdict::NotApplicable, RetrievalVerdict::Error})

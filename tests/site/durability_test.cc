@@ -105,7 +105,7 @@ class DurabilityTest : public ::testing::TestWithParam<std::string> {
       db_ = dsn;
       auto c = store::open_postgres_connection(db_);
       ASSERT_TRUE(c) << c.error().message;
-      for (const char* t : {"runs", "tokens", "schema_migrations"})
+      for (const char* t : {"runs", "run_capacity", "tokens", "schema_migrations"})
         ASSERT_TRUE((*c)->execute(std::string("DROP TABLE IF EXISTS ") + t + " CASCADE", {}));
     } else {
       db_ = "sqlite:" + dir_.file("durable.db");

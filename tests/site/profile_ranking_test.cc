@@ -99,7 +99,7 @@ class ProfileStoreTest : public ::testing::TestWithParam<std::string> {
       dsn_ = pg;
       auto c = store::open_postgres_connection(dsn_);
       ASSERT_TRUE(c) << c.error().message;
-      for (const char* t : {"runs", "tokens", "schema_migrations"})
+      for (const char* t : {"runs", "run_capacity", "tokens", "schema_migrations"})
         ASSERT_TRUE((*c)->execute(std::string("DROP TABLE IF EXISTS ") + t + " CASCADE", {}));
     } else {
       dsn_ = "sqlite:" + dir_.file("results.db");

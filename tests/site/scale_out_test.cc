@@ -114,7 +114,7 @@ class ScaleOutStoreTest : public ::testing::TestWithParam<std::string> {
       if (pg_dsn().empty()) GTEST_SKIP() << "SPEEDMATRIX_TEST_PG_DSN not set (tests/site/pg_store_test.sh sets it)";
       auto c = open_postgres_connection(pg_dsn());
       ASSERT_TRUE(c) << c.error().message;
-      for (const char* t : {"runs", "tokens", "schema_migrations", "rate_buckets"})
+      for (const char* t : {"runs", "run_capacity", "tokens", "schema_migrations", "rate_buckets"})
         ASSERT_TRUE((*c)->execute(std::string("DROP TABLE IF EXISTS ") + t + " CASCADE", {}));
       ASSERT_TRUE((*c)->execute("DROP SEQUENCE IF EXISTS site_generation_seq", {}));
     }

@@ -45,7 +45,7 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
       if (pg_dsn().empty()) GTEST_SKIP() << "SPEEDMATRIX_TEST_PG_DSN not set (tests/site/pg_store_test.sh sets it)";
       auto c = open_postgres_connection(pg_dsn());
       ASSERT_TRUE(c) << c.error().message;
-      for (const char* t : {"runs", "tokens", "schema_migrations"}) {
+      for (const char* t : {"runs", "run_capacity", "tokens", "schema_migrations"}) {
         auto ok = (*c)->execute(std::string("DROP TABLE IF EXISTS ") + t + " CASCADE", {});
         ASSERT_TRUE(ok) << ok.error().message;
       }

@@ -58,7 +58,7 @@ class UnknownHardwareStoreTest : public ::testing::TestWithParam<std::string> {
       dsn = pg;
       auto c = store::open_postgres_connection(dsn);
       ASSERT_TRUE(c) << c.error().message;
-      for (const char* t : {"runs", "tokens", "schema_migrations"})
+      for (const char* t : {"runs", "run_capacity", "tokens", "schema_migrations"})
         ASSERT_TRUE((*c)->execute(std::string("DROP TABLE IF EXISTS ") + t + " CASCADE", {}));
     }
     auto s = store::open_store(dsn);

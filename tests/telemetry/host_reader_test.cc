@@ -229,5 +229,47 @@ TEST_F(CpuTempSensors, HwmonNumbersSortNumerically) {
   EXPECT_EQ(sensors[1].label, "Package id 10");
 }
 
+// RAPL: the packages' counters summed, their wraps followed; the parts of a package not counted twice.
+TEST(RaplReader, PackagesSummedAndWrapsFollowed) {
+  test::TempDir dir;
+  const fs::path zones = dir.path() / "sys/class/powercap";
+  write(zones / "intel-rapl:0/energy_uj", "1000000\n");
+  write(zones / "intel-rapl:0/max_energy_range_uj", "262143328850\n");
+  write(zones / "intel-rapl:0:0/energy_uj", "500000\n");  // core: part of package 0
+  write(zones / "intel-rapl:1/energy_uj", "262143000000\n");
+  write(zones / "intel-rapl:1/max_energy_range_uj", "262143328850\n");
+  write(zones / "intel-rapl-mmio:0/energy_uj", "7\n");
+  RaplReader rapl(dir.path() / "sys");
+  EXPECT_EQ(rapl.packages(), 2u);
+  EXPECT_DOUBLE_EQ(*rapl.read(), 0.0) << "the first reading is the origin";
+  write(zones / "intel-rapl:0/energy_uj", "31000000\n");  // +30 J
+  write(zones / "intel-rapl:0:0/energy_uj", "9900000\n");
+  write(zones / "intel-rapl:1/energy_uj", "671150\n");    // wrapped: +328,850 + 671,150 uJ = +1 J
+  EXPECT_NEAR(*rapl.read(), 31.0, 1e-9);
+  fs::remove(zones / "intel-rapl:1/energy_uj");
+  EXPECT_FALSE(rapl.read().has_value()) << "a package no longer readable: no total";
+}
+
+TEST(RaplReader, NoneReadableInAVm) {
+  HostReader reader(host_fixture("vm"));
+  EXPECT_FALSE(reader.read().package_energy_j.has_value());
+  test::TempDir dir;
+  write(dir.path() / "sys/class/powercap/intel-rapl:0/max_energy_range_uj", "262143328850\n");  // energy_uj: root only
+  RaplReader rapl(dir.path() / "sys");
+  EXPECT_EQ(rapl.packages(), 0u);
+  EXPECT_FALSE(rapl.read().has_value());
+}
+
+TEST(HostReader, ReadsRaplWhereExposed) {
+  CopiedTree tree("vm");
+  write(tree.root() / "sys/class/powercap/intel-rapl:0/energy_uj", "5000000\n");
+  HostReader reader(tree.root());
+  EXPECT_DOUBLE_EQ(*reader.read().package_energy_j, 0.0);
+  write(tree.root() / "sys/class/powercap/intel-rapl:0/energy_uj", "7500000\n");
+  EXPECT_DOUBLE_EQ(*reader.read().package_energy_j, 2.5);
+  EXPECT_EQ(reader.describe(), "CPU use from /proc/stat; no cpufreq; no CPU temperature sensor; "
+                               "package energy from RAPL on 1 package");
+}
+
 }  // namespace
 }  // namespace sm

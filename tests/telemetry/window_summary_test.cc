@@ -269,5 +269,56 @@ TEST(WindowSummary, AnIdleGpuGivesNoEfficiencyFigures) {
   EXPECT_TRUE(brief.gpu_power_w);
 }
 
+// The host's RAPL counter: a window's energy is its increase, interpolated at the edges.
+TEST(WindowSummary, HostEnergyFromThePackageCounter) {
+  TelemetrySeries s;
+  for (int64_t t = 0; t <= 20 * kS; t += kS) {
+    HostSample h{t, {}};
+    h.host.cpu_util_pct = 50;
+    h.host.package_energy_j = 120.0 * static_cast<double>(t) / kS;  // 120 W
+    s.host.push_back(h);
+  }
+  CellTelemetry t = summarize_window(s, 2 * kS + kHalf, 12 * kS, 1000, {});
+  ASSERT_TRUE(t.host_energy_j.has_value());
+  EXPECT_NEAR(*t.host_energy_j, 120 * 9.5, 1e-9);
+  // A window past the last reading gets none (no extrapolation).
+  EXPECT_FALSE(summarize_window(s, 19 * kS, 21 * kS, 1000, {}).host_energy_j.has_value());
+  // No counter: no energy.
+  for (auto& h : s.host) h.host.package_energy_j.reset();
+  EXPECT_FALSE(summarize_window(s, 2 * kS, 12 * kS, 1000, {}).host_energy_j.has_value());
+}
+
+// The idle draw: GPU samples outside every window with the GPUs below 5 % utilisation; host
+// intervals outside every window with the CPUs below 10 %.
+TEST(WindowSummary, IdlePowerOutsideTheWindows) {
+  TelemetrySeries s = two_gpus(constant_300);
+  for (auto& sample : s.gpu)
+    if (sample.t_ns < 5 * kS)
+      for (auto& g : sample.gpus) {
+        g.power_w = 40 + static_cast<double>(sample.t_ns) / kS;  // 40..44.5 W each
+        g.util_pct = 0;
+      }
+  // A window 10..15 s; the 95 %-busy samples outside it (5..10 s, 15..20 s) do not count.
+  s.windows.push_back({10 * kS, 15 * kS, "decode", 0, 4, 1000});
+  double energy = 0;
+  for (int64_t t = 0; t <= 20 * kS; t += kS) {
+    HostSample h{t, {}};
+    const bool quiet = t <= 4 * kS;
+    h.host.cpu_util_pct = quiet ? 3 : 60;
+    if (t > 0) energy += quiet ? 30 : 150;  // 30 W quiet, 150 W busy
+    h.host.package_energy_j = energy;
+    s.host.push_back(h);
+  }
+  const IdlePower idle = idle_power(s, {});
+  EXPECT_EQ(idle.gpu_samples, 10);  // t = 0, 0.5, ..., 4.5 s
+  ASSERT_TRUE(idle.gpu_w.has_value());
+  EXPECT_NEAR(*idle.gpu_w, 2 * (40 + 2.25), 1e-9);  // median of 80..89 W summed over both GPUs
+  EXPECT_EQ(idle.host_samples, 4);
+  ASSERT_TRUE(idle.host_w.has_value());
+  EXPECT_NEAR(*idle.host_w, 30, 1e-9);
+  const int gpu0[] = {0};
+  EXPECT_NEAR(*idle_power(s, gpu0).gpu_w, 40 + 2.25, 1e-9) << "only the server's GPUs";
+}
+
 }  // namespace
 }  // namespace sm
