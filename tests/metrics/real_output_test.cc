@@ -150,7 +150,9 @@ TEST(RealOutput, RealLoopsAreFlagged) {
     std::string excerpt;
     const OutputFlaw flaw = stream(a.text, excerpt);
     EXPECT_TRUE(is_loop(flaw)) << a.source << " (" << a.model << "): " << to_string(flaw);
-    if (flaw == OutputFlaw::Repeat) EXPECT_FALSE(excerpt.empty()) << a.source;
+    if (flaw == OutputFlaw::Repeat) {
+      EXPECT_FALSE(excerpt.empty()) << a.source;
+    }
     ++checked;
   }
   EXPECT_GT(checked, 0);

@@ -94,7 +94,9 @@ TEST_F(CapacityStore, TheColumnReadsUsersAtTheFloorAndContext) {
   page = store_->list_runs({.users_floor_tok_s = 10}, store::RunOrder::Newest, {});
   ASSERT_TRUE(page);
   for (const auto& r : page->runs)
-    if (r.run_id == "a") EXPECT_EQ(r.users_at, 16);
+    if (r.run_id == "a") {
+      EXPECT_EQ(r.users_at, 16);
+    }
 }
 
 TEST_F(CapacityStore, TheFilterKeepsBoxesServingAtLeastSoManyUsers) {
