@@ -77,7 +77,10 @@ std::string filter_form(std::string_view action, const store::FilterValues& valu
   if (kind_select) out += select_html("kind", esc(ui_text("column.kind")), values.kinds, q.filter.kind, all);
   else if (!q.kind_param.empty()) out += "<input type=\"hidden\" name=\"kind\" value=\"" + esc(q.kind_param) + "\">";
   if (q.include_flagged) out += "<input type=\"hidden\" name=\"flagged\" value=\"include\">";
-  // Users at a speed (docs/site.md): the column's floor and context, and the least users to keep.
+  // Users at a speed (docs/site.md): the column's floor and context, and the least users to keep;
+  // folded until used, so the first rank stays on a phone's first screen.
+  out += std::string(q.filter.min_users > 0 ? "<details open>" : "<details>") + "<summary>" +
+         esc(ui_text("filter.users_at")) + "</summary>";
   out += "<label>" + esc(ui_text("filter.users_at")) + "<select name=\"users_at\">";
   for (double f : kDefaultUserFloorsTokS)
     out += fmt::format("<option value=\"{0:g}\"{1}>{0:g}</option>", f, f == q.filter.users_floor_tok_s ? " selected" : "");
@@ -86,6 +89,7 @@ std::string filter_form(std::string_view action, const store::FilterValues& valu
                      esc(ui_text("filter.context")), q.filter.users_context);
   out += fmt::format("<label>{}<input type=\"number\" name=\"min_users\" min=\"0\" value=\"{}\"></label>",
                      esc(ui_text("filter.min_users")), q.filter.min_users == 0 ? std::string() : std::to_string(q.filter.min_users));
+  out += "</details>";
   if (keep_sort) out += "<input type=\"hidden\" name=\"sort\" value=\"" + esc(order_name(q.order)) + "\">";
   out += fmt::format("<div class=\"actions\"><button type=\"submit\">{}</button><a href=\"{}\">{}</a></div></form>\n",
                      esc(ui_text("filter.apply")), action, esc(ui_text("filter.reset")));
