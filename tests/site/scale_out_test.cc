@@ -269,9 +269,12 @@ TEST_P(ScaleOutStoreTest, EveryListingOrderIsServedByAnIndex) {
   for (const Case& k : cases) {
     for (auto direction : {sql::PageDirection::First, sql::PageDirection::After, sql::PageDirection::Before}) {
       const int code = static_cast<int>(k.order);
-      const std::array<SqlParam, 16> params = {k.gpu, std::string(), std::string(), std::string(), k.kind,
+      // $1-$11 the filter, $12-$14 users at a speed (floor, context, least users: none), $15 limit,
+      // $16 offset, $17-$19 the cursor.
+      const std::array<SqlParam, 19> params = {k.gpu, std::string(), std::string(), std::string(), k.kind,
                                                std::string(kUnknownHardwareGroup), int64_t{0}, int64_t{1}, int64_t{0},
-                                               k.profile, k.other_than_profile, int64_t{5}, int64_t{0}, 150.0,
+                                               k.profile, k.other_than_profile, 20.0, int64_t{32768}, int64_t{0},
+                                               int64_t{5}, int64_t{0}, 150.0,
                                                std::string("2026-12-03T10:00:10.000Z"), std::string("run-10")};
       const std::string explain = std::string(pg ? "EXPLAIN " : "EXPLAIN QUERY PLAN ") +
                                   std::string(sql::list_runs_statement(code, direction));
