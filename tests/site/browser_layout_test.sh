@@ -66,7 +66,9 @@ for i, kind in enumerate(["measured", "simulated", "measured"]):
     x["kind"] = kind
     if kind == "measured":
         as_measured(x)
+    # Seconds 00-02 set the order; finished_at follows so it is never before started_at.
     x["started_at"] = x["started_at"][:17] + f"{i:02d}" + x["started_at"][19:]
+    x["finished_at"] = x["started_at"]
     x["engine"]["model_path"] = ""
     x["engine"]["model"] = ("Very-Long-Model-Name-" * 6 + f"{i}") if i == 0 else f"Qwen3.5-4B-variant-{i}"
     x["hardware"]["source"] = "probed"
