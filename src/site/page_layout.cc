@@ -66,6 +66,9 @@ section.telemetry-panel details summary { cursor: pointer; color: var(--muted); 
 .badge.synthetic { border-color: var(--muted); color: var(--muted); border-style: dashed; }
 .badge.unverified { border-color: var(--muted); color: var(--muted); border-style: dotted; }
 .badge.profile { border-color: var(--muted); color: var(--muted); }
+.badge.retrieval-read { border-color: var(--good); color: var(--good); }
+.badge.retrieval-failed { border-color: var(--err-line); color: var(--err-line); }
+.badge.retrieval-error { border-color: var(--muted); color: var(--muted); }
 nav.tabs.profiles { margin-top: 6px; }
 nav.tabs { display: flex; flex-wrap: wrap; gap: 4px; margin: 10px 0 0; border-bottom: 1px solid var(--line); }
 nav.tabs a { padding: 5px 14px; border: 1px solid transparent; border-bottom: none; border-radius: 8px 8px 0 0;

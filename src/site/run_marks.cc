@@ -5,6 +5,7 @@
 #include <cctype>
 #include <set>
 
+#include "core/units.h"
 #include "result/profile.h"
 #include "site/page_layout.h"
 #include "site/query_string.h"
@@ -22,6 +23,22 @@ std::string kind_badge(std::string_view kind) {
   return " <span class=\"badge " + esc(kind) + "\">" + esc(label) + "</span>";
 }
 
+std::string retrieval_badge(const store::RunSummary& run) {
+  if (run.retrieval == "read")
+    return " <span class=\"badge retrieval-read\" title=\"" + esc(ui_text("badge.retrieval_read.title")) + "\">" +
+           esc(ui_text("badge.retrieval_read")) + "</span>";
+  if (run.retrieval == "failed") {
+    std::string contexts;
+    for (int64_t c : run.retrieval_failed_contexts) contexts += (contexts.empty() ? "" : ", ") + format_tokens(c);
+    return " <span class=\"badge retrieval-failed\" title=\"" + esc(ui_text("badge.retrieval_failed.title")) + "\">" +
+           esc(ui_format("badge.retrieval_failed", contexts)) + "</span>";
+  }
+  if (run.retrieval == "error")
+    return " <span class=\"badge retrieval-error\" title=\"" + esc(ui_text("badge.retrieval_error.title")) + "\">" +
+           esc(ui_text("badge.retrieval_error")) + "</span>";
+  return "";  // no check, or a synthetic model (its own badge says so)
+}
+
 std::string run_badges(const store::RunSummary& run) {
   std::string out = kind_badge(run.kind);
   if (!run.implausible.empty())
@@ -33,6 +50,7 @@ std::string run_badges(const store::RunSummary& run) {
   if (run.unverified_hardware)
     out += " <span class=\"badge unverified\" title=\"" + esc(ui_text("badge.unverified.title")) + "\">" +
            esc(ui_text("badge.unverified")) + "</span>";
+  out += retrieval_badge(run);
   if (!is_ranked_profile(run.profile))
     out += " <span class=\"badge profile\" title=\"" + esc(ui_format("badge.profile.title", kCurrentStandardProfile)) +
            "\">" + esc(profile_text(run.profile)) + "</span>";

@@ -15,9 +15,14 @@ namespace sm::site {
 std::string kind_badge(std::string_view kind);
 
 /// The badges of a run: its kind, then "Implausible" (the reason as its title) and "Synthetic
-/// model" when flagged, then its profile when that is not the current standard ("Own matrix",
+/// model" when flagged, then its retrieval check (retrieval_badge), then its profile when that is not the current standard ("Own matrix",
 /// "quick/1", ...: not ranked).
 std::string run_badges(const store::RunSummary& run);
+
+/// The retrieval check beside a run (RunSummary::retrieval): "Read back" when every checked
+/// context was, "Not read back: 32K, 128K" naming the failed contexts (out of the rankings
+/// there), "Retrieval check did not run" when a check erred; "" for no check or a synthetic model.
+std::string retrieval_badge(const store::RunSummary& run);
 
 /// A run's profile in words: "standard/1", "quick/1", or "Own matrix" for none (result/profile.h).
 std::string profile_text(std::string_view profile);

@@ -48,6 +48,8 @@ json summary_to_json(const store::RunSummary& s) {
           {"gpu_reported", s.gpu_reported.empty() ? s.gpu : s.gpu_reported},
           {"model_reported", s.model_reported.empty() ? s.model : s.model_reported},
           {"profile", s.profile},
+          {"retrieval", s.retrieval},
+          {"retrieval_failed_contexts", s.retrieval_failed_contexts},
           {"ranked", s.ranked()},
           {"url", run_page_path(s.run_id)},
           {"api_url", "/api/v1/runs/" + percent_encode(s.run_id)}};

@@ -181,6 +181,14 @@ const std::vector<Migration> kMigrations = {
       "CREATE INDEX IF NOT EXISTS run_capacity_question ON run_capacity (floor_tok_s, context, users)"},
      {},
      &fill_run_capacity},
+    // The retrieval check beside the run (docs/site.md): each run's verdict and the contexts it
+    // did not read back, for the listings' badge. Runs stored before with no check keep ''.
+    {11,
+     "retrieval check beside the run: each run's verdict and failed contexts, backfilled from its stored result",
+     {"ALTER TABLE runs ADD COLUMN retrieval TEXT NOT NULL DEFAULT ''",
+      "ALTER TABLE runs ADD COLUMN retrieval_failed TEXT NOT NULL DEFAULT ''"},
+     {},
+     &fill_retrieval_standing},
 };
 
 #undef SM_PROFILE_COLUMN
@@ -290,6 +298,18 @@ Result<void> insert_capacity(SqlConnection& c, const std::string& run_id, std::s
 Result<void> fill_run_capacity(SqlConnection& c) {
   return for_each_stored_result(c, [&](const std::string& run_id, nlohmann::json&, RunResult& result) -> Result<void> {
     return insert_capacity(c, run_id, summarize_run(result).capacity);
+  });
+}
+
+Result<void> fill_retrieval_standing(SqlConnection& c) {
+  constexpr std::string_view kUpdate = "UPDATE runs SET retrieval = $2, retrieval_failed = $3 WHERE run_id = $1";
+  return for_each_stored_result(c, [&](const std::string& run_id, nlohmann::json&, RunResult& result) -> Result<void> {
+    if (result.retrieval.empty()) return {};
+    RunSummary s;
+    retrieval_standing(result, s);
+    const std::array<SqlParam, 3> params = {run_id, s.retrieval, context_list_text(s.retrieval_failed_contexts)};
+    if (auto ok = c.execute(kUpdate, params); !ok) return std::unexpected(ok.error());
+    return {};
   });
 }
 

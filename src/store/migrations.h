@@ -29,6 +29,10 @@ struct Migration {
 /// One stored run's users at a speed (RunSummary::capacity) into the run_capacity table (migration 10).
 Result<void> insert_capacity(SqlConnection& connection, const std::string& run_id, std::span<const CapacityPoint> points);
 
+/// Migration 11's backfill: the retrieval and retrieval_failed columns of every stored run that
+/// has retrieval checks, from its result.
+Result<void> fill_retrieval_standing(SqlConnection& connection);
+
 /// Migration 10's backfill: the run_capacity rows of every stored run, from its result.
 Result<void> fill_run_capacity(SqlConnection& connection);
 

@@ -28,6 +28,27 @@ std::string_view not_ranked_because(const RunSummary& run) {
   return "";
 }
 
+void retrieval_standing(const RunResult& r, RunSummary& s) {
+  s.retrieval.clear();
+  s.retrieval_failed_contexts.clear();
+  if (r.retrieval.empty()) return;
+  std::set<int64_t> failed;
+  bool erred = false, applicable = false;
+  for (const RetrievalCheck& check : r.retrieval) {
+    if (retrieval_failed(check.verdict)) failed.insert(check.context);
+    if (check.verdict == RetrievalVerdict::Error) erred = true;
+    if (check.verdict != RetrievalVerdict::NotApplicable) applicable = true;
+  }
+  s.retrieval_failed_contexts.assign(failed.begin(), failed.end());
+  s.retrieval = !failed.empty() ? "failed" : erred ? "error" : applicable ? "read" : "not_applicable";
+}
+
+std::string context_list_text(const std::vector<int64_t>& contexts) {
+  std::string out;
+  for (int64_t c : contexts) out += (out.empty() ? "" : ",") + std::to_string(c);
+  return out;
+}
+
 RunSummary summarize_run(const RunResult& r) {
   RunSummary s;
   s.run_id = r.run_id;
@@ -45,9 +66,8 @@ RunSummary summarize_run(const RunResult& r) {
   s.decode_cells = static_cast<int64_t>(r.decode.size());
   // A context whose retrieval check failed is out of the rankings at that context: the server did
   // not read it back, so its speed there is not the model's (docs/METRICS.md).
-  std::set<int64_t> unread;
-  for (const RetrievalCheck& check : r.retrieval)
-    if (retrieval_failed(check.verdict)) unread.insert(check.context);
+  retrieval_standing(r, s);
+  const std::set<int64_t> unread(s.retrieval_failed_contexts.begin(), s.retrieval_failed_contexts.end());
   for (const DecodeCell& c : r.decode) {
     if (c.status != CellStatus::Valid || !c.total_tok_s) continue;
     ++s.valid_cells;

@@ -73,6 +73,12 @@ struct RunSummary {
   /// when the run has no figure there. users_at_basis: CapacityPoint::basis ("at_least": "≥").
   std::optional<int64_t> users_at;
   std::string users_at_basis;
+  /// The long-context retrieval check's verdict for the run (retrieval_standing): "" (no check),
+  /// "read" (every checked context read back), "failed" (at retrieval_failed_contexts: those
+  /// contexts are out of the rankings), "error" (a check did not run, none failed),
+  /// "not_applicable" (a synthetic model). Shown beside the run in every listing.
+  std::string retrieval;
+  std::vector<int64_t> retrieval_failed_contexts;  ///< ascending; empty unless retrieval is "failed"
 
   /// Out of default rankings: flagged implausible, on a synthetic model or on unverified hardware.
   bool flagged() const { return !implausible.empty() || synthetic_model || unverified_hardware; }
@@ -80,6 +86,13 @@ struct RunSummary {
   /// hardware, not flagged (not_ranked_because says why not).
   bool ranked() const;
 };
+
+/// RunSummary::retrieval and retrieval_failed_contexts from a result's retrieval checks.
+void retrieval_standing(const RunResult& r, RunSummary& s);
+
+/// retrieval_failed_contexts as the retrieval_failed column holds them: "32768,131072" ("" for
+/// none); core/units.h's parse_token_list reads it back.
+std::string context_list_text(const std::vector<int64_t>& contexts);
 
 /// The projected_figures column: which listed figures are projections (bits).
 constexpr int64_t kProjectedSingleStream = 1;

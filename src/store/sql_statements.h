@@ -16,7 +16,7 @@ namespace sm::store::sql {
   "best_tokens_per_joule, best_tokens_per_joule_context, best_tokens_per_joule_concurrency, gpu_telemetry, "   \
   "throttle_worst, throttled_cells, calc_gpu, calc_gpu_count, calc_model, calc_engine, implausible, "          \
   "synthetic_model, hidden, profile, gpu_reported, model_reported, unverified_hardware, checked_with, "           \
-  "projected_figures"
+  "projected_figures, retrieval, retrieval_failed"
 
 // The filter of listings: $1 gpu, $2 model, $3 engine, $4 quantization, $5 kind ('' = any);
 // $6 a gpu to leave out ('' = none: the unknown-hardware group is left out of rankings);
@@ -50,12 +50,13 @@ inline constexpr std::string_view kInsertCapacity =
 inline constexpr std::string_view kDeleteCapacity = "DELETE FROM run_capacity WHERE run_id = $1";
 inline constexpr std::string_view kRunFilter = SM_RUN_FILTER;
 
-/// $1..$37: the RunSummary columns; $38 content_sha256; $39 result_json; $40 measurements_sha256
+/// $1..$40: the RunSummary columns; $41 content_sha256; $42 result_json; $43 measurements_sha256
 /// (NULL: not checked). Nothing is inserted when the run id or the measurements hash is taken.
 inline constexpr std::string_view kInsertRun =
     "INSERT INTO runs (" SM_RUN_SUMMARY_COLUMNS ", content_sha256, result_json, measurements_sha256) VALUES "
     "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, "
-    "$24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41) ON CONFLICT DO NOTHING";
+    "$24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42, $43) "
+    "ON CONFLICT DO NOTHING";
 
 /// $1 measurements_sha256.
 inline constexpr std::string_view kSelectRunByMeasurements =

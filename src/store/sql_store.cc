@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/clock.h"
+#include "core/units.h"
 #include "store/migrations.h"
 #include "store/sort_keys.h"
 #include "store/sql_statements.h"
@@ -27,7 +28,7 @@ SqlParam opt(const std::optional<T>& v) {
 }
 
 // How many columns SM_RUN_SUMMARY_COLUMNS has (read_summary reads 0 .. this - 1).
-constexpr size_t kSummaryColumnCount = 38;
+constexpr size_t kSummaryColumnCount = 40;
 
 // Reads the columns of SM_RUN_SUMMARY_COLUMNS.
 RunSummary read_summary(const SqlRow& r) {
@@ -72,10 +73,12 @@ RunSummary read_summary(const SqlRow& r) {
   const int64_t projected = r.integer(37);
   s.single_stream_projected = (projected & kProjectedSingleStream) != 0;
   s.best_total_projected = (projected & kProjectedBestTotal) != 0;
+  s.retrieval = r.text(38);
+  s.retrieval_failed_contexts = parse_token_list(r.text(39)).value_or(std::vector<int64_t>{});
   return s;
 }
 
-std::array<SqlParam, 41> insert_params(const RunRecord& rec) {
+std::array<SqlParam, 43> insert_params(const RunRecord& rec) {
   const RunSummary& s = rec.summary;
   return {s.run_id,
           s.kind,
@@ -115,6 +118,8 @@ std::array<SqlParam, 41> insert_params(const RunRecord& rec) {
           int64_t{s.unverified_hardware ? 1 : 0},
           s.checked_with,
           projected_figures(s),
+          s.retrieval,
+          context_list_text(s.retrieval_failed_contexts),
           rec.content_sha256,
           rec.result_json,
           text_or_null(rec.measurements_sha256)};

@@ -11,6 +11,7 @@
 #include "site/run_prices.h"
 #include "site/site.h"
 #include "site/site_fixtures.h"
+#include "site/site_harness.h"
 #include "site/upload_token.h"
 #include "store/result_store.h"
 #include "support/temp_dir.h"
@@ -52,40 +53,7 @@ TEST(RunPrices, QueryPricesRecomputeTheCosts) {
   EXPECT_FALSE(has_query_prices(QueryParams("cells=2")));
 }
 
-class RunPricesSite : public ::testing::Test {
- protected:
-  void SetUp() override {
-    auto s = store::open_store("sqlite:" + dir_.file("site.db"));
-    ASSERT_TRUE(s) << s.error().message;
-    store_ = std::move(*s);
-    auto t = generate_upload_token();
-    ASSERT_TRUE(t);
-    token_ = t->secret;
-    ASSERT_TRUE(store_->create_token({t->token_id, "test", "2026-12-03T09:00:00Z", "", 0}, t->sha256_hex));
-    auto site = Site::create(*store_, {.upload_rate_per_min = 0}, clock_);
-    ASSERT_TRUE(site) << site.error().message;
-    site_ = std::move(*site);
-  }
-
-  SiteResponse request(HttpMethod method, const std::string& target, std::string body = "") {
-    SiteRequest r;
-    r.method = method;
-    size_t q = target.find('?');
-    r.path = target.substr(0, q);
-    if (q != std::string::npos) r.query = target.substr(q + 1);
-    r.host = "results.test:8080";
-    r.client = "127.0.0.1";
-    r.body = std::move(body);
-    if (method == HttpMethod::Post) r.authorization = "Bearer " + token_;
-    return site_->handle(r);
-  }
-
-  test::TempDir dir_;
-  std::unique_ptr<store::ResultStore> store_;
-  std::string token_;
-  ManualClock clock_{1'000'000'000};
-  std::unique_ptr<Site> site_;
-};
+class RunPricesSite : public test::SiteHarness {};
 
 TEST_F(RunPricesSite, RunPageTakesTheReadersElectricityPrice) {
   const RunResult run = priced_run();

@@ -347,10 +347,11 @@ TEST_P(StoreTest, MigrationSevenRedactsRunsStoredBeforeIt) {
     auto c = GetParam() == "postgres" ? open_postgres_connection(pg_dsn())
                                       : open_sqlite_connection(dir_.file("results.db"), SqliteSync::Normal);
     ASSERT_TRUE(c) << c.error().message;
-    // Migration 8's columns and index undone too, so both run again.
+    // Migration 8's columns and index undone too (and 9's and 11's), so they run again.
     for (const char* sql : {"DROP INDEX runs_checked_with", "ALTER TABLE runs DROP COLUMN gpu_reported",
                             "ALTER TABLE runs DROP COLUMN model_reported", "ALTER TABLE runs DROP COLUMN unverified_hardware",
                             "ALTER TABLE runs DROP COLUMN checked_with", "ALTER TABLE runs DROP COLUMN projected_figures",
+                            "ALTER TABLE runs DROP COLUMN retrieval", "ALTER TABLE runs DROP COLUMN retrieval_failed",
                             "DELETE FROM schema_migrations WHERE version >= 7"})
       ASSERT_TRUE((*c)->execute(sql, {})) << sql;
   }
@@ -432,7 +433,8 @@ TEST_P(StoreTest, ProjectedFiguresRoundTripAndMigrationNineMarksRunsStoredBefore
     auto c = GetParam() == "postgres" ? open_postgres_connection(pg_dsn())
                                       : open_sqlite_connection(dir_.file("results.db"), SqliteSync::Normal);
     ASSERT_TRUE(c) << c.error().message;
-    for (const char* sql : {"ALTER TABLE runs DROP COLUMN projected_figures", "DELETE FROM schema_migrations WHERE version >= 9"})
+    for (const char* sql : {"ALTER TABLE runs DROP COLUMN projected_figures", "ALTER TABLE runs DROP COLUMN retrieval",
+                            "ALTER TABLE runs DROP COLUMN retrieval_failed", "DELETE FROM schema_migrations WHERE version >= 9"})
       ASSERT_TRUE((*c)->execute(sql, {})) << sql;
   }
   reopen();
@@ -441,6 +443,56 @@ TEST_P(StoreTest, ProjectedFiguresRoundTripAndMigrationNineMarksRunsStoredBefore
   EXPECT_TRUE(adaptive->single_stream_projected);
   EXPECT_TRUE(adaptive->best_total_projected);
   EXPECT_FALSE(store_->get_run_summary("fixed").value()->best_total_projected);
+}
+
+TEST_P(StoreTest, RetrievalVerdictRoundTripsAndMigrationElevenFillsItForRunsStoredBefore) {
+  RunResult unread = test::site_result("unread");
+  RetrievalCheck check;
+  check.depth = 0.25;
+  for (auto [context, verdict] : {std::pair{int64_t{16384}, RetrievalVerdict::Wrong}, {int64_t{65536}, RetrievalVerdict::Exact},
+                                  {int64_t{131072}, RetrievalVerdict::Truncated}}) {
+    check.context = context;
+    check.verdict = verdict;
+    unread.retrieval.push_back(check);
+  }
+  RunResult read = test::site_result("read");
+  check.verdict = RetrievalVerdict::Exact;
+  read.retrieval = {check};
+  ASSERT_TRUE(store_->put_run(record_of(unread)));
+  ASSERT_TRUE(store_->put_run(record_of(read)));
+  ASSERT_TRUE(store_->put_run(record_of(test::site_result("unchecked"))));
+  auto verdicts = [&] {
+    std::string out;
+    for (const char* id : {"unread", "read", "unchecked"}) {
+      const auto s = store_->get_run_summary(id).value();
+      if (!s) return std::string("missing ") + id;
+      out += fmt::format("{}={}[{}] ", id, s->retrieval, context_list_text(s->retrieval_failed_contexts));
+    }
+    return out;
+  };
+  const std::string expected = "unread=failed[16384,131072] read=read[] unchecked=[] ";
+  EXPECT_EQ(verdicts(), expected);
+  // Listings read it too.
+  const RunPage page = store_->list_runs({}, RunOrder::Newest, {}).value();
+  ASSERT_EQ(page.runs.size(), 3u);
+  for (const RunSummary& s : page.runs) {
+    if (s.run_id == "unread") {
+      EXPECT_EQ(s.retrieval_failed_contexts, (std::vector<int64_t>{16384, 131072}));
+    }
+  }
+  // As a database at version 10 would be, with the runs stored before the columns: migration 11
+  // fills them from the stored results.
+  {
+    auto c = GetParam() == "postgres" ? open_postgres_connection(pg_dsn())
+                                      : open_sqlite_connection(dir_.file("results.db"), SqliteSync::Normal);
+    ASSERT_TRUE(c) << c.error().message;
+    for (const char* sql : {"ALTER TABLE runs DROP COLUMN retrieval", "ALTER TABLE runs DROP COLUMN retrieval_failed",
+                            "DELETE FROM schema_migrations WHERE version >= 11"})
+      ASSERT_TRUE((*c)->execute(sql, {})) << sql;
+  }
+  reopen();
+  EXPECT_EQ(store_->schema_version().value_or(0), latest_schema_version());
+  EXPECT_EQ(verdicts(), expected);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgres"),

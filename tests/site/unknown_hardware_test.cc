@@ -11,6 +11,7 @@
 #include "site/json_schema.h"
 #include "site/site.h"
 #include "site/site_fixtures.h"
+#include "site/site_harness.h"
 #include "site/upload_token.h"
 #include "store/postgres_store.h"
 #include "store/result_store.h"
@@ -109,49 +110,10 @@ TEST_P(UnknownHardwareStoreTest, AreListedButNeitherRankedNorGrouped) {
 INSTANTIATE_TEST_SUITE_P(Backends, UnknownHardwareStoreTest, ::testing::Values("sqlite", "postgres"),
                          [](const auto& info) { return info.param == "postgres" ? std::string("Postgres") : std::string("Sqlite"); });
 
-class UnknownHardwareSiteTest : public ::testing::Test {
+class UnknownHardwareSiteTest : public test::SiteHarness {
  protected:
-  void SetUp() override {
-    auto s = store::open_store("sqlite:" + dir_.file("site.db"));
-    ASSERT_TRUE(s) << s.error().message;
-    store_ = std::move(*s);
-    auto t = generate_upload_token();
-    ASSERT_TRUE(t);
-    token_ = t->secret;
-    ASSERT_TRUE(store_->create_token({t->token_id, "test", "2026-12-03T09:00:00Z", "", 0}, t->sha256_hex));
-    auto site = Site::create(*store_, {}, clock_);
-    ASSERT_TRUE(site) << site.error().message;
-    site_ = std::move(*site);
-  }
-
-  SiteResponse get(const std::string& target) {
-    SiteRequest r;
-    r.method = HttpMethod::Get;
-    size_t q = target.find('?');
-    r.path = target.substr(0, q);
-    if (q != std::string::npos) r.query = target.substr(q + 1);
-    r.host = "results.test:8080";
-    r.client = "127.0.0.1";
-    return site_->handle(r);
-  }
-
-  SiteResponse upload_json(const json& result) {
-    SiteRequest r;
-    r.method = HttpMethod::Post;
-    r.path = "/api/v1/runs";
-    r.body = result.dump();
-    r.client = "127.0.0.1";
-    r.authorization = "Bearer " + token_;
-    return site_->handle(r);
-  }
-
-  int upload(const RunResult& result) { return upload_json(to_json(result)).status; }
-
-  test::TempDir dir_;
-  ManualClock clock_{1'000'000'000};
-  std::unique_ptr<store::ResultStore> store_;
-  std::unique_ptr<Site> site_;
-  std::string token_;
+  site::SiteConfig site_config() const override { return {}; }  // the default upload rate limit
+  SiteResponse upload_json(const json& result) { return request(HttpMethod::Post, "/api/v1/runs", result.dump()); }
 };
 
 TEST_F(UnknownHardwareSiteTest, ApiAndPagesListThemUnderUnknownHardwareOutOfTheRankings) {
