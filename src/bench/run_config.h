@@ -85,6 +85,11 @@ struct RunConfig {
   std::optional<bool> retrieval_check;
   /// --slo: the SLO search after the matrix (bench/slo_search.h); nullopt: none.
   std::optional<SloSpec> slo;
+  /// --power-limits: the GPU power limits (W) to measure the matrix at, each a run of its own
+  /// (bench/power_limit_sweep.h); empty: one run at the limit in force.
+  std::vector<double> power_limits_w;
+  std::string power_limit_command;  ///< --power-limit-command: sets a limit, "{watts}" replaced
+  std::optional<double> power_limit_restore_w;  ///< --power-limit-restore: the limit set at the end (else the one found)
   std::string resume_dir;          ///< --resume: continue the run in this folder (settings come from it)
   std::optional<HardwareInfo> server_hardware;    ///< --server-hardware / --gpu: the server's machine, declared
   std::optional<TargetLocality> target_locality;  ///< where the server runs; unset: decided when the run starts

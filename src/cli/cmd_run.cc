@@ -10,12 +10,14 @@
 #include "bench/profile_check.h"
 #include "bench/progress.h"
 #include "bench/run_config.h"
+#include "bench/power_limit_sweep.h"
 #include "bench/resume.h"
 #include "bench/run_outcome.h"
 #include "bench/runner.h"
 #include "cli/commands.h"
 #include "cli/connection_flags.h"
 #include "cli/cost_flags.h"
+#include "cli/power_limit_flags.h"
 #include "core/units.h"
 #include "engines/probe.h"
 #include "net/url.h"
@@ -85,6 +87,7 @@ struct RunFlags {
   bool no_retrieval_check = false;  ///< --no-retrieval-check
   std::string attention_window;     ///< --attention-window (the built-in engine only)
   std::string slo;                  ///< --slo ttft=2s,tpot=50ms[,context=32K][,p=90][,probes=6]
+  PowerLimitFlags power_limits;     ///< --power-limits, --power-limit-command, --power-limit-restore
   std::string resume;
   std::vector<std::string> given;  ///< flags set on the command line
   bool duration_given = false;    ///< --duration was on the command line
@@ -252,6 +255,11 @@ Result<RunConfig> to_config(const RunFlags& f) {
     if (!v) return with_flag("--attention-window", v.error());
     c.sim_attention_window = *v;
   }
+  if (!f.power_limits.limits_w.empty() && !f.resume.empty())
+    return fail(ErrorCode::InvalidArgument,
+                "--power-limits cannot be resumed as a whole: resume one limit's run with --resume DIR/power-<W>W "
+                "after setting its limit");
+  if (auto ok = apply_power_limit_flags(f.power_limits, c); !ok) return std::unexpected(ok.error());
   return c;
 }
 
@@ -445,6 +453,7 @@ void add_run_command(CLI::App& app, Action& action) {
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
   add_cost_flags(run, flags->cost);
+  add_power_limit_flags(run, flags->power_limits);
   run->add_option("--max-output", flags->max_output, "Tokens each decode request asks for (end of sequence ignored)")
       ->capture_default_str();
   run->add_option("--precision", flags->precision,
@@ -600,6 +609,17 @@ void add_run_command(CLI::App& app, Action& action) {
         if (auto note = attribution_note(*config->target_locality, config->server_hardware); !note.empty())
           std::fprintf(stderr, "speedmatrix run: %s\n",
                        redact_attribution(note, attribution_redaction(*config)).c_str());
+      }
+      if (!config->power_limits_w.empty()) {
+        std::vector<PowerLimitRunFolder> runs;
+        const int code = run_power_limit_sweep(*config, system_power_limit_hooks(*config), &runs);
+        if (flags->upload_url.empty()) return code;
+        bool upload_failed = false;  // each limit's finished run goes up on its own
+        for (const PowerLimitRunFolder& run : runs)
+          if (upload::upload_after_run(run.folder, flags->upload_url, upload_token, run.exit_code, config->redact_host) !=
+              run.exit_code)
+            upload_failed = true;
+        return code == kExitOk && upload_failed ? kExitFailure : code;
       }
       std::string run_folder;
       const int code = run_matrix(*config, &run_folder);
