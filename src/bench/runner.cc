@@ -27,6 +27,7 @@
 #include "bench/run_outcome.h"
 #include "bench/run_folder.h"
 #include "bench/server_watch.h"
+#include "bench/target_session.h"
 #include "bench/telemetry_setup.h"
 #include "telemetry/server_gpus.h"
 #include "core/build_info.h"
@@ -92,28 +93,16 @@ std::string unit_summary(const DecodeCell& cell) {
 
 bool use_color(std::FILE* f) { return isatty(fileno(f)) && std::getenv("NO_COLOR") == nullptr; }
 
-StreamClientOptions client_options(const TargetConfig& target, const ConnectionOptions& connection) {
-  StreamClientOptions o;
-  o.connect_timeout_s = target.connect_timeout_s;
-  o.read_timeout_s = target.read_timeout_s;
-  o.busy_poll_ns = target.busy_poll_ns;
-  o.connection = connection;
-  return o;
-}
-
-// Small GETs timed before the first cell: the median is the run's network round trip.
-
 // One run of the matrix: the stages of design.md's data flow, in order.
 class MatrixRun {
  public:
   MatrixRun(const RunConfig& config, const Clock& clock)
       : config_(config),
         clock_(clock),
-        connection_(config.target.connection),
         progress_(stdout, !config.quiet && isatty(fileno(stdout)) && !config.json_output, use_color(stdout), clock,
                   // Not a terminal (a log, CI, nohup): a line per finished cell on stderr instead.
                   !config.quiet && !(isatty(fileno(stdout)) && !config.json_output) ? stderr : nullptr),
-        base_url_(config.target.base_url) {}
+        session_(config.target, config.redact_host, clock, [this](const std::string& n) { note(n); }) {}
 
   int execute();
 
@@ -141,15 +130,11 @@ class MatrixRun {
   HttpRequest completion_request(const std::string& prompt, int64_t max_tokens) const;
   bool check_retrieval();
   bool search_slo();
-  Result<void> start_telemetry_sampling();
-  std::vector<int> measurement_processes(bool server_here);
   CellTelemetry window_telemetry(const WindowMark& mark);
   static bool ignores_max_tokens(const RequestRecord& r);
   void note_once_ignores_max_tokens(const RequestRecord& r);
   void save();
-  ConnectionInfo connection_info() const;
   RedactOptions redact_options() const;
-  void move_server_log(const std::string& path);
 
  public:
   /// The folder this run wrote ("" before it made one).
@@ -162,84 +147,39 @@ class MatrixRun {
 
   const RunConfig& config_;
   const Clock& clock_;
-  ConnectionOptions connection_;  ///< the run's connection options, as connect() settled them
-  std::optional<RoundTrip> round_trip_;  ///< connect()'s measurement
-  std::unique_ptr<ClosedLoop> loop_;  ///< the measuring loop (made by connect(), with connection_)
   ProgressLine progress_;
-  ProbeResult probe_;
+  TargetSession session_;  ///< the server, how it is reached, its telemetry
+  std::unique_ptr<ClosedLoop> loop_;  ///< the measuring loop (made by connect(), with the session's connection)
   CapacityLimits limits_;
   MatrixSettings matrix_;
   RunResult result_;
   std::string run_dir_;
-  std::vector<std::string> headers_;
   std::unique_ptr<TokenCounter> endpoint_counter_;
   std::unique_ptr<TokenCounter> counter_;  ///< what prompt building uses (overhead included)
   std::unique_ptr<PromptBuilder> builder_;
   bool save_failed_ = false;
-  ServerProcess server_;          ///< the --launch server, if any
-  std::unique_ptr<sim::SimServer> sim_;  ///< the embedded simulated engine, when no target was given
-  std::string base_url_;          ///< where the server is (the flag, or the embedded engine)
-  std::string launch_log_path_;   ///< where its log goes until the run folder exists
   std::unique_ptr<ServerWatch> watch_;  ///< idle barrier, window sampler, SGLang aborts (made at first use)
-  std::mutex telemetry_notes_mu_;        ///< the sampler thread's notes wait here for the measuring thread
-  std::vector<std::string> telemetry_notes_;
   int64_t session_start_ns_ = 0;  ///< when execute() began
   RunTiming timing_;              ///< this session's phases (total_s unused: save() measures it)
   RunTiming earlier_timing_;      ///< what the sessions before a --resume spent
-  TelemetrySetup telemetry_;             ///< the sampler thread and what it covers (recorder null: off);
-                                         ///< after what its notes use, so it stops before they go
 };
 
-// No target given: the simulated engine (the seed's RTX 3090 + Qwen3.5-4B AWQ + vLLM) serves
-// on loopback inside this process, and everything says "simulated".
+// No target given: the simulated engine serves on loopback inside this process, and everything
+// says "simulated".
 Result<void> MatrixRun::start_embedded_engine() {
   if (!config_.embedded_sim) return {};
-  auto sim_config = sim::seed_sim_config();
-  if (!sim_config) return std::unexpected(sim_config.error());
-  sim_config->attention_window_tokens = config_.sim_attention_window;
-  auto server = sim::SimServer::start(*sim_config);
-  if (!server) return std::unexpected(server.error());
-  sim_ = std::move(*server);
-  base_url_ = sim_->base_url();
-  connection_.proxy = "";  // in this process, on loopback: never through a proxy
+  if (auto ok = session_.start_embedded_engine(config_.sim_attention_window); !ok) return ok;
   std::fprintf(stderr, "speedmatrix: no --url given: measuring the built-in simulated engine (%s) at %s\n",
-               sim_->model_id().c_str(), base_url_.c_str());
+               session_.embedded()->model_id().c_str(), session_.base_url().c_str());
   return {};
 }
 
 Result<void> MatrixRun::launch() {
   if (config_.launch_command.empty()) return {};
-  std::error_code ec;
-  std::filesystem::create_directories("runs", ec);
-  launch_log_path_ = fmt::format("runs/.server-{}.log", ::getpid());
-  // Something already on the port would make the launch fail, or be measured in its place.
-  if (config_.launch_port_check)
-    if (auto free = check_port_free(url_host(base_url_), url_port(base_url_)); !free) return free;
-  std::fprintf(stderr, "speedmatrix: starting the server: %s\n",
-               redact_command(config_.launch_command, redact_options()).c_str());
-  // The server's log is written redacted: vLLM, for one, prints its own --api-key.
-  if (auto ok = server_.start(config_.launch_command, launch_log_path_, redact_options()); !ok) return ok;
-  // Not over HTTP/2 yet: a server that speaks only HTTP/1.1 would never look healthy.
-  ConnectionOptions health = connection_;
-  health.http2 = false;
-  return server_.wait_healthy(join_url(base_url_, "/health"), config_.launch_timeout_s, health);
+  return session_.launch(config_.launch_command, config_.launch_port_check, config_.launch_timeout_s);
 }
 
-// Secrets never leave the machine: everything written or printed from result_ goes through
-// redact_result (docs/ARCHITECTURE.md, "Secrets"); result_ itself keeps what was measured.
-// Into the run folder, on another file system too (a copy); a failure is said, not swallowed.
-void MatrixRun::move_server_log(const std::string& path) {
-  if (auto moved = server_.move_log(path); moved) launch_log_path_ = path;
-  else note(fmt::format("the server's log stays at {}: {}", launch_log_path_, moved.error().message));
-}
-
-RedactOptions MatrixRun::redact_options() const {
-  return run_redact_options(config_.target, base_url_, config_.redact_host);
-}
-
-ConnectionInfo MatrixRun::connection_info() const {
-  return connection_record(base_url_, connection_, config_.target.connection.http2, round_trip_);
-}
+RedactOptions MatrixRun::redact_options() const { return session_.redact_options(); }
 
 void MatrixRun::note(const std::string& message) {
   progress_.clear();
@@ -247,85 +187,23 @@ void MatrixRun::note(const std::string& message) {
 }
 
 HttpRequest MatrixRun::completion_request(const std::string& prompt, int64_t max_tokens) const {
-  CompletionSpec spec;
-  spec.model = probe_.engine.model;
-  spec.prompt = prompt;
-  spec.max_tokens = max_tokens;
-  spec.temperature = config_.temperature;
-  return HttpRequest{join_url(base_url_, completion_path(config_.target.api)),
-                     build_completion_body(probe_.kind, config_.target.api, spec), headers_};
+  return session_.completion_request(prompt, max_tokens, config_.temperature);
 }
 
-// The first contact: a few small GETs on one connection give the network round trip, settle the
-// HTTP version (--http2 against a server that does not speak it falls back to HTTP/1.1), and
-// fail early, with the fix named, on a certificate, proxy or header problem.
 Result<void> MatrixRun::connect() {
-  headers_ = bearer_headers(config_.target.api_key);
-  const HttpRequest models{join_url(base_url_, "/v1/models"), "", headers_};
-  if (connection_.http2 && !is_https_url(base_url_) && !libcurl_reuses_cleartext_http2()) {
-    note(fmt::format("--http2: this libcurl ({}) cannot reuse an HTTP/2 connection over plain http (curl issue "
-                     "#10634, fixed in 8.0.0); the run uses HTTP/1.1. HTTP/2 over https works",
-                     libcurl_version()));
-    connection_.http2 = false;
-  }
-  auto measured = measure_round_trip(models, connection_, kRoundTripRequests);
-  if (!measured && connection_.http2 && !is_https_url(base_url_)) {
-    ConnectionOptions plain = connection_;
-    plain.http2 = false;
-    if (auto retried = measure_round_trip(models, plain, kRoundTripRequests)) {
-      note("--http2: the server does not speak HTTP/2 over plain http (prior knowledge failed: " +
-           measured.error().message + "); the run uses HTTP/1.1");
-      connection_ = plain;
-      measured = std::move(retried);
-    }
-  }
-  if (!measured) return std::unexpected(measured.error());
-  if (measured->http_status == 401 || measured->http_status == 403)
-    return fail(ErrorCode::Http,
-                fmt::format("{} answered HTTP {}: the server wants credentials: --api-key KEY (sent as "
-                            "Authorization: Bearer), or the header it expects with --header 'Name: value'",
-                            models.url, measured->http_status));
-  if (connection_.http2 && measured->http_version != "2")
-    note(fmt::format("--http2: the server answered with HTTP/{}; each stream gets its own connection",
-                     measured->http_version.empty() ? "?" : measured->http_version));
-  if (connection_.insecure && is_https_url(base_url_))
-    note("--insecure: the server's TLS certificate is not checked; the result and the report say so");
-  round_trip_ = std::move(*measured);
-  loop_ = std::make_unique<ClosedLoop>(clock_, client_options(config_.target, connection_));
+  if (auto ok = session_.connect(); !ok) return ok;
+  loop_ = std::make_unique<ClosedLoop>(clock_, session_.client_options());
   return {};
 }
 
 Result<void> MatrixRun::probe() {
-  ProbeOptions opts{base_url_, headers_, config_.target.model};
-  auto probed = probe_server(opts, default_transport(connection_));
-  if (!probed) return std::unexpected(probed.error());
-  probe_ = std::move(*probed);
-  if (probe_.kind == EngineKind::LlamaCpp && !launch_log_path_.empty()) {
-    // The launched server's own log says whether its KV cache is unified: then every slot
-    // shares one window and the capacity is that window, not window x slots.
-    std::string log;
-    if (FILE* f = std::fopen(launch_log_path_.c_str(), "r")) {
-      char buf[65536];
-      size_t n;
-      while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) log.append(buf, n);
-      std::fclose(f);
-    }
-    if (auto unified = llamacpp_kv_unified_from_log(log)) {
-      std::erase_if(probe_.notes, [](const std::string& n) { return n.starts_with("llama.cpp: KV capacity assumes"); });
-      if (*unified && probe_.engine.max_model_len) {
-        probe_.engine.kv_capacity_tokens = probe_.engine.max_model_len;
-        probe_.engine.kv_capacity_source = "/props n_ctx (unified KV cache, from the server log)";
-      } else if (!*unified) {
-        probe_.engine.kv_capacity_source += " (non-unified KV cache, from the server log)";
-      }
-    }
-  }
-  probe_.engine.synthetic_model = is_synthetic_model(probe_.engine.model, probe_.engine.model_path);
-  for (const auto& n : probe_.notes) note(n);
+  if (auto ok = session_.probe(); !ok) return ok;
+  ProbeResult& probe = session_.probed();
+  probe.engine.synthetic_model = is_synthetic_model(probe.engine.model, probe.engine.model_path);
   limits_.kv_capacity_tokens = config_.limits_override.kv_capacity_tokens ? config_.limits_override.kv_capacity_tokens
-                                                                           : probe_.engine.kv_capacity_tokens;
+                                                                           : probe.engine.kv_capacity_tokens;
   limits_.max_model_len = config_.limits_override.max_model_len ? config_.limits_override.max_model_len
-                                                                 : probe_.engine.max_model_len;
+                                                                 : probe.engine.max_model_len;
   return {};
 }
 
@@ -333,18 +211,18 @@ Result<void> MatrixRun::prepare_resume() {
   const std::string path = (std::filesystem::path(config_.resume_dir) / kResultFile).string();
   auto stored = read_result_file(path);
   if (!stored) return std::unexpected(stored.error());
-  if (!stored->engine.model.empty() && stored->engine.model != probe_.engine.model &&
-      stored->engine.model != redact_text(probe_.engine.model, redact_options()))
+  if (!stored->engine.model.empty() && stored->engine.model != session_.probed().engine.model &&
+      stored->engine.model != redact_text(session_.probed().engine.model, redact_options()))
     return fail(ErrorCode::InvalidArgument,
                 fmt::format("--resume: the server now serves '{}', the interrupted run measured '{}'",
-                            probe_.engine.model, stored->engine.model));
+                            session_.probed().engine.model, stored->engine.model));
   const bool was_unverified = stored->connection && stored->connection->tls && !stored->connection->tls_verified;
   result_ = std::move(*stored);
   earlier_timing_ = result_.timing.value_or(RunTiming{});
-  result_.target_url = base_url_;  // the embedded engine or a relaunched server may listen elsewhere now
+  result_.target_url = session_.base_url();  // the embedded engine or a relaunched server may listen elsewhere now
   ++result_.resumes;
   // How this session reached the server; a certificate left unchecked by any session stays said.
-  result_.connection = connection_info();
+  result_.connection = session_.connection_info();
   if (was_unverified) result_.connection->tls_verified = false;
   result_.finished_at.clear();
   // Finished checks are kept; --retrieval-check / --no-retrieval-check decide about the rest.
@@ -379,8 +257,8 @@ Result<void> MatrixRun::prepare_resume() {
     note(retried > 0 ? fmt::format("--retry-failed: measuring {} {} that ended in error again", retried,
                                    retried == 1 ? "row or cell" : "rows and cells")
                      : std::string("--retry-failed: no row or cell ended in error"));
-  if (!launch_log_path_.empty()) {
-    move_server_log((std::filesystem::path(run_dir_) / fmt::format("server-resume{}.log", result_.resumes)).string());
+  if (!session_.launch_log_path().empty()) {
+    session_.move_server_log((std::filesystem::path(run_dir_) / fmt::format("server-resume{}.log", result_.resumes)).string());
   }
   return write_result_file(path, redacted(result_, redact_options()));
 }
@@ -389,7 +267,7 @@ Result<void> MatrixRun::prepare() {
   if (!config_.resume_dir.empty()) return prepare_resume();
   const int64_t now_ms = wall_clock_unix_ms();
   // The matrix asked for, fitted to this server (max output, contexts, slots), every choice said.
-  FittedMatrix fitted = fit_matrix(matrix_request(config_), ServerLimits{limits_, probe_.engine.slots});
+  FittedMatrix fitted = fit_matrix(matrix_request(config_), ServerLimits{limits_, session_.probed().engine.slots});
   matrix_ = fitted.matrix;
   Plan plan = make_plan(matrix_, limits_);
 
@@ -397,22 +275,22 @@ Result<void> MatrixRun::prepare() {
   result_.tool_commit = build::kGitCommit;
   result_.tool_build_type = build::kBuildType;
   result_.run_id = new_run_id(now_ms);
-  result_.kind = probe_.simulated ? "simulated" : "measured";
+  result_.kind = session_.probed().simulated ? "simulated" : "measured";
   char buf[32];
   result_.started_at = std::string(format_iso8601_utc(now_ms, buf));
-  result_.target_url = base_url_;
+  result_.target_url = session_.base_url();
   result_.launch_command = config_.launch_command;
-  result_.engine = probe_.engine;
-  result_.connection = connection_info();
-  attribute_hardware(result_, config_, base_url_);
-  if (sim_) {
+  result_.engine = session_.probed().engine;
+  result_.connection = session_.connection_info();
+  attribute_hardware(result_, config_, session_.base_url());
+  if (const sim::SimServer* sim = session_.embedded()) {
     attribute_simulated_hardware(result_);
     result_.notes = "Simulated: measured against speedmatrix's built-in engine, whose speed comes from the decode "
-                    "calculator (" + (sim_->config().cost_model ? sim_->config().cost_model->describe() : std::string("linear model")) +
+                    "calculator (" + (sim->config().cost_model ? sim->config().cost_model->describe() : std::string("linear model")) +
                     "). Not a real server.";
   }
   RunSettings& s = result_.settings;
-  s.target = sim_ ? "embedded" : !config_.launch_command.empty() ? "launched" : "url";
+  s.target = session_.embedded() ? "embedded" : !config_.launch_command.empty() ? "launched" : "url";
   s.profile = config_.profile;
   s.repeat = config_.repeat;
   s.user_floors_tok_s = config_.user_floors_tok_s;
@@ -448,7 +326,7 @@ Result<void> MatrixRun::prepare() {
   if (limits_.kv_capacity_tokens) result_.engine.kv_capacity_tokens = limits_.kv_capacity_tokens;
   if (config_.limits_override.kv_capacity_tokens) result_.engine.kv_capacity_source = "--kv-capacity";
   if (limits_.max_model_len) result_.engine.max_model_len = limits_.max_model_len;
-  for (const auto& n : probe_.notes) result_.warnings.push_back(n);
+  for (const auto& n : session_.probed().notes) result_.warnings.push_back(n);
   if (std::string(build::kBuildType) == "Debug")
     result_.warnings.push_back("speedmatrix was built in Debug mode: the client may be slower than it should be");
 
@@ -466,10 +344,10 @@ Result<void> MatrixRun::prepare() {
     result_.decode.push_back(cell);
   }
 
-  run_dir_ = config_.out_dir.empty() ? default_run_dir(now_ms, probe_.engine.model) : config_.out_dir;
+  run_dir_ = config_.out_dir.empty() ? default_run_dir(now_ms, session_.probed().engine.model) : config_.out_dir;
   if (auto ok = create_run_folder(run_dir_); !ok) return ok;
-  if (!launch_log_path_.empty()) {
-    move_server_log((std::filesystem::path(run_dir_) / "server.log").string());
+  if (!session_.launch_log_path().empty()) {
+    session_.move_server_log((std::filesystem::path(run_dir_) / "server.log").string());
   }
   auto written = write_result_file((std::filesystem::path(run_dir_) / kResultFile).string(),
                                    redacted(result_, redact_options()));
@@ -520,9 +398,9 @@ Result<void> MatrixRun::calibrate_counter() {
   // max_tokens=1 request measures that overhead.
   const std::string sample = fmt::format("speedmatrix calibration {}: the of and to in is that for it as", result_.run_id);
   std::string error;
-  if (probe_.engine.tokenize_endpoint) {
-    endpoint_counter_ = make_endpoint_counter(probe_.kind, base_url_, probe_.engine.model, headers_,
-                                              default_transport(connection_));
+  if (session_.probed().engine.tokenize_endpoint) {
+    endpoint_counter_ = make_endpoint_counter(session_.probed().kind, session_.base_url(), session_.probed().engine.model,
+                                              session_.headers(), default_transport(session_.connection()));
     auto counted = endpoint_counter_->count(sample);
     if (counted) {
       RequestRecord r = single_request(sample, *counted, 1, error);
@@ -578,7 +456,7 @@ bool MatrixRun::check_retrieval() {
   hooks.head = [this](int64_t context) { return unique_head("retrieval", context); };
   hooks.ask = [this](const std::string& prompt, int64_t tokens, int64_t max_tokens) -> Result<CompletionResponse> {
     CompletionSpec spec;
-    spec.model = probe_.engine.model;
+    spec.model = session_.probed().engine.model;
     spec.prompt = prompt;
     spec.max_tokens = max_tokens;
     spec.temperature = 0;  // deterministic, whatever --temperature the cells used
@@ -587,9 +465,10 @@ bool MatrixRun::check_retrieval() {
     FetchOptions o;
     o.timeout_s = config_.request_timeout_s > 0 ? config_.request_timeout_s : default_request_timeout_s(tokens);
     o.connect_timeout_s = config_.target.connect_timeout_s;
-    o.connection = connection_;
-    auto response = http_fetch({join_url(base_url_, completion_path(config_.target.api)),
-                                build_completion_body(probe_.kind, config_.target.api, spec), headers_}, o);
+    o.connection = session_.connection();
+    auto response = http_fetch({join_url(session_.base_url(), completion_path(config_.target.api)),
+                                build_completion_body(session_.probed().kind, config_.target.api, spec),
+                                session_.headers()}, o);
     if (!response) return std::unexpected(response.error());
     if (response->status < 200 || response->status >= 300)
       return fail(ErrorCode::Http, fmt::format("HTTP {}: {}", response->status, response->body.substr(0, 300)));
@@ -661,7 +540,8 @@ Result<BuiltPrompt> MatrixRun::build_prompt(int64_t context, const std::string& 
 
 ServerWatch& MatrixRun::watch() {
   if (!watch_) {
-    ServerWatchOptions o{probe_.kind, base_url_, headers_, load_transport(connection_), config_.drain_timeout_s};
+    ServerWatchOptions o{session_.probed().kind, session_.base_url(), session_.headers(),
+                         load_transport(session_.connection()), config_.drain_timeout_s};
     watch_ = std::make_unique<ServerWatch>(
         o, clock_, [](int64_t ns) { std::this_thread::sleep_for(std::chrono::nanoseconds(ns)); },
         [this](const std::string& n) {
@@ -933,87 +813,7 @@ void MatrixRun::measure_burst(DecodeCell& cell, const BuiltPrompt& prompt) {
   }
 }
 
-// The sampler thread runs for the whole run; it is only ever asked for a sample or a summary
-// between windows. Without NVML (or for the embedded engine) the run has no GPU telemetry and
-// says why once.
-// speedmatrix itself (the embedded engine runs inside it) and, for a server on this machine, the
-// server and its children: a launched one by its process, a --url one by the socket it listens on.
-std::vector<int> MatrixRun::measurement_processes(bool server_here) {
-  std::vector<int> pids{static_cast<int>(getpid())};
-  if (!server_here || sim_) return pids;
-  std::vector<int> roots;
-  if (!config_.launch_command.empty() && server_.pid() > 0) roots.push_back(server_.pid());
-  else roots = processes_listening_on(url_port(base_url_));
-  for (int root : roots)
-    for (int pid : process_tree(root))
-      if (std::find(pids.begin(), pids.end(), pid) == pids.end()) pids.push_back(pid);
-  if (pids.size() == 1) {
-    // Its load would read as other load: better no figure than a false "busy host".
-    note("the server's processes could not be found (another user's, without root?): a busy host cannot be told "
-         "apart from the server's own load");
-    return {};
-  }
-  return pids;
-}
-
-Result<void> MatrixRun::start_telemetry_sampling() {
-  if (!config_.telemetry && !config_.server_gpus.empty()) {
-    // No GPU readings to choose from: the declaration still narrows the probed GPU list
-    // (nvidia-smi's order, the NVML indices).
-    std::vector<GpuStaticInfo> listed(result_.hardware.gpus.size());
-    std::vector<int> positions;
-    for (size_t i = 0; i < listed.size(); ++i) positions.push_back(listed[i].index = static_cast<int>(i));
-    ServerGpuEvidence declared;
-    declared.declared = split_gpu_list(config_.server_gpus);
-    auto chosen = choose_server_gpus(declared, listed);
-    if (!chosen) return std::unexpected(chosen.error());
-    keep_server_gpus(result_.hardware, chosen->indices, positions);
-  }
-  if (!config_.telemetry || run_dir_.empty()) return {};
-  TelemetrySetupOptions o;
-  o.interval_s = config_.telemetry_interval_s;
-  o.nvml_lib = config_.nvml_lib;
-  o.sys_root = config_.sys_root;
-  o.host_root = config_.host_root;
-  o.simulated_engine = sim_ != nullptr;
-  o.remote_target = result_.hardware.source == HardwareSource::Declared ||
-                    result_.hardware.source == HardwareSource::Unknown;
-  o.kind = probe_.kind;
-  o.base_url = base_url_;
-  o.headers = headers_;
-  o.transport = load_transport(connection_);
-  o.run_dir = run_dir_;
-  o.series_file = result_.resumes > 0 ? fmt::format("telemetry-resume{}.jsonl", result_.resumes) : "telemetry.jsonl";
-  o.own_pids = measurement_processes(!o.remote_target);
-  for (int pid : o.own_pids)
-    if (pid != static_cast<int>(getpid())) o.server_pids.push_back(pid);
-  o.declared_server_gpus = split_gpu_list(config_.server_gpus);
-  telemetry_ = start_telemetry(o, clock_, [this](const std::string& n) {
-    // From the sampler thread too: queued, and taken into the result by save() on this thread.
-    std::lock_guard lock(telemetry_notes_mu_);
-    telemetry_notes_.push_back(n);
-  });
-  if (!telemetry_.refused.empty()) return fail(ErrorCode::InvalidArgument, telemetry_.refused);
-  if (!result_.telemetry || result_.resumes == 0) result_.telemetry = telemetry_.info;
-  if (!telemetry_.info.server_gpus_source.empty()) {
-    std::vector<int> sampled;
-    for (const auto& g : telemetry_.info.gpus) sampled.push_back(g.index);
-    keep_server_gpus(result_.hardware, telemetry_.info.server_gpus, sampled);
-  }
-  auto* recorder = telemetry_.recorder.get();
-  // The live power is the server's GPUs' only: none when they are not (a remote server, none used).
-  if (telemetry_.gpu_figures) progress_.set_detail([recorder] { return live_telemetry_text(recorder->live()); });
-  return {};
-}
-
-// After a window: one more sample (so the window's end is bracketed), the window's figures, and
-// its mark in the series.
-CellTelemetry MatrixRun::window_telemetry(const WindowMark& mark) {
-  if (!telemetry_.recorder) return {};
-  telemetry_.recorder->sample_now();
-  telemetry_.recorder->mark(mark);
-  return telemetry_.recorder->summarize(mark.begin_ns, mark.end_ns, mark.tokens, telemetry_.gpu_figures);
-}
+CellTelemetry MatrixRun::window_telemetry(const WindowMark& mark) { return session_.window_telemetry(mark); }
 
 void MatrixRun::save() {
   if (session_start_ns_ != 0) {
@@ -1022,24 +822,21 @@ void MatrixRun::save() {
     t.total_s += seconds_since(session_start_ns_);
     result_.timing = t;
   }
-  {
-    std::lock_guard lock(telemetry_notes_mu_);
-    for (auto& n : telemetry_notes_) {
-      note(n);
-      // Why there is no GPU telemetry is in result.telemetry; the rest (a series that cannot be
-      // written) is a warning.
-      if (!n.starts_with("no GPU telemetry") && !n.starts_with("GPU telemetry is of this machine") &&
-          std::find(result_.warnings.begin(), result_.warnings.end(), n) == result_.warnings.end())
-        result_.warnings.push_back(n);
-    }
-    telemetry_notes_.clear();
+  for (auto& n : session_.take_telemetry_notes()) {
+    note(n);
+    // Why there is no GPU telemetry is in result.telemetry; the rest (a series that cannot be
+    // written) is a warning.
+    if (!n.starts_with("no GPU telemetry") && !n.starts_with("GPU telemetry is of this machine") &&
+        std::find(result_.warnings.begin(), result_.warnings.end(), n) == result_.warnings.end())
+      result_.warnings.push_back(n);
   }
   result_.capacity = capacity_points(result_.decode, user_floors(result_.settings));
-  if (telemetry_.recorder && result_.telemetry) {
+  const TelemetrySetup& telemetry = session_.telemetry();
+  if (telemetry.recorder && result_.telemetry) {
     // The box's idle draw from this session's series (a resumed run keeps an earlier figure
     // where this session has none).
-    const IdlePower idle = idle_power(telemetry_.recorder->series(), result_.telemetry->server_gpus);
-    if (idle.gpu_w && telemetry_.gpu_figures) result_.telemetry->idle_gpu_power_w = idle.gpu_w;
+    const IdlePower idle = idle_power(telemetry.recorder->series(), result_.telemetry->server_gpus);
+    if (idle.gpu_w && telemetry.gpu_figures) result_.telemetry->idle_gpu_power_w = idle.gpu_w;
     if (idle.host_w && !result_.telemetry->client_side_only) result_.telemetry->idle_host_power_w = idle.host_w;
   }
   apply_energy(result_, energy_inputs(result_));
@@ -1055,14 +852,14 @@ void MatrixRun::save() {
 }
 
 int MatrixRun::finish(bool interrupted) {
-  if (telemetry_.recorder) telemetry_.recorder->stop();
+  session_.stop_telemetry();
   if (const std::string busy = busy_host_warning(result_); !busy.empty()) note(busy);
   char buf[32];
   result_.finished_at = std::string(format_iso8601_utc(wall_clock_unix_ms(), buf));
   redact_result(result_, redact_options());  // the reports and what is printed below, too
   save();
   progress_.clear();
-  if (!config_.launch_command.empty()) server_.stop();  // before the report: the last line is the folder
+  if (!config_.launch_command.empty()) session_.stop_server();  // before the report: the last line is the folder
   const bool reports_written = [&] {
     auto ok = write_run_reports(result_, run_dir_);
     if (!ok) note("cannot write reports: " + ok.error().message);
@@ -1088,7 +885,7 @@ int MatrixRun::finish(bool interrupted) {
 
 // The first contact failed. A resumed --url run says what to do: its server must still be there.
 void MatrixRun::report_unreachable(const Error& error) {
-  if (!config_.resume_dir.empty() && !sim_ && config_.launch_command.empty() &&
+  if (!config_.resume_dir.empty() && !session_.embedded() && config_.launch_command.empty() &&
       (error.code == ErrorCode::Network || error.code == ErrorCode::Timeout))
     std::fprintf(stderr,
                  "speedmatrix run: --resume: the interrupted run's server does not answer: %s\n"
@@ -1215,7 +1012,7 @@ int MatrixRun::execute() {
     return kExitFailure;
   }
   if (ceiling_tok_s) result_.client_ceiling = ClientCeiling{*ceiling_tok_s, 64};
-  if (auto ok = start_telemetry_sampling(); !ok) {
+  if (auto ok = session_.start_telemetry_sampling(config_, result_, run_dir_, progress_); !ok) {
     std::fprintf(stderr, "speedmatrix run: %s\n", ok.error().message.c_str());
     return kExitFailure;
   }
