@@ -17,7 +17,8 @@ void measure_burst_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt& 
   spec.concurrency = cell.concurrency;
   spec.max_tokens = ctx.matrix.max_output_tokens;
   spec.on_tick = [&ctx] { ctx.progress.tick(); };
-  const int64_t warmup = ctx.matrix.warmup_requests >= 0 ? ctx.matrix.warmup_requests : std::min<int64_t>(cell.concurrency, 8);
+  const int64_t warmup =
+      ctx.matrix.warmup_requests >= 0 ? ctx.matrix.warmup_requests : std::min<int64_t>(cell.concurrency, 8);
   if (warmup > 0) {
     spec.total_requests = warmup;
     const int64_t t0 = ctx.clock.now_ns();
@@ -44,10 +45,11 @@ void measure_burst_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt& 
   ctx.progress.end();
   const int64_t target = cell.context == 0 ? prompt.counted_tokens : prompt.target_tokens;
   compute_burst_metrics(out.records, target, cell);
-  if (ctx.result.settings.slo && out.window_opened) cell.slo = judge_closed_loop(out.records, out.window, *ctx.result.settings.slo);
+  if (ctx.result.settings.slo && out.window_opened)
+    cell.slo = judge_closed_loop(out.records, out.window, *ctx.result.settings.slo);
   if (out.window_opened)
     cell.telemetry = ctx.window_telemetry(WindowMark{out.window.begin_ns, out.window.end_ns, "decode", cell.context,
-                                                 cell.concurrency, cell.output_tokens});
+                                                     cell.concurrency, cell.output_tokens});
   if (out.interrupted) {
     cell.status = CellStatus::Interrupted;
   } else if (out.error) {

@@ -12,11 +12,13 @@ namespace sm {
 Result<void> calibrate_counter(PhaseContext& ctx) {
   // The tokenize endpoint does not see what the request route adds (BOS, chat template): one
   // max_tokens=1 request measures that overhead.
-  const std::string sample = fmt::format("speedmatrix calibration {}: the of and to in is that for it as", ctx.result.run_id);
+  const std::string sample =
+      fmt::format("speedmatrix calibration {}: the of and to in is that for it as", ctx.result.run_id);
   std::string error;
   if (ctx.session.probed().engine.tokenize_endpoint) {
-    ctx.endpoint_counter = make_endpoint_counter(ctx.session.probed().kind, ctx.session.base_url(), ctx.session.probed().engine.model,
-                                              ctx.session.headers(), default_transport(ctx.session.connection()));
+    ctx.endpoint_counter =
+        make_endpoint_counter(ctx.session.probed().kind, ctx.session.base_url(), ctx.session.probed().engine.model,
+                              ctx.session.headers(), default_transport(ctx.session.connection()));
     auto counted = ctx.endpoint_counter->count(sample);
     if (counted) {
       RequestRecord r = ctx.single_request(sample, *counted, 1, error);
@@ -49,10 +51,12 @@ Result<void> calibrate_counter(PhaseContext& ctx) {
   }
   const double words_small = static_cast<double>(count_words(sample));
   const double words_large = static_cast<double>(count_words(long_sample));
-  const double per_word = static_cast<double>(large.usage_prompt_tokens - small.usage_prompt_tokens) / (words_large - words_small);
+  const double per_word =
+      static_cast<double>(large.usage_prompt_tokens - small.usage_prompt_tokens) / (words_large - words_small);
   const double overhead = static_cast<double>(small.usage_prompt_tokens) - per_word * words_small;
   ctx.counter = std::make_unique<LinearTokenCounter>(overhead, per_word);
-  ctx.result.warnings.push_back("the server has no tokenize endpoint: prompt lengths are calibrated estimates, checked against usage");
+  ctx.result.warnings.push_back(
+      "the server has no tokenize endpoint: prompt lengths are calibrated estimates, checked against usage");
   return {};
 }
 

@@ -56,8 +56,8 @@ void measure_decode_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt&
   spec.on_tick = [&ctx] { ctx.progress.tick(); };
   const bool audit = ctx.matrix.precision > 0 && ctx.matrix.precision_audit;
   std::optional<PrecisionCheck> closing;  // the first check that would close the window
-  double closing_s = 0;                   // ... and the window's length then
-  int64_t checked_s = 0;                  // whole seconds of the window the last check read
+  double closing_s = 0;  // ... and the window's length then
+  int64_t checked_s = 0;  // whole seconds of the window the last check read
   if (ctx.matrix.precision > 0) {
     // Adaptive window: close it once its figure is within --precision of what the whole
     // --duration window would measure (docs/METRICS.md, "Adaptive windows"). An audit keeps that
@@ -97,9 +97,9 @@ void measure_decode_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt&
     // Report the full window's projection, not the early window's mean; from the records as
     // reconciled after the cut (streams counted by chunks are scaled then), like every figure.
     if (cell.settled == true)
-      report_projection(
-          check_window_precision(tokens_per_second(out.records, out.window), ctx.matrix.duration_s, ctx.matrix.precision),
-          cell);
+      report_projection(check_window_precision(tokens_per_second(out.records, out.window), ctx.matrix.duration_s,
+                                               ctx.matrix.precision),
+                        cell);
     if (audit && closing) {
       cell.audit_close_s = closing_s;
       cell.audit_tok_s = closing->projected_tok_s;
@@ -108,7 +108,7 @@ void measure_decode_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt&
     if (audit) cell.audit_bins_tok_s = tokens_per_second(out.records, out.window);
     if (ctx.result.settings.slo) cell.slo = judge_closed_loop(out.records, out.window, *ctx.result.settings.slo);
     cell.telemetry = ctx.window_telemetry(WindowMark{out.window.begin_ns, out.window.end_ns, "decode", cell.context,
-                                                 cell.concurrency, cell.output_tokens});
+                                                     cell.concurrency, cell.output_tokens});
   }
   if (out.ramp_timed_out)
     cell.warnings.push_back(fmt::format("not every stream produced a token within {:.0f} s: the window opened anyway",
@@ -125,9 +125,10 @@ void measure_decode_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt&
   if (!ratios.empty()) {
     cell.server_rate_ratio = median(ratios);
     if (std::fabs(*cell.server_rate_ratio - 1.0) > 0.05)
-      cell.warnings.push_back(fmt::format("per-request speed measured here is {:.0f}% of what the server reports: "
-                                          "the network or this machine may be limiting the measurement",
-                                          *cell.server_rate_ratio * 100));
+      cell.warnings.push_back(
+          fmt::format("per-request speed measured here is {:.0f}% of what the server reports: "
+                      "the network or this machine may be limiting the measurement",
+                      *cell.server_rate_ratio * 100));
   }
   // A cell above half of the client's ceiling is flagged by the report (ctx.result.client_ceiling).
   if (out.interrupted) {

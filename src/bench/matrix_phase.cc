@@ -81,7 +81,8 @@ bool MatrixPhase::measure_pass(PhaseContext& ctx, int64_t pass, RepeatPasses& re
     // the embedded engine) reads only the new part. Decode speed depends on the context, not on
     // what it shares.
     const bool decode_only = prefill_it == ctx.result.prefill.end();
-    const std::string head = ctx.unique_head(pass == 0 ? std::string("context") : fmt::format("context pass {}", pass + 1), context);
+    const std::string head =
+        ctx.unique_head(pass == 0 ? std::string("context") : fmt::format("context pass {}", pass + 1), context);
     auto prompt = ctx.build_prompt(context, decode_only && !shorter_prompt.empty() ? shorter_prompt : head);
     if (!prompt) {
       std::string why = "could not build the prompt: " + prompt.error().message;

@@ -67,7 +67,8 @@ void PhaseContext::note_once_ignores_max_tokens(const RequestRecord& r) {
 // The unique part comes first: prefix caches match from the first token, so a shared
 // "speedmatrix ..." opening would be reused across prompts and no prefill would be cold.
 std::string PhaseContext::unique_head(std::string_view what, int64_t tokens) const {
-  const size_t nonce = std::hash<std::string>{}(fmt::format("{}/{}/{}/{}", result.run_id, result.resumes, what, tokens));
+  const size_t nonce =
+      std::hash<std::string>{}(fmt::format("{}/{}/{}/{}", result.run_id, result.resumes, what, tokens));
   return fmt::format("{:016x} speedmatrix {} {}:", nonce, what, tokens);
 }
 

@@ -59,7 +59,7 @@ void measure_prefill_row(PhaseContext& ctx, PrefillRow& row, const BuiltPrompt& 
   }
   compute_prefill_metrics(r, prompt.target_tokens, row);
   row.telemetry = ctx.window_telemetry(WindowMark{r.send_ns, r.first_token_ns, "prefill", row.context, 1,
-                                              row.prompt_tokens.value_or(prompt.target_tokens)});
+                                                  row.prompt_tokens.value_or(prompt.target_tokens)});
   row.status = CellStatus::Valid;
 }
 

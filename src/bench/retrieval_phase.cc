@@ -32,17 +32,20 @@ bool RetrievalPhase::run(PhaseContext& ctx) {
     o.timeout_s = ctx.config.request_timeout_s > 0 ? ctx.config.request_timeout_s : default_request_timeout_s(tokens);
     o.connect_timeout_s = ctx.config.target.connect_timeout_s;
     o.connection = ctx.session.connection();
-    auto response = http_fetch({join_url(ctx.session.base_url(), completion_path(ctx.config.target.api)),
-                                build_completion_body(ctx.session.probed().kind, ctx.config.target.api, spec),
-                                ctx.session.headers()}, o);
+    auto response = http_fetch(
+        {join_url(ctx.session.base_url(), completion_path(ctx.config.target.api)),
+         build_completion_body(ctx.session.probed().kind, ctx.config.target.api, spec), ctx.session.headers()},
+        o);
     if (!response) return std::unexpected(response.error());
     if (response->status < 200 || response->status >= 300)
       return fail(ErrorCode::Http, fmt::format("HTTP {}: {}", response->status, response->body.substr(0, 300)));
     return parse_completion_response(response->body);
   };
   hooks.on_checked = [&ctx](const RetrievalCheck& check) {
-    if (retrieval_failed(check.verdict) || check.verdict == RetrievalVerdict::Error) ctx.note(retrieval_summary(check));
-    else ctx.progress.finished(retrieval_summary(check));
+    if (retrieval_failed(check.verdict) || check.verdict == RetrievalVerdict::Error)
+      ctx.note(retrieval_summary(check));
+    else
+      ctx.progress.finished(retrieval_summary(check));
     ctx.save();
   };
   hooks.interrupted = [] { return interrupt_requested(); };

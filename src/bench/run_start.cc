@@ -32,7 +32,8 @@ Result<void> resume_run(PhaseContext& ctx) {
   const bool was_unverified = stored->connection && stored->connection->tls && !stored->connection->tls_verified;
   ctx.result = std::move(*stored);
   ctx.earlier_timing = ctx.result.timing.value_or(RunTiming{});
-  ctx.result.target_url = ctx.session.base_url();  // the embedded engine or a relaunched server may listen elsewhere now
+  ctx.result.target_url =
+      ctx.session.base_url();  // the embedded engine or a relaunched server may listen elsewhere now
   ++ctx.result.resumes;
   // How this session reached the server; a certificate left unchecked by any session stays said.
   ctx.result.connection = ctx.session.connection_info();
@@ -68,10 +69,11 @@ Result<void> resume_run(PhaseContext& ctx) {
     }
   if (ctx.config.retry_failed)
     ctx.note(retried > 0 ? fmt::format("--retry-failed: measuring {} {} that ended in error again", retried,
-                                   retried == 1 ? "row or cell" : "rows and cells")
-                     : std::string("--retry-failed: no row or cell ended in error"));
+                                       retried == 1 ? "row or cell" : "rows and cells")
+                         : std::string("--retry-failed: no row or cell ended in error"));
   if (!ctx.session.launch_log_path().empty()) {
-    ctx.session.move_server_log((std::filesystem::path(ctx.run_dir) / fmt::format("server-resume{}.log", ctx.result.resumes)).string());
+    ctx.session.move_server_log(
+        (std::filesystem::path(ctx.run_dir) / fmt::format("server-resume{}.log", ctx.result.resumes)).string());
   }
   return write_result_file(path, redacted(ctx.result, ctx.session.redact_options()));
 }
@@ -81,7 +83,8 @@ Result<void> start_run(PhaseContext& ctx) {
   if (!ctx.config.resume_dir.empty()) return resume_run(ctx);
   const int64_t now_ms = wall_clock_unix_ms();
   // The matrix asked for, fitted to this server (max output, contexts, slots), every choice said.
-  FittedMatrix fitted = fit_matrix(matrix_request(ctx.config), ServerLimits{ctx.limits, ctx.session.probed().engine.slots});
+  FittedMatrix fitted =
+      fit_matrix(matrix_request(ctx.config), ServerLimits{ctx.limits, ctx.session.probed().engine.slots});
   ctx.matrix = fitted.matrix;
   Plan plan = make_plan(ctx.matrix, ctx.limits);
 
@@ -99,9 +102,11 @@ Result<void> start_run(PhaseContext& ctx) {
   attribute_hardware(ctx.result, ctx.config, ctx.session.base_url());
   if (const sim::SimServer* sim = ctx.session.embedded()) {
     attribute_simulated_hardware(ctx.result);
-    ctx.result.notes = "Simulated: measured against speedmatrix's built-in engine, whose speed comes from the decode "
-                    "calculator (" + (sim->config().cost_model ? sim->config().cost_model->describe() : std::string("linear model")) +
-                    "). Not a real server.";
+    ctx.result.notes =
+        "Simulated: measured against speedmatrix's built-in engine, whose speed comes from the decode "
+        "calculator (" +
+        (sim->config().cost_model ? sim->config().cost_model->describe() : std::string("linear model")) +
+        "). Not a real server.";
   }
   RunSettings& s = ctx.result.settings;
   s.target = ctx.session.embedded() ? "embedded" : !ctx.config.launch_command.empty() ? "launched" : "url";
@@ -158,7 +163,8 @@ Result<void> start_run(PhaseContext& ctx) {
     ctx.result.decode.push_back(cell);
   }
 
-  ctx.run_dir = ctx.config.out_dir.empty() ? default_run_dir(now_ms, ctx.session.probed().engine.model) : ctx.config.out_dir;
+  ctx.run_dir =
+      ctx.config.out_dir.empty() ? default_run_dir(now_ms, ctx.session.probed().engine.model) : ctx.config.out_dir;
   if (auto ok = create_run_folder(ctx.run_dir); !ok) return ok;
   if (!ctx.session.launch_log_path().empty()) {
     ctx.session.move_server_log((std::filesystem::path(ctx.run_dir) / "server.log").string());

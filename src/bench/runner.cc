@@ -37,9 +37,9 @@ bool use_color(std::FILE* f) { return isatty(fileno(f)) && std::getenv("NO_COLOR
 // phase here.
 std::vector<std::unique_ptr<Phase>> run_phases() {
   std::vector<std::unique_ptr<Phase>> phases;
-  phases.push_back(std::make_unique<MatrixPhase>());     // prefill rows and decode cells, every pass
+  phases.push_back(std::make_unique<MatrixPhase>());  // prefill rows and decode cells, every pass
   phases.push_back(std::make_unique<RetrievalPhase>());  // after the last pass, outside every window
-  phases.push_back(std::make_unique<SloPhase>());        // --slo: probes measured like decode cells
+  phases.push_back(std::make_unique<SloPhase>());  // --slo: probes measured like decode cells
   return phases;
 }
 
@@ -68,7 +68,7 @@ class MatrixRun {
   const RunConfig& config_;
   ProgressLine progress_;
   TargetSession session_;  ///< the server, how it is reached, its telemetry
-  PhaseContext ctx_;       ///< the result and what the phases measure with
+  PhaseContext ctx_;  ///< the result and what the phases measure with
 };
 
 void MatrixRun::note(const std::string& message) {
@@ -195,7 +195,8 @@ int MatrixRun::finish(bool interrupted) {
                ctx_.run_dir.c_str(), reports_written ? fmt::format(" (open {})", html).c_str() : "");
   if (ctx_.save_failed) return kExitFailure;
   if (interrupted) return kExitInterrupted;
-  if (const std::string why = outcome_line(ctx_.result); !why.empty()) std::fprintf(stderr, "speedmatrix: %s\n", why.c_str());
+  if (const std::string why = outcome_line(ctx_.result); !why.empty())
+    std::fprintf(stderr, "speedmatrix: %s\n", why.c_str());
   return exit_code_for(ctx_.result);
 }
 

@@ -12,7 +12,8 @@
 namespace sm {
 
 PhaseUnits SloPhase::units_owed(const PhaseContext& ctx) const {
-  const int64_t probes = static_cast<int64_t>(slo_contexts_owed(ctx.result).size()) * ctx.result.settings.slo_max_probes;
+  const int64_t probes =
+      static_cast<int64_t>(slo_contexts_owed(ctx.result).size()) * ctx.result.settings.slo_max_probes;
   return PhaseUnits{probes, probes};
 }
 
@@ -21,9 +22,9 @@ PhaseUnits SloPhase::units_owed(const PhaseContext& ctx) const {
 // the SLO, and kept out of the matrix. Returns true when interrupted.
 bool SloPhase::run(PhaseContext& ctx) {
   if (!ctx.result.settings.slo) return false;
-  int64_t prompt_context = -1;    // the context whose probe prompt is built ...
+  int64_t prompt_context = -1;  // the context whose probe prompt is built ...
   std::optional<BuiltPrompt> prompt;
-  bool warm = false;              // ... and warm in the server's prefix cache
+  bool warm = false;  // ... and warm in the server's prefix cache
   SloSearchHooks hooks;
   hooks.probe = [&](int64_t context, int64_t concurrency) {
     SloPoint point;
@@ -50,9 +51,9 @@ bool SloPhase::run(PhaseContext& ctx) {
     point.error = probe.error;
     if (probe.status == CellStatus::Valid) point.judgement = probe.slo;
     ctx.progress.finished(fmt::format("SLO probe {} x {}: {}", format_tokens(context), concurrency,
-                                   probe.status != CellStatus::Valid ? std::string(to_string(probe.status))
-                                   : point.judgement && point.judgement->meets ? "meets the SLO"
-                                                                               : "misses the SLO"));
+                                      probe.status != CellStatus::Valid           ? std::string(to_string(probe.status))
+                                      : point.judgement && point.judgement->meets ? "meets the SLO"
+                                                                                  : "misses the SLO"));
     return point;
   };
   hooks.on_searched = [&ctx](const SloSearch& search) {

@@ -62,15 +62,15 @@ Result<void> TargetSession::launch(const std::string& command, bool port_check, 
 
 // Into the run folder, on another file system too (a copy); a failure is said, not swallowed.
 void TargetSession::move_server_log(const std::string& path) {
-  if (auto moved = server_.move_log(path); moved) launch_log_path_ = path;
-  else note(fmt::format("the server's log stays at {}: {}", launch_log_path_, moved.error().message));
+  if (auto moved = server_.move_log(path); moved)
+    launch_log_path_ = path;
+  else
+    note(fmt::format("the server's log stays at {}: {}", launch_log_path_, moved.error().message));
 }
 
 // Secrets never leave the machine: everything written or printed goes through these
 // (docs/ARCHITECTURE.md, "Secrets").
-RedactOptions TargetSession::redact_options() const {
-  return run_redact_options(target_, base_url_, redact_host_);
-}
+RedactOptions TargetSession::redact_options() const { return run_redact_options(target_, base_url_, redact_host_); }
 
 ConnectionInfo TargetSession::connection_info() const {
   return connection_record(base_url_, connection_, target_.connection.http2, round_trip_);
@@ -98,9 +98,10 @@ HttpRequest TargetSession::completion_request(std::string prompt, int64_t max_to
 Result<void> TargetSession::connect() {
   const HttpRequest models{join_url(base_url_, "/v1/models"), "", headers_};
   if (connection_.http2 && !is_https_url(base_url_) && !libcurl_reuses_cleartext_http2()) {
-    note(fmt::format("--http2: this libcurl ({}) cannot reuse an HTTP/2 connection over plain http (curl issue "
-                     "#10634, fixed in 8.0.0); the run uses HTTP/1.1. HTTP/2 over https works",
-                     libcurl_version()));
+    note(
+        fmt::format("--http2: this libcurl ({}) cannot reuse an HTTP/2 connection over plain http (curl issue "
+                    "#10634, fixed in 8.0.0); the run uses HTTP/1.1. HTTP/2 over https works",
+                    libcurl_version()));
     connection_.http2 = false;
   }
   auto measured = measure_round_trip(models, connection_, kRoundTripRequests);
@@ -172,15 +173,18 @@ std::vector<int> TargetSession::measurement_processes(bool server_here) {
   std::vector<int> pids{static_cast<int>(getpid())};
   if (!server_here || sim_) return pids;
   std::vector<int> roots;
-  if (launched_ && server_.pid() > 0) roots.push_back(server_.pid());
-  else roots = processes_listening_on(url_port(base_url_));
+  if (launched_ && server_.pid() > 0)
+    roots.push_back(server_.pid());
+  else
+    roots = processes_listening_on(url_port(base_url_));
   for (int root : roots)
     for (int pid : process_tree(root))
       if (std::find(pids.begin(), pids.end(), pid) == pids.end()) pids.push_back(pid);
   if (pids.size() == 1) {
     // Its load would read as other load: better no figure than a false "busy host".
-    note("the server's processes could not be found (another user's, without root?): a busy host cannot be told "
-         "apart from the server's own load");
+    note(
+        "the server's processes could not be found (another user's, without root?): a busy host cannot be told "
+        "apart from the server's own load");
     return {};
   }
   return pids;
@@ -210,8 +214,8 @@ Result<void> TargetSession::start_telemetry_sampling(const RunConfig& config, Ru
   o.sys_root = config.sys_root;
   o.host_root = config.host_root;
   o.simulated_engine = sim_ != nullptr;
-  o.remote_target = result.hardware.source == HardwareSource::Declared ||
-                    result.hardware.source == HardwareSource::Unknown;
+  o.remote_target =
+      result.hardware.source == HardwareSource::Declared || result.hardware.source == HardwareSource::Unknown;
   o.kind = probe_.kind;
   o.base_url = base_url_;
   o.headers = headers_;
