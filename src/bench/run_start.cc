@@ -6,7 +6,6 @@
 #include <functional>
 #include <string>
 
-#include "bench/attribution.h"
 #include "bench/resume.h"
 #include "bench/retrieval_check.h"
 #include "bench/run_folder.h"
@@ -88,20 +87,9 @@ Result<void> start_run(PhaseContext& ctx) {
   ctx.matrix = fitted.matrix;
   Plan plan = make_plan(ctx.matrix, ctx.limits);
 
-  ctx.result.tool_version = build::kVersion;
-  ctx.result.tool_commit = build::kGitCommit;
-  ctx.result.tool_build_type = build::kBuildType;
-  ctx.result.run_id = new_run_id(now_ms);
-  ctx.result.kind = ctx.session.probed().simulated ? "simulated" : "measured";
-  char buf[32];
-  ctx.result.started_at = std::string(format_iso8601_utc(now_ms, buf));
-  ctx.result.target_url = ctx.session.base_url();
+  ctx.session.open_result(ctx.result, now_ms, ctx.config);
   ctx.result.launch_command = ctx.config.launch_command;
-  ctx.result.engine = ctx.session.probed().engine;
-  ctx.result.connection = ctx.session.connection_info();
-  attribute_hardware(ctx.result, ctx.config, ctx.session.base_url());
   if (const sim::SimServer* sim = ctx.session.embedded()) {
-    attribute_simulated_hardware(ctx.result);
     ctx.result.notes =
         "Simulated: measured against speedmatrix's built-in engine, whose speed comes from the decode "
         "calculator (" +

@@ -8,11 +8,9 @@
 #include <fmt/format.h>
 #include <memory>
 
-#include "bench/attribution.h"
 #include "bench/open_loop.h"
 #include "bench/run_folder.h"
 #include "bench/target_session.h"
-#include "core/build_info.h"
 #include "core/interrupt.h"
 #include "engines/probe.h"
 #include "report/report.h"
@@ -29,7 +27,8 @@ class SweepRun {
  public:
   explicit SweepRun(const SweepConfig& config)
       : config_(config),
-        session_(config.target, config.redact_host, SteadyClock::instance(), [this](const std::string& n) { note(n); }) {}
+        session_(config.target, config.redact_host, SteadyClock::instance(),
+                 [this](const std::string& n) { note(n); }) {}
   int execute();
 
  private:
@@ -59,28 +58,16 @@ class SweepRun {
 Result<void> SweepRun::prepare() {
   if (auto ok = session_.probe(); !ok) return ok;
   const ProbeResult& probe = session_.probed();
-  const std::string& base_url = session_.base_url();
 
   const int64_t now_ms = wall_clock_unix_ms();
-  result_.tool_version = build::kVersion;
-  result_.tool_commit = build::kGitCommit;
-  result_.tool_build_type = build::kBuildType;
-  result_.run_id = new_run_id(now_ms);
-  result_.kind = probe.simulated ? "simulated" : "measured";
-  char buf[32];
-  result_.started_at = std::string(format_iso8601_utc(now_ms, buf));
-  result_.target_url = base_url;
-  result_.engine = probe.engine;
   // The network round trip, as `run` measures it (a few GETs on one connection): a sweep's
   // latencies are read against it.
   session_.measure_round_trip_or_note();
-  result_.connection = session_.connection_info();
   RunConfig attribution;
   attribution.target = config_.target;
   attribution.embedded_sim = config_.embedded_sim;
-  attribute_hardware(result_, attribution, base_url);
+  session_.open_result(result_, now_ms, attribution);
   if (session_.embedded()) {
-    attribute_simulated_hardware(result_);
     result_.notes = "Simulated: a request-rate sweep of speedmatrix's built-in engine, whose speed comes from the "
                     "decode calculator. Not a real server.";
   }
@@ -113,7 +100,7 @@ Result<void> SweepRun::prepare() {
   // Prompts of the drawn lengths: exact through the server's tokenizer when it has one, plus what
   // the route adds (BOS, chat template), measured once with a one-token request as `run` does.
   if (probe.engine.tokenize_endpoint) {
-    endpoint_counter_ = make_endpoint_counter(probe.kind, base_url, probe.engine.model, session_.headers(),
+    endpoint_counter_ = make_endpoint_counter(probe.kind, session_.base_url(), probe.engine.model, session_.headers(),
                                               default_transport(session_.connection()));
     const std::string sample = fmt::format("speedmatrix calibration {}: the of and to in is that for it as", result_.run_id);
     int64_t overhead = 0;

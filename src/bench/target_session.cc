@@ -7,8 +7,11 @@
 #include <filesystem>
 #include <fmt/format.h>
 
+#include "bench/attribution.h"
 #include "bench/connection_record.h"
+#include "bench/run_folder.h"
 #include "bench/run_secrets.h"
+#include "core/build_info.h"
 #include "engines/request_builder.h"
 #include "engines/server_load.h"
 #include "net/http_fetch.h"
@@ -74,6 +77,21 @@ RedactOptions TargetSession::redact_options() const { return run_redact_options(
 
 ConnectionInfo TargetSession::connection_info() const {
   return connection_record(base_url_, connection_, target_.connection.http2, round_trip_);
+}
+
+void TargetSession::open_result(RunResult& result, int64_t now_ms, const RunConfig& attribution) const {
+  result.tool_version = build::kVersion;
+  result.tool_commit = build::kGitCommit;
+  result.tool_build_type = build::kBuildType;
+  result.run_id = new_run_id(now_ms);
+  result.kind = probe_.simulated ? "simulated" : "measured";
+  char buf[32];
+  result.started_at = std::string(format_iso8601_utc(now_ms, buf));
+  result.target_url = base_url_;
+  result.engine = probe_.engine;
+  result.connection = connection_info();
+  attribute_hardware(result, attribution, base_url_);
+  if (sim_) attribute_simulated_hardware(result);
 }
 
 StreamClientOptions TargetSession::client_options() const {

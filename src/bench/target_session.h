@@ -72,6 +72,10 @@ class TargetSession {
   /// Stops a launched server (idempotent).
   void stop_server() { server_.stop(); }
 
+  /// The result's opening as this session knows it: the tool's build, a new run id and start
+  /// time (`now_ms`), measured or simulated, the target URL, the engine probed, the connection,
+  /// and whose hardware it is (bench/attribution; `attribution` carries what was declared).
+  void open_result(RunResult& result, int64_t now_ms, const RunConfig& attribution) const;
   /// A streamed completion request for `prompt`.
   HttpRequest completion_request(std::string prompt, int64_t max_tokens, double temperature) const;
   /// The stream client's options for the measuring loops (after connect()'s fallbacks).
