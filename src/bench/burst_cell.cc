@@ -50,17 +50,7 @@ void measure_burst_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt& 
   if (out.window_opened)
     cell.telemetry = ctx.window_telemetry(WindowMark{out.window.begin_ns, out.window.end_ns, "decode", cell.context,
                                                      cell.concurrency, cell.output_tokens});
-  if (out.interrupted) {
-    cell.status = CellStatus::Interrupted;
-  } else if (out.error) {
-    cell.status = CellStatus::Error;
-    cell.error = out.error->message;
-  } else if (auto failed = failed_requests_reason(out.records)) {
-    cell.status = CellStatus::Error;
-    cell.error = *failed;
-  } else {
-    cell.status = CellStatus::Valid;
-  }
+  set_cell_status(cell, out, false);  // no window to wait for: a burst's window is its requests
 }
 
 }  // namespace sm

@@ -2,6 +2,9 @@
 
 #include <cmath>
 #include <fmt/format.h>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "bench/burst_cell.h"
 #include "core/units.h"
@@ -11,6 +14,8 @@
 #include "metrics/window_precision.h"
 
 namespace sm {
+
+namespace {
 
 // "2 of 37 requests failed; first: ..." when any request of a cell failed.
 std::optional<std::string> failed_requests_reason(const std::vector<RequestRecord>& records) {
@@ -22,6 +27,8 @@ std::optional<std::string> failed_requests_reason(const std::vector<RequestRecor
   return fmt::format("{} of {} request{} failed; first: {}", failed, records.size(), records.size() == 1 ? "" : "s",
                      first->error.empty() ? "no reason recorded" : first->error);
 }
+
+}  // namespace
 
 void measure_decode_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt& prompt, bool needs_warmup) {
   if (!ctx.server_ready(cell.status, cell.error)) return;
@@ -131,12 +138,16 @@ void measure_decode_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt&
                       *cell.server_rate_ratio * 100));
   }
   // A cell above half of the client's ceiling is flagged by the report (ctx.result.client_ceiling).
+  set_cell_status(cell, out, true);
+}
+
+void set_cell_status(DecodeCell& cell, const LoopOutcome& out, bool needs_window) {
   if (out.interrupted) {
     cell.status = CellStatus::Interrupted;
   } else if (out.error) {
     cell.status = CellStatus::Error;
     cell.error = out.error->message;
-  } else if (!out.window_opened) {
+  } else if (needs_window && !out.window_opened) {
     cell.status = CellStatus::Error;
     std::string last;
     for (const auto& r : out.records)
