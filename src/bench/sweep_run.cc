@@ -8,21 +8,14 @@
 #include <fmt/format.h>
 #include <memory>
 
-#include "bench/attribution.h"
-#include "bench/connection_record.h"
 #include "bench/open_loop.h"
 #include "bench/run_folder.h"
-#include "bench/run_secrets.h"
-#include "core/build_info.h"
+#include "bench/target_session.h"
 #include "core/interrupt.h"
 #include "engines/probe.h"
-#include "engines/request_builder.h"
-#include "net/url.h"
 #include "report/report.h"
 #include "result/redact_result.h"
 #include "result/result_json.h"
-#include "sim/calc_sim_config.h"
-#include "sim/sim_server.h"
 #include "workload/prompt_builder.h"
 #include "workload/token_counter.h"
 
@@ -32,26 +25,26 @@ namespace {
 
 class SweepRun {
  public:
-  explicit SweepRun(const SweepConfig& config) : config_(config), base_url_(config.target.base_url) {}
+  explicit SweepRun(const SweepConfig& config)
+      : config_(config),
+        session_(config.target, config.redact_host, SteadyClock::instance(),
+                 [this](const std::string& n) { note(n); }) {}
   int execute();
 
  private:
-  Result<void> start_embedded_engine();
   Result<void> prepare();
   SweepPoint measure(double rate_rps, bool search, int64_t index);
-  HttpRequest completion_request(std::string prompt, int64_t max_tokens) const;
+  HttpRequest completion_request(std::string prompt, int64_t max_tokens) const {
+    return session_.completion_request(std::move(prompt), max_tokens, config_.temperature);
+  }
   void save();
   void note(const std::string& message) const {
     std::fprintf(stderr, "speedmatrix sweep: %s\n", redact_text(message, redact_options()).c_str());
   }
-  RedactOptions redact_options() const { return run_redact_options(config_.target, base_url_, config_.redact_host); }
+  RedactOptions redact_options() const { return session_.redact_options(); }
 
   const SweepConfig& config_;
-  std::string base_url_;
-  ConnectionOptions connection_;
-  std::unique_ptr<sim::SimServer> sim_;
-  std::vector<std::string> headers_;
-  ProbeResult probe_;
+  TargetSession session_;  ///< the server and how it is reached (bench/target_session.h)
   std::unique_ptr<TokenCounter> endpoint_counter_;  ///< the tokenize endpoint (counter_ wraps it)
   std::unique_ptr<TokenCounter> counter_;
   std::unique_ptr<PromptBuilder> builder_;
@@ -62,56 +55,24 @@ class SweepRun {
   bool window_warned_ = false;  ///< the window-too-short warning was given
 };
 
-Result<void> SweepRun::start_embedded_engine() {
-  if (!config_.embedded_sim) return {};
-  auto sim_config = sim::seed_sim_config();
-  if (!sim_config) return std::unexpected(sim_config.error());
-  auto server = sim::SimServer::start(*sim_config);
-  if (!server) return std::unexpected(server.error());
-  sim_ = std::move(*server);
-  base_url_ = sim_->base_url();
-  connection_.proxy = "";  // in this process, on loopback: never through a proxy
-  note(fmt::format("no --url given: measuring the built-in simulated engine ({}) at {}", sim_->model_id(), base_url_));
-  return {};
-}
-
 Result<void> SweepRun::prepare() {
-  if (!config_.target.api_key.empty()) headers_.push_back("Authorization: Bearer " + config_.target.api_key);
-  auto probed = probe_server(ProbeOptions{base_url_, headers_, config_.target.model}, default_transport(connection_));
-  if (!probed) return std::unexpected(probed.error());
-  probe_ = std::move(*probed);
-  for (const auto& n : probe_.notes) note(n);
+  if (auto ok = session_.probe(); !ok) return ok;
+  const ProbeResult& probe = session_.probed();
 
   const int64_t now_ms = wall_clock_unix_ms();
-  result_.tool_version = build::kVersion;
-  result_.tool_commit = build::kGitCommit;
-  result_.tool_build_type = build::kBuildType;
-  result_.run_id = new_run_id(now_ms);
-  result_.kind = probe_.simulated ? "simulated" : "measured";
-  char buf[32];
-  result_.started_at = std::string(format_iso8601_utc(now_ms, buf));
-  result_.target_url = base_url_;
-  result_.engine = probe_.engine;
   // The network round trip, as `run` measures it (a few GETs on one connection): a sweep's
   // latencies are read against it.
-  std::optional<RoundTrip> round_trip;
-  if (auto measured = measure_round_trip(HttpRequest{join_url(base_url_, "/v1/models"), "", headers_}, connection_,
-                                         kRoundTripRequests))
-    round_trip = std::move(*measured);
-  else
-    note("the network round trip could not be measured: " + measured.error().message);
-  result_.connection = connection_record(base_url_, connection_, config_.target.connection.http2, round_trip);
+  session_.measure_round_trip_or_note();
   RunConfig attribution;
   attribution.target = config_.target;
   attribution.embedded_sim = config_.embedded_sim;
-  attribute_hardware(result_, attribution, base_url_);
-  if (sim_) {
-    attribute_simulated_hardware(result_);
+  session_.open_result(result_, now_ms, attribution);
+  if (session_.embedded()) {
     result_.notes = "Simulated: a request-rate sweep of speedmatrix's built-in engine, whose speed comes from the "
                     "decode calculator. Not a real server.";
   }
   RunSettings& s = result_.settings;
-  s.target = sim_ ? "embedded" : "url";
+  s.target = session_.embedded() ? "embedded" : "url";
   s.api = config_.target.api == ApiKind::Chat ? "chat" : "completions";
   s.decode_test = "request_rate_sweep";
   s.prefill_mode = "none";
@@ -119,7 +80,7 @@ Result<void> SweepRun::prepare() {
   s.duration_s = config_.duration_s;
   s.temperature = config_.temperature;
   s.seed = config_.seed != 0 ? config_.seed : std::hash<std::string>{}(result_.run_id);
-  for (const auto& n : probe_.notes) result_.warnings.push_back(n);
+  for (const auto& n : probe.notes) result_.warnings.push_back(n);
 
   SweepInfo& w = result_.sweep.emplace();
   w.arrivals = std::string(to_string(config_.arrivals));
@@ -134,18 +95,13 @@ Result<void> SweepRun::prepare() {
   w.slo_tpot_ms = config_.slo.tpot_ms;
   w.slo_fraction = config_.slo.percentile / 100;
 
-  StreamClientOptions o;
-  o.connect_timeout_s = config_.target.connect_timeout_s;
-  o.read_timeout_s = config_.target.read_timeout_s;
-  o.busy_poll_ns = config_.target.busy_poll_ns;
-  o.connection = connection_;
-  loop_ = std::make_unique<OpenLoop>(SteadyClock::instance(), o);
+  loop_ = std::make_unique<OpenLoop>(SteadyClock::instance(), session_.client_options());
 
   // Prompts of the drawn lengths: exact through the server's tokenizer when it has one, plus what
   // the route adds (BOS, chat template), measured once with a one-token request as `run` does.
-  if (probe_.engine.tokenize_endpoint) {
-    endpoint_counter_ = make_endpoint_counter(probe_.kind, base_url_, probe_.engine.model, headers_,
-                                              default_transport(connection_));
+  if (probe.engine.tokenize_endpoint) {
+    endpoint_counter_ = make_endpoint_counter(probe.kind, session_.base_url(), probe.engine.model, session_.headers(),
+                                              default_transport(session_.connection()));
     const std::string sample = fmt::format("speedmatrix calibration {}: the of and to in is that for it as", result_.run_id);
     int64_t overhead = 0;
     if (auto counted = endpoint_counter_->count(sample)) {
@@ -167,20 +123,10 @@ Result<void> SweepRun::prepare() {
   }
   builder_ = std::make_unique<PromptBuilder>(*counter_, s.seed);
 
-  run_dir_ = config_.out_dir.empty() ? default_run_dir(now_ms, probe_.engine.model) : config_.out_dir;
+  run_dir_ = config_.out_dir.empty() ? default_run_dir(now_ms, probe.engine.model) : config_.out_dir;
   if (auto ok = create_run_folder(run_dir_); !ok) return ok;
   save();
   return save_failed_ ? fail(ErrorCode::Io, "cannot write result.json in " + run_dir_) : Result<void>{};
-}
-
-HttpRequest SweepRun::completion_request(std::string prompt, int64_t max_tokens) const {
-  CompletionSpec c;
-  c.model = probe_.engine.model;
-  c.prompt = std::move(prompt);
-  c.max_tokens = max_tokens;
-  c.temperature = config_.temperature;
-  return HttpRequest{join_url(base_url_, completion_path(config_.target.api)),
-                     build_completion_body(probe_.kind, config_.target.api, c), headers_};
 }
 
 SweepPoint SweepRun::measure(double rate_rps, bool search, int64_t index) {
@@ -260,10 +206,13 @@ void SweepRun::save() {
 }
 
 int SweepRun::execute() {
-  connection_ = config_.target.connection;
-  if (auto ok = start_embedded_engine(); !ok) {
-    note(ok.error().message);
-    return kExitFailure;
+  if (config_.embedded_sim) {
+    if (auto ok = session_.start_embedded_engine(); !ok) {
+      note(ok.error().message);
+      return kExitFailure;
+    }
+    note(fmt::format("no --url given: measuring the built-in simulated engine ({}) at {}",
+                     session_.embedded()->model_id(), session_.base_url()));
   }
   if (auto ok = prepare(); !ok) {
     note(ok.error().message);
