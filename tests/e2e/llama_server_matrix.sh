@@ -31,3 +31,42 @@ launch2="$server -m $model --host 127.0.0.1 --port $port -c 8192 -np 2 -t 1 --me
 "$binary" compare "$out/result.json" "$out2/result.json" --format html >"$work/compare.html"
 NO_COLOR=1 "$binary" compare "$out/result.json" "$out2/result.json" --format term >"$work/compare.txt"
 python3 "$here/check_llama_compare.py" "$work/compare.md" "$work/compare.html" "$work/compare.txt" "$out2/result.json"
+
+# Issue 34: the first run's capacity (users at each default floor per context) and the HTML
+# report's first screen (capacity table, Pareto chart).
+python3 - "$out" <<'PY'
+import json, sys
+run = sys.argv[1]
+r = json.load(open(f"{run}/result.json"))
+contexts = sorted({c["context"] for c in r["decode"] if c["status"] == "valid"})
+points = {(p["context"], p["floor_tok_s"]) for p in r["capacity"]}
+missing = [(c, f) for c in contexts for f in (10, 20, 50) if (c, f) not in points]
+assert not missing, f"capacity points missing: {missing}"
+html = open(f"{run}/report.html").read()
+at = {k: html.find(f'id="{k}"') for k in ("headline", "capacity", "pareto-chart", "decode")}
+assert all(v != -1 for v in at.values()), f"report sections missing: {at}"
+assert at["headline"] < at["capacity"] < at["pareto-chart"] < at["decode"], f"the first screen: headline, capacity, Pareto ({at})"
+print(f"capacity: {len(r['capacity'])} points over contexts {contexts}; report opens with capacity and Pareto")
+PY
+
+# Issue 34 point 5: a power-limit sweep against llama-server. This machine has no GPU, so the
+# "command" records the limits it is given; each limit's run is a run of its own, and the limit
+# given to --power-limit-restore is set at the end.
+sweep="$work/e2e-power-limits"
+rm -rf "$sweep" "$work/limits.log"
+"$binary" run --launch "$launch2" --no-selftest \
+  --contexts 0 --concurrency 1,2 --prefill-contexts none --duration 2 --max-output 64 --out "$sweep" --quiet \
+  --power-limits 150,200 --power-limit-command "echo {watts} >> $work/limits.log" --power-limit-restore 250
+python3 - "$sweep" "$work/limits.log" <<'PY'
+import json, sys
+sweep, log = sys.argv[1], sys.argv[2]
+assert open(log).read().split() == ["150", "200", "250"], open(log).read()
+for w in (150, 200):
+    r = json.load(open(f"{sweep}/power-{w}W/result.json"))
+    assert all(c["status"] == "valid" for c in r["decode"]), [c["status"] for c in r["decode"]]
+md = open(f"{sweep}/power-limits.md").read()
+for text in ("| 150 W |", "| 200 W |", "| 0 × 2 |", "No GPU energy was read"):
+    assert text in md, f"{text!r} not in power-limits.md:\n{md}"
+assert "Power-limit sweep" in open(f"{sweep}/power-limits.html").read()
+print("power-limit sweep: limits 150, 200 measured, 250 restored; summary written")
+PY
