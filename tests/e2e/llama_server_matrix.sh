@@ -24,9 +24,21 @@ python3 "$here/check_llama_result.py" "$out"
 out2="$work/e2e-run-2slots"
 rm -rf "$out2"
 launch2="$server -m $model --host 127.0.0.1 --port $port -c 8192 -np 2 -t 1 --metrics"
+# Issue 34 point 3 rides along: an SLO search per context (two probes at most).
 "$binary" run --launch "$launch2" --no-selftest \
   --contexts 0,1K --concurrency 1,4 --prefill-contexts 512 \
-  --duration 3 --max-output 128 --out "$out2" --quiet
+  --duration 3 --max-output 128 --out "$out2" --quiet --slo tpot=100ms,probes=2
+python3 - "$out2" <<'PY'
+import json, sys
+r = json.load(open(f"{sys.argv[1]}/result.json"))
+searches = {s["context"]: s for s in r.get("slo_search", [])}
+assert sorted(searches) == [0, 1024], f"an SLO search per context: {sorted(searches)}"
+for ctx, s in searches.items():
+    assert s["basis"] in ("found", "at_least", "none", "probe_limit"), f"context {ctx}: basis {s['basis']}"
+    assert len([p for p in s["points"] if p["source"] == "probe"]) <= 2, f"context {ctx}: at most 2 probes"
+assert "SLO search" in open(f"{sys.argv[1]}/report.md").read(), "the report's SLO search section"
+print("SLO search:", {c: (s["basis"], s["concurrency"]) for c, s in searches.items()})
+PY
 "$binary" compare "$out/result.json" "$out2/result.json" --format md >"$work/compare.md"
 "$binary" compare "$out/result.json" "$out2/result.json" --format html >"$work/compare.html"
 NO_COLOR=1 "$binary" compare "$out/result.json" "$out2/result.json" --format term >"$work/compare.txt"
