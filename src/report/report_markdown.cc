@@ -1,5 +1,6 @@
-// The Markdown report: every section of the seed page, then the warnings, the per-request
-// matrix, the definitions and where token counts came from.
+// The Markdown report: the title, the warnings and the users-at-a-speed table first (as the HTML
+// report's first screen), then every section of the seed page, the per-request matrix, the
+// definitions and where token counts came from.
 #include <fmt/format.h>
 
 #include "core/units.h"
@@ -65,6 +66,11 @@ std::string render_markdown(const ReportModel& m) {
     }
   }
 
+  // The answer people buy on first, as on the HTML report's first screen: users at a speed.
+  if (!m.decode_total.cells.empty() && !m.capacity.cells.empty())
+    out += md_section(m.capacity.title) + md_escape(m.capacity.caption) + "; " + md_escape(m.capacity.detail_name) +
+           " under each value\n\n" + md_table(matrix_table(m.capacity));
+
   out += markdown_fact_groups(m.facts);
   if (!m.launch_command.empty()) out += md_section("Launch command") + md_code_block(m.launch_command, "sh");
 
@@ -85,9 +91,6 @@ std::string render_markdown(const ReportModel& m) {
       out += md_section(m.decode_efficiency.title) + md_escape(m.decode_efficiency.caption) + ", " +
              md_escape(m.decode_efficiency.detail_name) + " under each value\n\n" +
              md_table(matrix_table(m.decode_efficiency));
-    if (!m.capacity.cells.empty())
-      out += md_section(m.capacity.title) + md_escape(m.capacity.caption) + "; " + md_escape(m.capacity.detail_name) +
-             " under each value\n\n" + md_table(matrix_table(m.capacity));
     for (const Matrix* e : {&m.energy, &m.capacity_cost})
       if (!e->cells.empty())
         out += md_section(e->title) + md_escape(e->caption) + "; " + md_escape(e->detail_name) +
