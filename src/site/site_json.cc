@@ -48,6 +48,8 @@ json summary_to_json(const store::RunSummary& s) {
           {"gpu_reported", s.gpu_reported.empty() ? s.gpu : s.gpu_reported},
           {"model_reported", s.model_reported.empty() ? s.model : s.model_reported},
           {"profile", s.profile},
+          {"users_at", opt(s.users_at)},
+          {"users_at_basis", s.users_at_basis},
           {"retrieval", s.retrieval},
           {"retrieval_failed_contexts", s.retrieval_failed_contexts},
           {"ranked", s.ranked()},

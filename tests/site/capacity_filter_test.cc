@@ -3,6 +3,8 @@
 // floor and context as a column and keep the runs serving at least so many there.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <map>
 
 #include "result/result_json.h"
@@ -145,6 +147,16 @@ TEST(CapacitySite, LeaderboardColumnAndFilter) {
   ASSERT_EQ(api.status, 200);
   EXPECT_NE(api.body.find("\"a\""), std::string::npos);
   EXPECT_EQ(api.body.find("\"run_id\":\"b\""), std::string::npos);
+  // The column's figure is in the API's summaries too (run a serves ≈9 at 20 tok/s, 32K).
+  const auto listed = nlohmann::json::parse(get("/api/v1/runs", "").body);
+  for (const auto& r : listed["runs"]) {
+    if (r["run_id"] == "a") {
+      EXPECT_EQ(r["users_at"], 9);
+      EXPECT_EQ(r["users_at_basis"], "interpolated");
+    } else {
+      EXPECT_EQ(r["users_at_basis"], "at_least");
+    }
+  }
   EXPECT_EQ(get("/runs", "users_at=15").status, 400);  // not one of the floors the store keeps
   EXPECT_EQ(get("/runs", "min_users=lots").status, 400);
 }
