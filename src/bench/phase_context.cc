@@ -139,7 +139,7 @@ void PhaseContext::save() {
         std::find(result.warnings.begin(), result.warnings.end(), n) == result.warnings.end())
       result.warnings.push_back(n);
   }
-  result.capacity = capacity_points(result.decode, user_floors(result.settings));
+  result.capacity = capacity_of_run(result);
   const TelemetrySetup& telemetry = session.telemetry();
   if (telemetry.recorder && result.telemetry) {
     // The box's idle draw from this session's series (a resumed run keeps an earlier figure

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "metrics/pareto.h"
+
 namespace sm {
 
 namespace {
@@ -75,9 +77,13 @@ std::vector<double> user_floors(const RunSettings& settings) {
   return {std::begin(kDefaultUserFloorsTokS), std::end(kDefaultUserFloorsTokS)};
 }
 
+std::vector<CapacityPoint> capacity_of_run(const RunResult& run) {
+  return capacity_points(counted_decode_cells(run), user_floors(run.settings));
+}
+
 std::vector<CapacityPoint> run_capacity(const RunResult& run) {
   if (!run.capacity.empty()) return run.capacity;
-  return capacity_points(run.decode, user_floors(run.settings));
+  return capacity_of_run(run);
 }
 
 }  // namespace sm

@@ -28,7 +28,12 @@ std::vector<CapacityPoint> capacity_points(std::span<const DecodeCell> cells, st
 /// The floors a run asked for (settings.user_floors_tok_s), else the defaults.
 std::vector<double> user_floors(const RunSettings& settings);
 
-/// The run's capacity list: stored (when the file has one) or worked out from its cells.
+/// The run's capacity at its floors (user_floors), from the cells the rankings count
+/// (metrics/pareto.h counted_decode_cells: a cell whose output looped, or at a context whose
+/// retrieval check failed, says nothing of the model's speed) — what a run stores.
+std::vector<CapacityPoint> capacity_of_run(const RunResult& run);
+
+/// The run's capacity list: stored (when the file has one) or worked out from its cells (capacity_of_run).
 std::vector<CapacityPoint> run_capacity(const RunResult& run);
 
 }  // namespace sm

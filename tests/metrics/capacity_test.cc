@@ -81,6 +81,31 @@ TEST(Capacity, CellsThatDidNotMeasureAreLeftOutAndUnmeasuredLowEndsGiveNoPoint) 
   EXPECT_EQ(find(points, 1024, 10), nullptr);
 }
 
+TEST(Capacity, ARunCountsOnlyTheCellsTheRankingsCount) {
+  RunResult run;
+  DecodeCell looping = cell(0, 4, 30, 120);
+  looping.output_check = OutputCheckSummary{};
+  looping.output_check->verdict = "loop";
+  run.decode = {cell(0, 1, 40, 40), cell(0, 2, 35, 70), looping, cell(32768, 1, 25, 25), cell(32768, 2, 22, 44)};
+  // With the looping cell, 0 would serve "at least 4" at 20 tok/s; without it, at least 2.
+  const auto all = capacity_points(run.decode, std::vector<double>{20});
+  ASSERT_NE(find(all, 0, 20), nullptr);
+  EXPECT_EQ(find(all, 0, 20)->users, 4);
+  std::vector<CapacityPoint> counted = capacity_of_run(run);
+  ASSERT_NE(find(counted, 0, 20), nullptr);
+  EXPECT_EQ(find(counted, 0, 20)->users, 2);
+  EXPECT_EQ(find(counted, 0, 20)->basis, "at_least");
+  ASSERT_NE(find(counted, 32768, 20), nullptr);
+  // A context whose retrieval check failed has no figure.
+  RetrievalCheck failed;
+  failed.context = 32768;
+  failed.verdict = RetrievalVerdict::Truncated;
+  run.retrieval = {failed};
+  counted = capacity_of_run(run);
+  EXPECT_EQ(find(counted, 32768, 20), nullptr);
+  EXPECT_EQ(run_capacity(run).size(), counted.size());  // nothing stored: worked out the same way
+}
+
 TEST(Capacity, TheRunsFloorsOrTheDefaults) {
   RunSettings s;
   EXPECT_EQ(user_floors(s), (std::vector<double>{10, 20, 50}));
