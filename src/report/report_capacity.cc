@@ -18,8 +18,19 @@ Matrix capacity_matrix(const RunResult& r) {
                  "concurrencies, ≥ every measured one met it");
   m.detail_label = tr("tok/s total");
   m.detail_name = tr("the box's total tok/s there");
-  const std::vector<CapacityPoint> points = run_capacity(r);
-  if (points.empty()) return m;
+  fill_floor_matrix(m, run_capacity(r), [](const CapacityPoint& p, MatrixCell& cell) {
+    cell.value_num = static_cast<double>(p.users);
+    const std::string users = format_thousands(p.users);
+    cell.value = p.basis == "interpolated" ? "≈" + users : p.basis == "at_least" ? "≥" + users : users;
+    if (p.total_tok_s && p.users > 0) cell.detail = format_rate(*p.total_tok_s);
+    return true;
+  });
+  return m;
+}
+
+void fill_floor_matrix(Matrix& m, const std::vector<CapacityPoint>& points,
+                       const std::function<bool(const CapacityPoint&, MatrixCell&)>& fill) {
+  if (points.empty()) return;
   std::vector<double> floors;
   for (const auto& p : points) {
     if (std::find(m.contexts.begin(), m.contexts.end(), p.context) == m.contexts.end()) m.contexts.push_back(p.context);
@@ -38,14 +49,10 @@ Matrix capacity_matrix(const RunResult& r) {
     const size_t i = std::lower_bound(m.contexts.begin(), m.contexts.end(), p.context) - m.contexts.begin();
     const size_t j = std::lower_bound(floors.begin(), floors.end(), p.floor_tok_s) - floors.begin();
     MatrixCell& cell = m.cells[i][j];
+    if (!fill(p, cell)) continue;
     cell.present = true;
     cell.status = CellStatus::Valid;
-    cell.value_num = static_cast<double>(p.users);
-    const std::string users = format_thousands(p.users);
-    cell.value = p.basis == "interpolated" ? "≈" + users : p.basis == "at_least" ? "≥" + users : users;
-    if (p.total_tok_s && p.users > 0) cell.detail = format_rate(*p.total_tok_s);
   }
-  return m;
 }
 
 }  // namespace sm::report

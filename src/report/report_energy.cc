@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "report/cell_format.h"
+#include "report/report_capacity.h"
 #include "report/translate.h"
 
 namespace sm::report {
@@ -67,38 +68,19 @@ Matrix capacity_cost_matrix(const RunResult& r) {
   Matrix m;
   const CostSettings& cost = r.settings.cost;
   if (!cost.power_price_per_kwh && !cost.hardware_cost) return m;
-  std::vector<const CapacityPoint*> points;
-  for (const auto& p : r.capacity)
-    if (p.cost_per_mtok) points.push_back(&p);
-  if (points.empty()) return m;
+  if (std::none_of(r.capacity.begin(), r.capacity.end(), [](const CapacityPoint& p) { return p.cost_per_mtok.has_value(); }))
+    return m;
   m.title = tr("Cost at a speed");
   m.caption = tr("cost per million output tokens with the users of \"Users at a speed\" served · rows are context "
                  "length, columns are tok/s per user");
   m.detail_name = tr("energy per output token");
-  std::vector<double> floors;
-  for (const auto& p : r.capacity) {
-    if (std::find(m.contexts.begin(), m.contexts.end(), p.context) == m.contexts.end()) m.contexts.push_back(p.context);
-    if (std::find(floors.begin(), floors.end(), p.floor_tok_s) == floors.end()) floors.push_back(p.floor_tok_s);
-  }
-  std::sort(m.contexts.begin(), m.contexts.end());
-  std::sort(floors.begin(), floors.end());
-  for (double f : floors) {
-    m.concurrency.push_back(static_cast<int64_t>(f));
-    m.column_labels.push_back(trf("{:g} tok/s", f));
-  }
-  m.cells.assign(m.contexts.size(), std::vector<MatrixCell>(floors.size()));
-  for (auto& row : m.cells)
-    for (auto& cell : row) cell.value = std::string(kDash);
-  for (const CapacityPoint* p : points) {
-    const size_t i = std::lower_bound(m.contexts.begin(), m.contexts.end(), p->context) - m.contexts.begin();
-    const size_t j = std::lower_bound(floors.begin(), floors.end(), p->floor_tok_s) - floors.begin();
-    MatrixCell& cell = m.cells[i][j];
-    cell.present = true;
-    cell.status = CellStatus::Valid;
-    cell.value_num = p->cost_per_mtok;
-    cell.value = format_cost(*p->cost_per_mtok, cost.currency);
-    if (p->j_per_output_token) cell.detail = format_joules_per_token(*p->j_per_output_token);
-  }
+  fill_floor_matrix(m, r.capacity, [&cost](const CapacityPoint& p, MatrixCell& cell) {
+    if (!p.cost_per_mtok) return false;
+    cell.value_num = p.cost_per_mtok;
+    cell.value = format_cost(*p.cost_per_mtok, cost.currency);
+    if (p.j_per_output_token) cell.detail = format_joules_per_token(*p.j_per_output_token);
+    return true;
+  });
   return m;
 }
 
