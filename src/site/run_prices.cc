@@ -36,6 +36,17 @@ bool has_query_prices(const QueryParams& params) {
          !params.get("currency").empty();
 }
 
+std::string price_query_prefix(const QueryParams& params) {
+  std::vector<std::pair<std::string, std::string>> kept;
+  for (const char* name : kNumberParams)
+    if (const std::string v = params.get(name); !v.empty()) kept.emplace_back(name, v);
+  if (const std::string v = params.get("currency"); !v.empty()) kept.emplace_back("currency", v);
+  if (kept.empty()) return "";
+  std::string query = build_query(kept);
+  if (!query.empty() && query.front() == '?') query.erase(0, 1);
+  return query + "&";
+}
+
 Result<void> apply_query_prices(const QueryParams& params, RunResult& run) {
   CostSettings cost = run.settings.cost;
   std::optional<double>* targets[] = {&cost.power_price_per_kwh, &cost.hardware_cost, &cost.amortize_years, nullptr};

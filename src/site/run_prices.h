@@ -19,6 +19,10 @@ bool has_query_prices(const QueryParams& params);
 /// page) naming the parameter when a value is not a number or out of range.
 Result<void> apply_query_prices(const QueryParams& params, RunResult& run);
 
+/// The query's price parameters, to carry on a link to another page of the same run
+/// ("power_price=0.2&currency=EUR&"; "" for none): a reader's prices stay as they page.
+std::string price_query_prefix(const QueryParams& params);
+
 /// A small GET form for the electricity price (and the hardware's), filled with the prices in
 /// use; empty when the run has no cell with an energy. Labels in the page's language.
 std::string price_form_html(const RunResult& run, const std::string& action);

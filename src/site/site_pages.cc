@@ -532,7 +532,8 @@ SiteResponse Site::page_run(const std::string& run_id, const SiteRequest& reques
   const auto pages = decode_context_pages(one);
   const int64_t page_count = cell_page_count(one);
   const int64_t page = cells_page(QueryParams(request.query), page_count);
-  const std::string pager = cell_pager(run_page_path(run_id) + "?", pages, page, page_count);
+  // The pager's links keep a reader's prices (the base is "/runs/ID?power_price=0.2&").
+  const std::string pager = cell_pager(run_page_path(run_id) + "?" + price_query_prefix(query), pages, page, page_count);
   top += pager;
   RenderOptions in_language;  // the report speaks the page's language
   in_language.translate = ui_report_translator();

@@ -256,6 +256,10 @@ TEST_F(CheckedUploadsTest, AHugeRunPageShowsItsCellsAPageAtATime) {
   EXPECT_NE(second.body.find("Cells: page 2 of 2"), std::string::npos);
   EXPECT_NE(second.body.find("29K"), std::string::npos);
   EXPECT_EQ(get("/runs/huge-run?cells=99").status, 200);  // clamped to the last page
+  // A reader's own prices stay on as they page.
+  SiteResponse priced = get("/runs/huge-run?power_price=0.3&currency=EUR");
+  ASSERT_EQ(priced.status, 200);
+  EXPECT_NE(priced.body.find("href=\"/runs/huge-run?power_price=0.3&amp;currency=EUR&amp;cells=2\""), std::string::npos);
   // Compare pages the same rows of every run.
   ASSERT_EQ(upload(test::site_result("small", "M2")).status, 201);
   SiteResponse compare = get("/compare?run=huge-run&run=small");

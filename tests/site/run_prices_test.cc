@@ -51,6 +51,8 @@ TEST(RunPrices, QueryPricesRecomputeTheCosts) {
   ASSERT_FALSE(alone);
   EXPECT_NE(alone.error().message.find("amortize_years"), std::string::npos) << alone.error().message;
   EXPECT_FALSE(has_query_prices(QueryParams("cells=2")));
+  EXPECT_EQ(price_query_prefix(QueryParams("cells=2")), "");
+  EXPECT_EQ(price_query_prefix(QueryParams("cells=2&busy_share=0.5&power_price=0.2")), "power_price=0.2&busy_share=0.5&");
 }
 
 class RunPricesSite : public test::SiteHarness {};
