@@ -13,6 +13,7 @@
 
 #include "result/plan.h"
 #include "calc/catalog.h"
+#include "calc/hf_config.h"
 #include "calc/catalog_listing.h"
 #include "calc/corpus.h"
 #include "calc/fit.h"
@@ -51,6 +52,7 @@ struct CalcFlags {
   std::string color = "auto";
   std::vector<std::string> gpu_files;
   std::vector<std::string> model_files;
+  std::vector<std::string> model_configs;  ///< --model-config: Hugging Face config.json files
   std::vector<std::string> quant_files;
   std::vector<std::string> engine_files;
   bool list = false;
@@ -64,7 +66,9 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
-Result<calc::Catalog> load_catalog(const CalcFlags& f) {
+// The built-in catalogs plus the user's files; `config_model` receives the id of the last
+// --model-config's model (the default --model).
+Result<calc::Catalog> load_catalog(const CalcFlags& f, std::string* config_model = nullptr) {
   auto catalog = calc::Catalog::builtin();
   if (!catalog) return catalog;
   const std::pair<const std::vector<std::string>*, const char*> files[] = {
@@ -72,6 +76,11 @@ Result<calc::Catalog> load_catalog(const CalcFlags& f) {
   for (const auto& [paths, kind] : files)
     for (const auto& path : *paths)
       if (auto ok = catalog->add_file(path, kind); !ok) return std::unexpected(ok.error());
+  for (const auto& path : f.model_configs) {
+    auto id = calc::add_hf_config(*catalog, path);
+    if (!id) return std::unexpected(id.error());
+    if (config_model) *config_model = *id;
+  }
   return catalog;
 }
 
@@ -166,9 +175,12 @@ int print_text(const std::string& text) {
   return std::fflush(stdout) == 0 ? kExitOk : kExitFailure;
 }
 
-int run_calc(const CalcFlags& f) {
-  auto catalog = load_catalog(f);
+int run_calc(const CalcFlags& given) {
+  CalcFlags f = given;
+  std::string config_model;
+  auto catalog = load_catalog(f, &config_model);
   if (!catalog) return usage_error(catalog.error().message);
+  if (f.model.empty()) f.model = config_model;  // --model-config alone names the model
 
   const bool json_output = f.format == "json";
   std::optional<ReportFormat> report_format;
@@ -406,6 +418,10 @@ void add_calc_command(CLI::App& app, Action& action) {
   cmd->add_option("--color", flags->color, "Terminal colours: auto, always or never")->capture_default_str();
   cmd->add_option("--gpu-file", flags->gpu_files, "JSON file of extra GPUs (same layout as data/gpus.json); repeatable");
   cmd->add_option("--model-file", flags->model_files, "JSON file of extra model shapes (data/models.json layout)");
+  cmd->add_option("--model-config", flags->model_configs,
+                  "A Hugging Face config.json of a model the catalog lacks (layers, heads, KV heads, hidden size, "
+                  "experts, MLA, sliding windows are read from it); it becomes --model unless one is given. "
+                  "Linear-attention models need a --model-file entry");
   cmd->add_option("--quant-file", flags->quant_files, "JSON file of extra quantisations (data/quants.json layout)");
   cmd->add_option("--engine-file", flags->engine_files, "JSON file of engine parameters (data/engines.json layout)");
   cmd->add_option("--calibrate-from", flags->calibrate_from,

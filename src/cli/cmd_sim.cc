@@ -9,6 +9,7 @@
 #include <string>
 
 #include "calc/catalog.h"
+#include "calc/hf_config.h"
 #include "cli/commands.h"
 #include "net/url.h"
 #include "core/units.h"
@@ -38,13 +39,16 @@ struct SimFlags {
   int32_t stream_interval = 1;
   bool no_prefix_caching = false;
   std::string attention_window;  ///< --attention-window: the model reads only the last N prompt tokens
+  std::string model_config;      ///< --model-config: a Hugging Face config.json (the model, unless --model)
 };
 
 Result<sim::SimConfig> to_config(const SimFlags& f) {
   auto with_flag = [](const char* flag, const Error& e) { return fail(e.code, fmt::format("{}: {}", flag, e.message)); };
   // Nothing named: the seed page's setup. Anything named: the rest defaults to the seed's names
   // and the engine's own memory utilisation.
-  sim::SimTarget target = f.gpu.empty() && f.model.empty() && f.quant.empty() ? sim::SimTarget::seed() : sim::SimTarget{};
+  sim::SimTarget target = f.gpu.empty() && f.model.empty() && f.quant.empty() && f.model_config.empty()
+                              ? sim::SimTarget::seed()
+                              : sim::SimTarget{};
   if (!f.gpu.empty()) target.gpu = f.gpu;
   if (!f.model.empty()) target.model = f.model;
   if (!f.quant.empty()) target.quant = f.quant;
@@ -72,6 +76,11 @@ Result<sim::SimConfig> to_config(const SimFlags& f) {
   }
   auto catalog = calc::Catalog::builtin();
   if (!catalog) return std::unexpected(catalog.error());
+  if (!f.model_config.empty()) {
+    auto id = calc::add_hf_config(*catalog, f.model_config);
+    if (!id) return std::unexpected(id.error());
+    if (f.model.empty()) target.model = *id;
+  }
   auto c = sim::sim_config_from_calc(target, *catalog);
   if (!c) return c;
   if (f.engine != "vllm" && catalog->find_engine(f.engine)->id != "vllm")
@@ -150,6 +159,8 @@ void add_sim_command(CLI::App& app, Action& action) {
   cmd->add_option("--listen", flags->listen, "HOST:PORT to listen on (port 0 = any free port)")->capture_default_str();
   cmd->add_option("--gpu", flags->gpu, "GPU whose speed is simulated (see `speedmatrix calc --list`; default rtx3090)");
   cmd->add_option("--model", flags->model, "Model shape from the catalog (default qwen3.5-4b)");
+  cmd->add_option("--model-config", flags->model_config,
+                  "A Hugging Face config.json of a model the catalog lacks; it becomes --model unless one is given");
   cmd->add_option("--quant", flags->quant, "Weight quantisation (default awq-4bit)");
   cmd->add_option("--engine", flags->engine, "Engine whose speed is simulated; the API is always vLLM's")
       ->capture_default_str();
