@@ -206,6 +206,7 @@ Result<GpuSpec> parse_gpu(const json& e, const std::string& where) {
   auto four = r.number("tensor_4bit_tflops", false);
   g.tensor_4bit_formats = r.strings("tensor_4bit_formats");
   g.backend = r.string("backend", false);
+  g.class_name = r.string("class", false);
   g.source = r.string("source", true);
   if (auto ok = r.finish(); !ok) return std::unexpected(ok.error());
   g.memory_bytes = static_cast<int64_t>(*memory * kBytesPerGiB);
@@ -220,6 +221,8 @@ Result<GpuSpec> parse_gpu(const json& e, const std::string& where) {
   if (g.backend.empty())
     g.backend = g.type == "Apple silicon" ? "metal" : g.name.starts_with("AMD") ? "rocm" : "cuda";
   auto bad = [&where](std::string text) { return fail(ErrorCode::InvalidArgument, fmt::format("{}: {}", where, text)); };
+  if (!g.class_name.empty() && !is_gpu_class(g.class_name))
+    return bad(fmt::format("class: unknown class \"{}\" (geforce, workstation, datacenter, apple)", g.class_name));
   for (const auto& f : g.tensor_8bit_formats)
     if (f != "int8" && f != "fp8") return bad(fmt::format("tensor_8bit_formats: unknown format \"{}\" (int8, fp8)", f));
   for (const auto& f : g.tensor_4bit_formats)
@@ -487,12 +490,13 @@ Result<Catalog> Catalog::builtin() {
   return c;
 }
 
-Result<void> Catalog::add_json(std::string_view text, std::string_view origin, std::string_view default_kind) {
+Result<void> Catalog::add_json(std::string_view text, std::string_view origin, std::string_view default_kind,
+                               bool class_from_specs) {
   json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
   if (doc.is_discarded())
     return fail(ErrorCode::InvalidArgument, fmt::format("{}: not valid JSON", origin));
 
-  auto add_list = [this, origin](const json& list, std::string_view kind) -> Result<void> {
+  auto add_list = [this, origin, class_from_specs](const json& list, std::string_view kind) -> Result<void> {
     if (!list.is_array())
       return fail(ErrorCode::InvalidArgument, fmt::format("{}: \"{}\" must be a list of entries", origin, kind));
     for (size_t i = 0; i < list.size(); ++i) {
@@ -503,6 +507,7 @@ Result<void> Catalog::add_json(std::string_view text, std::string_view origin, s
       if (kind == "gpus") {
         auto g = parse_gpu(e, where);
         if (!g) return std::unexpected(g.error());
+        if (class_from_specs && g->class_name.empty()) g->class_name = gpu_class_from_specs(*g);
         upsert(gpus_, std::move(*g));
       } else if (kind == "models") {
         auto m = parse_model(e, where);
@@ -555,7 +560,25 @@ Result<void> Catalog::add_file(const std::string& path, std::string_view default
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) return fail(ErrorCode::Io, fmt::format("cannot read {}", path));
-  return add_json(text.str(), path, default_kind);
+  return add_json(text.str(), path, default_kind, /*class_from_specs=*/true);
+}
+
+Result<std::string> Catalog::add_gpu_figures(const std::string& name, double memory_gb, double bandwidth_gb_s,
+                                             double tensor_16bit_tflops, const std::string& class_name) {
+  std::string id = normalize_name(name);
+  if (id.empty()) id = "custom-gpu";
+  json e = {{"id", id},
+            {"name", name},
+            {"memory_gib", memory_gb},
+            {"bandwidth_gb_s", bandwidth_gb_s},
+            {"tensor_16bit_tflops", tensor_16bit_tflops},
+            {"source", fmt::format("the command line: {:g} GB, {:g} GB/s, {:g} dense 16-bit TFLOPS", memory_gb,
+                                   bandwidth_gb_s, tensor_16bit_tflops)}};
+  if (!class_name.empty()) e["class"] = class_name;
+  const json doc = {{"gpus", json::array({e})}};
+  if (auto ok = add_json(doc.dump(), "--gpu-bandwidth/--gpu-tflops/--gpu-memory", "gpus", /*class_from_specs=*/true); !ok)
+    return std::unexpected(ok.error());
+  return id;
 }
 
 Result<GpuSpec> Catalog::find_gpu(std::string_view name) const { return find_entry(gpus_, name, "GPU", "--gpu-file"); }

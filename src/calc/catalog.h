@@ -29,9 +29,17 @@ class Catalog {
   /// `default_kind`, or one entry object of that kind. An entry whose id already exists replaces
   /// it. `origin` names the document in errors (a file path).
   /// Entries are checked: unknown keys, missing or wrong-typed fields, non-positive sizes fail.
-  Result<void> add_json(std::string_view text, std::string_view origin, std::string_view default_kind = "");
-  /// Reads `path` and adds it (add_json with the path as origin).
+  /// `class_from_specs`: a GPU entry without a "class" gets gpu_class_from_specs (users' entries;
+  /// the built-in catalog's keep gpu_class's rule by name).
+  Result<void> add_json(std::string_view text, std::string_view origin, std::string_view default_kind = "",
+                        bool class_from_specs = false);
+  /// Reads `path` and adds it (add_json with the path as origin; GPUs classed by their specs).
   Result<void> add_file(const std::string& path, std::string_view default_kind = "");
+  /// Adds a GPU known only by its figures (calc/sim --gpu-bandwidth, --gpu-tflops, --gpu-memory,
+  /// --gpu-class), named `name`, memory as sold in GB (GiB: a 24 GB card is 24), checked like a
+  /// file's entry; its class is `class_name`, else from its specs. Returns its id.
+  Result<std::string> add_gpu_figures(const std::string& name, double memory_gb, double bandwidth_gb_s,
+                                      double tensor_16bit_tflops, const std::string& class_name);
 
   /// Looks an entry up by id, display name or alias, ignoring case, spaces and punctuation, and a leading
   /// "org/" of Hugging Face names. Unknown names fail with the closest known ones.

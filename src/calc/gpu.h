@@ -44,18 +44,48 @@ struct GpuSpec {
   /// Software stack engines need on it: "cuda", "rocm", "metal" (Apple), "sycl" (Intel). Default:
   /// metal for Apple silicon, rocm for AMD, else cuda.
   std::string backend;
+  /// The GPU's class for the calculator's error bands: "geforce", "workstation", "datacenter",
+  /// "apple" (the entry's "class"; a user file's entry without one gets gpu_class_from_specs);
+  /// empty: gpu_class decides by name.
+  std::string class_name;
   std::string source;                   ///< where the figures come from
 };
 
-/// The corpus's GPU class of a catalog GPU: "apple" (Apple silicon), "geforce" (GeForce cards),
-/// "workstation" (RTX PRO / RTX A-series / DGX Spark GB10), else "datacenter".
-inline std::string gpu_class(const GpuSpec& g) {
+/// The classes a GPU can be of (GpuSpec::class_name).
+inline bool is_gpu_class(const std::string& c) {
+  return c == "geforce" || c == "workstation" || c == "datacenter" || c == "apple";
+}
+
+/// The class a GPU's name or type says: "apple" (Apple silicon), "geforce" (GeForce cards),
+/// "workstation" (RTX PRO / RTX A-series / Ada Generation / DGX Spark GB10); "" when it says none.
+inline std::string gpu_class_by_name(const GpuSpec& g) {
   if (g.type == "Apple silicon") return "apple";
   if (g.name.find("GeForce") != std::string::npos) return "geforce";
   if (g.name.find("RTX PRO") != std::string::npos || g.name.find("RTX A") != std::string::npos ||
       g.name.find("GB10") != std::string::npos || g.name.find("Ada Generation") != std::string::npos)
     return "workstation";
-  return "datacenter";
+  return "";
+}
+
+/// HBM-class memory bandwidth (bytes/s): GDDR cards stay below it, HBM parts above.
+inline constexpr double kHbmBandwidthBytesPerS = 1.5e12;
+
+/// The class of a GPU known only by its figures (a user's file or --gpu-bandwidth): its name's or
+/// type's class when they say one; else "datacenter" at HBM-class bandwidth, "workstation" above
+/// 32 GiB of GDDR, "geforce" below.
+inline std::string gpu_class_from_specs(const GpuSpec& g) {
+  if (std::string by_name = gpu_class_by_name(g); !by_name.empty()) return by_name;
+  if (g.bandwidth_bytes_per_s >= kHbmBandwidthBytesPerS) return "datacenter";
+  if (static_cast<double>(g.memory_bytes) > 32 * kBytesPerGiB) return "workstation";
+  return "geforce";
+}
+
+/// The corpus's GPU class of a catalog GPU: its class_name when it has one, else its name's
+/// (gpu_class_by_name), else "datacenter" (the built-in catalog's other GPUs are).
+inline std::string gpu_class(const GpuSpec& g) {
+  if (!g.class_name.empty()) return g.class_name;
+  const std::string by_name = gpu_class_by_name(g);
+  return by_name.empty() ? "datacenter" : by_name;
 }
 
 }  // namespace sm::calc

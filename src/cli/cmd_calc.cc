@@ -14,6 +14,7 @@
 #include "result/plan.h"
 #include "calc/catalog.h"
 #include "calc/hf_config.h"
+#include "cli/gpu_figure_flags.h"
 #include "calc/catalog_listing.h"
 #include "calc/corpus.h"
 #include "calc/fit.h"
@@ -53,6 +54,7 @@ struct CalcFlags {
   std::vector<std::string> gpu_files;
   std::vector<std::string> model_files;
   std::vector<std::string> model_configs;  ///< --model-config: Hugging Face config.json files
+  GpuFigureFlags gpu_figures;              ///< --gpu-bandwidth, --gpu-tflops, --gpu-memory, --gpu-class
   std::vector<std::string> quant_files;
   std::vector<std::string> engine_files;
   bool list = false;
@@ -181,6 +183,7 @@ int run_calc(const CalcFlags& given) {
   auto catalog = load_catalog(f, &config_model);
   if (!catalog) return usage_error(catalog.error().message);
   if (f.model.empty()) f.model = config_model;  // --model-config alone names the model
+  if (auto ok = apply_gpu_figure_flags(f.gpu_figures, *catalog, f.gpu); !ok) return usage_error(ok.error().message);
 
   const bool json_output = f.format == "json";
   std::optional<ReportFormat> report_format;
@@ -418,6 +421,7 @@ void add_calc_command(CLI::App& app, Action& action) {
   cmd->add_option("--color", flags->color, "Terminal colours: auto, always or never")->capture_default_str();
   cmd->add_option("--gpu-file", flags->gpu_files, "JSON file of extra GPUs (same layout as data/gpus.json); repeatable");
   cmd->add_option("--model-file", flags->model_files, "JSON file of extra model shapes (data/models.json layout)");
+  add_gpu_figure_flags(cmd, flags->gpu_figures);
   cmd->add_option("--model-config", flags->model_configs,
                   "A Hugging Face config.json of a model the catalog lacks (layers, heads, KV heads, hidden size, "
                   "experts, MLA, sliding windows are read from it); it becomes --model unless one is given. "

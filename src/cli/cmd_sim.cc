@@ -10,6 +10,7 @@
 
 #include "calc/catalog.h"
 #include "calc/hf_config.h"
+#include "cli/gpu_figure_flags.h"
 #include "cli/commands.h"
 #include "net/url.h"
 #include "core/units.h"
@@ -40,13 +41,15 @@ struct SimFlags {
   bool no_prefix_caching = false;
   std::string attention_window;  ///< --attention-window: the model reads only the last N prompt tokens
   std::string model_config;      ///< --model-config: a Hugging Face config.json (the model, unless --model)
+  GpuFigureFlags gpu_figures;    ///< --gpu-bandwidth, --gpu-tflops, --gpu-memory, --gpu-class
 };
 
 Result<sim::SimConfig> to_config(const SimFlags& f) {
   auto with_flag = [](const char* flag, const Error& e) { return fail(e.code, fmt::format("{}: {}", flag, e.message)); };
   // Nothing named: the seed page's setup. Anything named: the rest defaults to the seed's names
   // and the engine's own memory utilisation.
-  sim::SimTarget target = f.gpu.empty() && f.model.empty() && f.quant.empty() && f.model_config.empty()
+  sim::SimTarget target = f.gpu.empty() && f.model.empty() && f.quant.empty() && f.model_config.empty() &&
+                                  !f.gpu_figures.bandwidth_gb_s
                               ? sim::SimTarget::seed()
                               : sim::SimTarget{};
   if (!f.gpu.empty()) target.gpu = f.gpu;
@@ -80,6 +83,11 @@ Result<sim::SimConfig> to_config(const SimFlags& f) {
     auto id = calc::add_hf_config(*catalog, f.model_config);
     if (!id) return std::unexpected(id.error());
     if (f.model.empty()) target.model = *id;
+  }
+  if (f.gpu_figures.bandwidth_gb_s || f.gpu_figures.tflops || f.gpu_figures.memory_gb || !f.gpu_figures.class_name.empty()) {
+    std::string gpu = f.gpu;
+    if (auto ok = cli::apply_gpu_figure_flags(f.gpu_figures, *catalog, gpu); !ok) return std::unexpected(ok.error());
+    target.gpu = gpu;
   }
   auto c = sim::sim_config_from_calc(target, *catalog);
   if (!c) return c;
@@ -159,6 +167,7 @@ void add_sim_command(CLI::App& app, Action& action) {
   cmd->add_option("--listen", flags->listen, "HOST:PORT to listen on (port 0 = any free port)")->capture_default_str();
   cmd->add_option("--gpu", flags->gpu, "GPU whose speed is simulated (see `speedmatrix calc --list`; default rtx3090)");
   cmd->add_option("--model", flags->model, "Model shape from the catalog (default qwen3.5-4b)");
+  add_gpu_figure_flags(cmd, flags->gpu_figures);
   cmd->add_option("--model-config", flags->model_config,
                   "A Hugging Face config.json of a model the catalog lacks; it becomes --model unless one is given");
   cmd->add_option("--quant", flags->quant, "Weight quantisation (default awq-4bit)");

@@ -203,6 +203,52 @@ TEST(CalcCatalog, AddFileReadsAUserModel) {
   EXPECT_EQ(m->kv_heads, 2);
 }
 
+TEST(CalcCatalog, AUserGpuIsClassedByItsSpecsNotDatacenterByDefault) {
+  test::TempDir dir;
+  {
+    std::ofstream out(dir.file("gpus.json"));
+    out << R"({"gpus": [
+      {"id": "gddr-card", "memory_gib": 24, "bandwidth_gb_s": 960, "tensor_16bit_tflops": 120, "source": "test"},
+      {"id": "big-gddr", "memory_gib": 48, "bandwidth_gb_s": 864, "tensor_16bit_tflops": 180, "source": "test"},
+      {"id": "hbm-part", "memory_gib": 192, "bandwidth_gb_s": 5300, "tensor_16bit_tflops": 1300, "source": "test"},
+      {"id": "named", "name": "NVIDIA GeForce RTX 5090 Ti", "memory_gib": 48, "bandwidth_gb_s": 2000,
+       "tensor_16bit_tflops": 400, "source": "test"},
+      {"id": "declared", "memory_gib": 24, "bandwidth_gb_s": 960, "tensor_16bit_tflops": 120, "class": "datacenter",
+       "source": "test"}]})";
+  }
+  Catalog c = builtin();
+  ASSERT_TRUE(c.add_file(dir.file("gpus.json")));
+  EXPECT_EQ(gpu_class(c.find_gpu("gddr-card").value()), "geforce");
+  EXPECT_EQ(gpu_class(c.find_gpu("big-gddr").value()), "workstation");
+  EXPECT_EQ(gpu_class(c.find_gpu("hbm-part").value()), "datacenter");
+  EXPECT_EQ(gpu_class(c.find_gpu("named").value()), "geforce");  // the name says it
+  EXPECT_EQ(gpu_class(c.find_gpu("declared").value()), "datacenter");
+  // The built-in catalog keeps its rule by name: an L40S is a data-centre GPU with GDDR memory.
+  EXPECT_EQ(gpu_class(builtin().find_gpu("h100-sxm").value()), "datacenter");
+  EXPECT_EQ(gpu_class(builtin().find_gpu("rtx3090").value()), "geforce");
+  // A class that is none of the four is refused.
+  std::ofstream(dir.file("bad.json")) << R"({"gpus": [{"id": "x", "memory_gib": 24, "bandwidth_gb_s": 960,
+      "tensor_16bit_tflops": 120, "class": "gaming", "source": "test"}]})";
+  auto bad = c.add_file(dir.file("bad.json"));
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("unknown class \"gaming\""), std::string::npos);
+}
+
+TEST(CalcCatalog, AGpuByItsFiguresIsAddedAndClassed) {
+  Catalog c = builtin();
+  auto id = c.add_gpu_figures("Lab Card 32G", 32, 1000, 200, "");
+  ASSERT_TRUE(id) << id.error().message;
+  const GpuSpec g = c.find_gpu(*id).value();
+  EXPECT_EQ(g.name, "Lab Card 32G");
+  EXPECT_DOUBLE_EQ(g.bandwidth_bytes_per_s, 1000e9);
+  EXPECT_DOUBLE_EQ(g.tensor_16bit_flops, 200e12);
+  EXPECT_EQ(g.memory_bytes, int64_t{32} << 30);
+  EXPECT_EQ(gpu_class(g), "geforce");
+  EXPECT_EQ(gpu_class(c.find_gpu(c.add_gpu_figures("Lab Card 32G", 32, 1000, 200, "workstation").value()).value()),
+            "workstation");
+  EXPECT_FALSE(c.add_gpu_figures("Zero", 0, 1000, 200, ""));  // impossible figures fail like a file's
+}
+
 TEST(CalcCatalog, ClosestNamesRanksContainmentFirst) {
   auto close = closest_names("3090", {"rtx4090", "rtx3090", "h100-sxm"});
   ASSERT_FALSE(close.empty());

@@ -1,4 +1,4 @@
-// A model from its Hugging Face config.json (issue 35 point 4): the configs of four catalog models
+// A model from its Hugging Face config.json, and a GPU by its figures (issue 35 point 4): the configs of four catalog models
 // — their fields as the catalog entries' sources quote them — read back to the catalog's shapes
 // (the same parameter and KV byte counts); what the reader refuses; and `calc` / `sim` with
 // --model-config through the real binary.
@@ -152,6 +152,24 @@ TEST(HfConfig, CalcAndSimTakeAConfigForTheModel) {
   EXPECT_FALSE(result["decode"].empty());
   EXPECT_NE(run_binary(dir, "calc --model-config absent/config.json --gpu rtx3090 --quant bf16 --engine vllm", out), 0);
   EXPECT_NE(out.find("--model-config: cannot read absent/config.json"), std::string::npos) << out;
+  // A GPU by its figures, with the config's model: its class in the expected-error line.
+  ASSERT_EQ(run_binary(dir, "calc --model-config Tiny-Llama/config.json --gpu 'Lab Card' --gpu-bandwidth 1000 "
+                            "--gpu-tflops 200 --gpu-memory 32 --quant bf16 --engine vllm --contexts 0 --concurrency 1 "
+                            "--prefill-contexts none",
+                       out),
+            0)
+      << out;
+  EXPECT_NE(out.find("Lab Card"), std::string::npos) << out;
+  EXPECT_NE(out.find("vllm on geforce"), std::string::npos) << out;  // the class in the expected-error line
+  EXPECT_NE(run_binary(dir, "calc --model-config Tiny-Llama/config.json --gpu-bandwidth 1000 --quant bf16 --engine vllm",
+                       out),
+            0);
+  EXPECT_NE(out.find("needs all three of --gpu-bandwidth"), std::string::npos) << out;
+  EXPECT_NE(run_binary(dir, "calc --model-config Tiny-Llama/config.json --gpu-bandwidth 1000 --gpu-tflops 200 "
+                            "--gpu-memory 32 --gpu-class gaming --quant bf16 --engine vllm",
+                       out),
+            0);
+  EXPECT_NE(out.find("--gpu-class must be"), std::string::npos) << out;
   // sim: a bad config stops it before it listens.
   EXPECT_NE(run_binary(dir, "sim --model-config absent/config.json --listen 127.0.0.1:0", out), 0);
   EXPECT_NE(out.find("cannot read absent/config.json"), std::string::npos) << out;
