@@ -15,4 +15,9 @@ std::string html_document(std::string_view title, std::string_view body, std::st
 /// A table wrapped so it scrolls sideways on a phone instead of widening the page.
 std::string html_scroll(std::string_view table_html);
 
+/// A Table (report_model.h) as an HTML data table with `id`, each row's status as its class,
+/// wrapped by html_scroll (defined with the report's HTML printer, report_html.cc).
+struct Table;
+std::string data_table_html(const Table& t, std::string_view id);
+
 }  // namespace sm::report

@@ -116,20 +116,6 @@ std::string sweep_title(const std::vector<PowerLimitRun>& runs) {
   return trf("Power-limit sweep: {} on {}", m.model_name, m.hardware_name);
 }
 
-std::string html_table(const Table& t) {
-  std::string out = "<table><thead><tr>";
-  for (size_t i = 0; i < t.header.size(); ++i)
-    out += std::string(t.align[i] == Align::Right ? "<th class=\"r\">" : "<th>") + html_escape(t.header[i]) + "</th>";
-  out += "</tr></thead><tbody>";
-  for (const TableRow& row : t.rows) {
-    out += "<tr>";
-    for (size_t i = 0; i < row.cells.size(); ++i)
-      out += std::string(t.align[i] == Align::Right ? "<td class=\"r\">" : "<td>") + html_escape(row.cells[i]) + "</td>";
-    out += "</tr>";
-  }
-  return out + "</tbody></table>";
-}
-
 LineChart tokens_per_joule_chart(const std::vector<PowerLimitRun>& runs) {
   LineChart chart;
   chart.title = tr("Tokens per joule against output tok/s, by power limit");
@@ -194,8 +180,8 @@ std::string power_limits_html(const std::vector<PowerLimitRun>& runs) {
   const LineChart chart = tokens_per_joule_chart(runs);
   if (!chart.series.empty())
     body += "<figure>" + render_svg(chart) + render_legend(chart) + "</figure>\n";
-  body += "<h2>" + html_escape(tr("By limit")) + "</h2>\n" + html_scroll(html_table(by_limit_table(runs))) + "\n";
-  body += "<h2>" + html_escape(tr("Every cell")) + "</h2>\n" + html_scroll(html_table(by_cell_table(runs))) + "\n";
+  body += "<h2>" + html_escape(tr("By limit")) + "</h2>\n" + data_table_html(by_limit_table(runs), "power-limits-by-limit") + "\n";
+  body += "<h2>" + html_escape(tr("Every cell")) + "</h2>\n" + data_table_html(by_cell_table(runs), "power-limits-by-cell") + "\n";
   const auto notes = sweep_notes(runs);
   if (!notes.empty()) {
     body += "<ul>";

@@ -277,24 +277,6 @@ std::string telemetry_html(const std::string& chart) {
   return "<section id=\"telemetry\">\n<h2>" + html_escape(tr("Over time")) + "</h2>\n" + chart + "</section>\n";
 }
 
-// A Table as an HTML data table (each row's status as its class), scrollable on narrow screens.
-std::string data_table_html(const Table& t, std::string_view id) {
-  std::string table = fmt::format("<table class=\"data\" id=\"{}\">\n<thead><tr>", id);
-  for (size_t i = 0; i < t.header.size(); ++i)
-    table += fmt::format("<th scope=\"col\"{}>{}</th>", t.align[i] == Align::Left ? " class=\"l\"" : "",
-                         html_escape(t.header[i]));
-  table += "</tr></thead>\n<tbody>\n";
-  for (const auto& row : t.rows) {
-    std::string cls = status_class(row.status);
-    table += cls.empty() ? "<tr>" : "<tr class=\"" + cls + "\">";
-    for (size_t i = 0; i < row.cells.size(); ++i)
-      table += fmt::format("<td{}>{}</td>", t.align[i] == Align::Left ? " class=\"l\"" : "", html_escape(row.cells[i]));
-    table += "</tr>\n";
-  }
-  table += "</tbody>\n</table>\n";
-  return html_scroll(table);
-}
-
 std::string measurements_html(const ReportModel& m) {
   std::string out = "<section id=\"measurements\">\n<h2>" + html_escape(tr("All measurements")) + "</h2>\n<p class=\"caption\">" +
                     html_escape(m.measurements_caption) + "</p>\n" + data_table_html(m.measurements, "measurements-table");
@@ -325,6 +307,24 @@ std::string definitions_html(const ReportModel& m) {
 }
 
 }  // namespace
+
+// A Table as an HTML data table (each row's status as its class), scrollable on narrow screens.
+std::string data_table_html(const Table& t, std::string_view id) {
+  std::string table = fmt::format("<table class=\"data\" id=\"{}\">\n<thead><tr>", id);
+  for (size_t i = 0; i < t.header.size(); ++i)
+    table += fmt::format("<th scope=\"col\"{}>{}</th>", t.align[i] == Align::Left ? " class=\"l\"" : "",
+                         html_escape(t.header[i]));
+  table += "</tr></thead>\n<tbody>\n";
+  for (const auto& row : t.rows) {
+    std::string cls = status_class(row.status);
+    table += cls.empty() ? "<tr>" : "<tr class=\"" + cls + "\">";
+    for (size_t i = 0; i < row.cells.size(); ++i)
+      table += fmt::format("<td{}>{}</td>", t.align[i] == Align::Left ? " class=\"l\"" : "", html_escape(row.cells[i]));
+    table += "</tr>\n";
+  }
+  table += "</tbody>\n</table>\n";
+  return html_scroll(table);
+}
 
 std::string html_fact_groups(const std::vector<FactGroup>& groups) {
   std::string out = "<div class=\"facts\">\n";

@@ -23,13 +23,18 @@ std::string kind_badge(std::string_view kind) {
   return " <span class=\"badge " + esc(kind) + "\">" + esc(label) + "</span>";
 }
 
+std::string failed_contexts_text(const store::RunSummary& run) {
+  std::string out;
+  for (int64_t c : run.retrieval_failed_contexts) out += (out.empty() ? "" : ", ") + format_tokens(c);
+  return out;
+}
+
 std::string retrieval_badge(const store::RunSummary& run) {
   if (run.retrieval == "read")
     return " <span class=\"badge retrieval-read\" title=\"" + esc(ui_text("badge.retrieval_read.title")) + "\">" +
            esc(ui_text("badge.retrieval_read")) + "</span>";
   if (run.retrieval == "failed") {
-    std::string contexts;
-    for (int64_t c : run.retrieval_failed_contexts) contexts += (contexts.empty() ? "" : ", ") + format_tokens(c);
+    const std::string contexts = failed_contexts_text(run);
     return " <span class=\"badge retrieval-failed\" title=\"" + esc(ui_text("badge.retrieval_failed.title")) + "\">" +
            esc(ui_format("badge.retrieval_failed", contexts)) + "</span>";
   }

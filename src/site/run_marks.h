@@ -24,6 +24,9 @@ std::string run_badges(const store::RunSummary& run);
 /// there), "Retrieval check did not run" when a check erred; "" for no check or a synthetic model.
 std::string retrieval_badge(const store::RunSummary& run);
 
+/// The contexts a run did not read back, as pages name them: "32K, 128K".
+std::string failed_contexts_text(const store::RunSummary& run);
+
 /// A run's profile in words: "standard/1", "quick/1", or "Own matrix" for none (result/profile.h).
 std::string profile_text(std::string_view profile);
 

@@ -482,12 +482,9 @@ std::string flag_boxes(const store::RunSummary& s) {
     out += "<div class=\"warn-box\" id=\"implausible\">" + ui_format("run.implausible.html", esc(s.implausible)) + "</div>\n";
   if (s.synthetic_model)
     out += "<div class=\"warn-box\" id=\"synthetic-model\">" + ui_text("run.synthetic.html") + "</div>\n";
-  if (s.retrieval == "failed") {
-    std::string contexts;
-    for (int64_t c : s.retrieval_failed_contexts) contexts += (contexts.empty() ? "" : ", ") + format_tokens(c);
-    out += "<div class=\"warn-box\" id=\"retrieval-failed\">" + ui_format("run.retrieval_failed.html", esc(contexts)) +
-           "</div>\n";
-  }
+  if (s.retrieval == "failed")
+    out += "<div class=\"warn-box\" id=\"retrieval-failed\">" +
+           ui_format("run.retrieval_failed.html", esc(failed_contexts_text(s))) + "</div>\n";
   if (s.unverified_hardware)
     out += "<div class=\"warn-box\" id=\"unverified-hardware\">" +
            ui_format("run.unverified.html", esc(s.gpu_reported.empty() ? s.gpu : s.gpu_reported)) + "</div>\n";

@@ -5,13 +5,12 @@
 #include "calc/hf_config.h"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "calc/model_shape.h"
+#include "support/run_binary.h"
 #include "support/temp_dir.h"
 
 namespace sm::calc {
@@ -124,13 +123,11 @@ TEST(HfConfig, AFileIsNamedByItsModelOrItsFolder) {
   EXPECT_FALSE(add_hf_config(*catalog, dir.file("absent.json")));
 }
 
+// `speedmatrix ARGS` in `dir`; its exit status, and what it printed into `out`.
 int run_binary(const test::TempDir& dir, const std::string& args, std::string& out) {
-  const std::string file = dir.file("stdout.txt");
-  const int status = std::system(("cd '" + dir.path().string() + "' && '" + std::string(SPEEDMATRIX_BINARY) + "' " +
-                                  args + " >'" + file + "' 2>&1")
-                                     .c_str());
-  out = test::read_file(file);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const test::BinaryOutcome r = test::run_binary_in(dir.path().string(), args);
+  out = r.output;
+  return r.exit_code;
 }
 
 TEST(HfConfig, CalcAndSimTakeAConfigForTheModel) {
