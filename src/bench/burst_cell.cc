@@ -11,7 +11,7 @@ namespace sm {
 // A burst cell (--requests N): the warm-up requests, then N measured requests through
 // `concurrency` slots, timed from the first send to the last end (docs/METRICS.md, "Burst cells").
 // Called with progress begun and the prompt warm.
-void measure_burst_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt& prompt) {
+void measure_burst_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt& prompt, std::string_view purpose) {
   LoopSpec spec;
   spec.request = ctx.completion_request(prompt.text, ctx.matrix.max_output_tokens);
   spec.concurrency = cell.concurrency;
@@ -22,7 +22,7 @@ void measure_burst_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt& 
   if (warmup > 0) {
     spec.total_requests = warmup;
     const int64_t t0 = ctx.clock.now_ns();
-    LoopOutcome warm = ctx.loop->run(spec);
+    LoopOutcome warm = ctx.run_loop(spec, {"warm-up", cell.context, cell.concurrency});
     ctx.timing.warmup_s += ctx.seconds_since(t0);
     if (warm.interrupted || warm.error) {
       ctx.progress.end();
@@ -34,7 +34,7 @@ void measure_burst_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt& 
   spec.total_requests = ctx.matrix.requests_per_cell;
   ctx.watch().window_opening(ctx.matrix.duration_s);
   const int64_t t0 = ctx.clock.now_ns();
-  LoopOutcome out = ctx.loop->run(spec);
+  LoopOutcome out = ctx.run_loop(spec, {purpose, cell.context, cell.concurrency});
   ctx.timing.windows_s += ctx.seconds_since(t0);  // a burst's whole batch is its window
   if (!out.records.empty()) {
     out.window = {out.records.front().send_ns, out.records.front().send_ns};

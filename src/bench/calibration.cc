@@ -21,7 +21,7 @@ Result<void> calibrate_counter(PhaseContext& ctx) {
                               ctx.session.headers(), default_transport(ctx.session.connection()));
     auto counted = ctx.endpoint_counter->count(sample);
     if (counted) {
-      RequestRecord r = ctx.single_request(sample, *counted, 1, error);
+      RequestRecord r = ctx.single_request(sample, *counted, 1, error, {"calibration"});
       // A server that ignores max_tokens still said how long the prompt was: calibration holds.
       if (!error.empty() && !(ctx.ignores_max_tokens(r) && r.usage_prompt_tokens >= 0))
         return fail(ErrorCode::Http, "calibration request failed: " + error);
@@ -35,13 +35,13 @@ Result<void> calibrate_counter(PhaseContext& ctx) {
     ctx.result.engine.tokenize_endpoint = false;
   }
   // No tokenizer: fit tokens = a + b x words on two requests that read usage.prompt_tokens.
-  RequestRecord small = ctx.single_request(sample, count_words(sample) * 2, 1, error);
+  RequestRecord small = ctx.single_request(sample, count_words(sample) * 2, 1, error, {"calibration"});
   if (!error.empty() && !(ctx.ignores_max_tokens(small) && small.usage_prompt_tokens >= 0))
     return fail(ErrorCode::Http, "calibration request failed: " + error);
   error.clear();
   std::string long_sample = sample;
   for (int i = 0; i < 512; ++i) long_sample += " the market";
-  RequestRecord large = ctx.single_request(long_sample, count_words(long_sample) * 2, 1, error);
+  RequestRecord large = ctx.single_request(long_sample, count_words(long_sample) * 2, 1, error, {"calibration"});
   if (!error.empty() && !(ctx.ignores_max_tokens(large) && large.usage_prompt_tokens >= 0))
     return fail(ErrorCode::Http, "calibration request failed: " + error);
   if (small.usage_prompt_tokens < 0 || large.usage_prompt_tokens <= small.usage_prompt_tokens) {

@@ -30,13 +30,14 @@ std::optional<std::string> failed_requests_reason(const std::vector<RequestRecor
 
 }  // namespace
 
-void measure_decode_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt& prompt, bool needs_warmup) {
+void measure_decode_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt& prompt, bool needs_warmup,
+                         std::string_view purpose) {
   if (!ctx.server_ready(cell.status, cell.error)) return;
   ctx.progress.begin(fmt::format("decode {} x {}", format_tokens(cell.context), cell.concurrency), true);
   if (needs_warmup) {
     std::string error;
     const int64_t t0 = ctx.clock.now_ns();
-    ctx.single_request(prompt.text, prompt.target_tokens, 1, error);
+    ctx.single_request(prompt.text, prompt.target_tokens, 1, error, {"warm-up", cell.context});
     ctx.timing.warmup_s += ctx.seconds_since(t0);
     if (error == "interrupted") {
       cell.status = CellStatus::Interrupted;
@@ -51,7 +52,7 @@ void measure_decode_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt&
     }
   }
   if (ctx.matrix.requests_per_cell > 0) {
-    measure_burst_cell(ctx, cell, prompt);
+    measure_burst_cell(ctx, cell, prompt, purpose == "decode" ? "burst" : purpose);
     return;
   }
   LoopSpec spec;
@@ -87,7 +88,7 @@ void measure_decode_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt&
   }
   ctx.watch().window_opening(ctx.matrix.duration_s);
   const int64_t loop_start_ns = ctx.clock.now_ns();
-  LoopOutcome out = ctx.loop->run(spec);
+  LoopOutcome out = ctx.run_loop(spec, {purpose, cell.context, cell.concurrency});
   ctx.charge_loop(loop_start_ns, out);
   if (ctx.matrix.precision > 0 && !audit && out.window_opened && !out.interrupted && !out.error) {
     cell.settled = out.closed_early;

@@ -11,8 +11,10 @@
 namespace sm {
 
 /// Measures `cell` (context, concurrency set; status Pending) with `prompt`; `needs_warmup`: the
-/// prompt is not known to be in the server's prefix cache. Sets the cell's status.
-void measure_decode_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt& prompt, bool needs_warmup);
+/// prompt is not known to be in the server's prefix cache; `purpose`: what its requests are
+/// tagged with in requests.jsonl ("decode", "slo probe"). Sets the cell's status.
+void measure_decode_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt& prompt, bool needs_warmup,
+                         std::string_view purpose = "decode");
 
 /// The cell's status from its loop: interrupted; error (the loop's error, no window when
 /// `needs_window`, or "2 of 37 requests failed; first: ..." — the numbers stay as diagnostics);

@@ -28,8 +28,18 @@ HttpRequest PhaseContext::completion_request(const std::string& prompt, int64_t 
 
 // One request outside a decode window, bounded by --request-timeout (scaled from the prompt's
 // length by default) and by max_tokens: a server that never ends its answer cannot hang the run.
+LoopOutcome PhaseContext::run_loop(const LoopSpec& spec, const RequestTag& tag) {
+  LoopOutcome out = loop->run(spec);
+  if (request_log)
+    if (auto ok = request_log->append(tag, out.records); !ok) {
+      note(ok.error().message);
+      result.warnings.push_back(ok.error().message);
+    }
+  return out;
+}
+
 RequestRecord PhaseContext::single_request(const std::string& prompt, int64_t prompt_tokens, int64_t max_tokens,
-                                           std::string& error) {
+                                           std::string& error, const RequestTag& tag) {
   LoopSpec spec;
   spec.request = completion_request(prompt, max_tokens);
   spec.concurrency = 1;
@@ -39,7 +49,7 @@ RequestRecord PhaseContext::single_request(const std::string& prompt, int64_t pr
       config.request_timeout_s > 0 ? config.request_timeout_s : default_request_timeout_s(prompt_tokens);
   spec.request_timeout_ns = static_cast<int64_t>(timeout_s * 1e9);
   spec.on_tick = [this] { progress.tick(); };
-  LoopOutcome out = loop->run(spec);
+  LoopOutcome out = run_loop(spec, tag);
   if (out.interrupted) error = "interrupted";
   if (out.records.empty()) {
     if (error.empty()) error = "request was not sent";

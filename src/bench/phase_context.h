@@ -11,6 +11,7 @@
 
 #include "bench/closed_loop.h"
 #include "bench/progress.h"
+#include "bench/request_log.h"
 #include "bench/run_config.h"
 #include "bench/server_watch.h"
 #include "bench/target_session.h"
@@ -45,6 +46,7 @@ struct PhaseContext {
   std::unique_ptr<TokenCounter> endpoint_counter;  ///< the tokenize endpoint (counter wraps it)
   std::unique_ptr<TokenCounter> counter;           ///< what prompt building uses (overhead included)
   std::unique_ptr<PromptBuilder> builder;          ///< made at first use
+  std::unique_ptr<RequestLog> request_log;         ///< --save-requests: requests.jsonl; null = off
 
   /// A line on stderr ("speedmatrix: ...", redacted).
   void note(const std::string& message) const { session.note(message); }
@@ -53,10 +55,13 @@ struct PhaseContext {
   void save();
   /// A streamed completion request for `prompt` at the run's temperature.
   HttpRequest completion_request(const std::string& prompt, int64_t max_tokens) const;
+  /// Runs the measuring loop and puts its requests in requests.jsonl (with --save-requests),
+  /// tagged with what they were for. Every request a phase sends goes through here.
+  LoopOutcome run_loop(const LoopSpec& spec, const RequestTag& tag);
   /// One request outside a decode window, bounded by --request-timeout and max_tokens; `error`
   /// gets why it failed ("interrupted" when it was).
   RequestRecord single_request(const std::string& prompt, int64_t prompt_tokens, int64_t max_tokens,
-                               std::string& error);
+                               std::string& error, const RequestTag& tag);
   /// The request failed because the server ignored max_tokens (ClosedLoop cut it).
   static bool ignores_max_tokens(const RequestRecord& r);
   /// Says so once per run, as a warning.

@@ -25,7 +25,7 @@ void warm_up_engine(PhaseContext& ctx, int64_t context, std::string& error) {
   auto prompt = ctx.build_prompt(tokens, ctx.unique_head("warm-up", tokens));
   if (!prompt) return;  // the row's own prompt was built; this one is only a warm-up
   const int64_t t0 = ctx.clock.now_ns();
-  ctx.single_request(prompt->text, prompt->target_tokens, 1, error);
+  ctx.single_request(prompt->text, prompt->target_tokens, 1, error, {"warm-up", tokens});
   ctx.timing.warmup_s += ctx.seconds_since(t0);
 }
 
@@ -45,7 +45,7 @@ void measure_prefill_row(PhaseContext& ctx, PrefillRow& row, const BuiltPrompt& 
     error.clear();  // a failed warm-up is not the row's failure: the row's own request says
   }
   const int64_t t0 = ctx.clock.now_ns();
-  RequestRecord r = ctx.single_request(prompt.text, prompt.target_tokens, 1, error);
+  RequestRecord r = ctx.single_request(prompt.text, prompt.target_tokens, 1, error, {"prefill", row.context});
   ctx.timing.prefill_s += ctx.seconds_since(t0);
   ctx.progress.end();
   if (error == "interrupted") {

@@ -67,6 +67,7 @@ struct RunConfig {
   bool quiet = false;              ///< no live progress line
   bool client_selftest = true;     ///< measure the client's ceiling (~1 s) before the run
   bool json_output = false;        ///< print the result as JSON instead of tables
+  bool save_requests = false;      ///< --save-requests: every request's record in DIR/requests.jsonl
   bool redact_host = false;        ///< --redact-host: what is written drops hostnames and local paths too
   bool contexts_given = false;     ///< --contexts was set (else defaults follow the server's max length)
   bool fit_concurrency = false;    ///< no --concurrency: the defaults stop at the server's slots (cmd_run sets it)

@@ -14,6 +14,7 @@
 #include "bench/calibration.h"
 #include "bench/matrix_phase.h"
 #include "bench/phase.h"
+#include "bench/request_log.h"
 #include "bench/retrieval_phase.h"
 #include "bench/run_folder.h"
 #include "bench/run_outcome.h"
@@ -120,6 +121,7 @@ void MatrixRun::report_unreachable(const Error& error) {
 
 int MatrixRun::execute() {
   ctx_.session_start_ns = ctx_.clock.now_ns();
+  const int64_t session_start_unix_ms = wall_clock_unix_ms();
   // The client's own ceiling first (~1 s), while nothing else runs: every cell is compared to it.
   std::optional<double> ceiling_tok_s;
   if (config_.client_selftest) {
@@ -134,6 +136,15 @@ int MatrixRun::execute() {
   if (auto ok = start_run(ctx_); !ok) {
     std::fprintf(stderr, "speedmatrix run: %s\n", ok.error().message.c_str());
     return kExitFailure;
+  }
+  if (config_.save_requests) {
+    auto log = RequestLog::open((std::filesystem::path(ctx_.run_dir) / kRequestsFile).string(),
+                                {ctx_.session_start_ns, session_start_unix_ms}, session_.redact_options());
+    if (!log) {
+      std::fprintf(stderr, "speedmatrix run: --save-requests: %s\n", log.error().message.c_str());
+      return kExitFailure;
+    }
+    ctx_.request_log = std::move(*log);
   }
   if (ceiling_tok_s) ctx_.result.client_ceiling = ClientCeiling{*ceiling_tok_s, 64};
   if (auto ok = session_.start_telemetry_sampling(config_, ctx_.result, ctx_.run_dir, progress_); !ok) {

@@ -45,7 +45,7 @@ bool SloPhase::run(PhaseContext& ctx) {
     probe.context = context;
     probe.concurrency = concurrency;
     probe.status = CellStatus::Pending;
-    measure_decode_cell(ctx, probe, *prompt, !warm);
+    measure_decode_cell(ctx, probe, *prompt, !warm, "slo probe");
     warm = probe.status == CellStatus::Valid;
     point.status = probe.status;
     point.error = probe.error;

@@ -77,6 +77,7 @@ struct RunFlags {
   std::string upload_url;    // --upload: results site to send the finished run to
   std::string upload_token;  // --upload-token (default $SPEEDMATRIX_UPLOAD_TOKEN)
   bool quiet = false;
+  bool save_requests = false;  ///< --save-requests
   bool no_selftest = false;
   bool redact_host = false;  // --redact-host
   bool quick = false;
@@ -232,6 +233,7 @@ Result<RunConfig> to_config(const RunFlags& f) {
   c.out_dir = f.out;
   c.dry_run = f.dry_run;
   c.quiet = f.quiet;
+  c.save_requests = f.save_requests;
   c.client_selftest = !f.no_selftest;
   c.json_output = f.format == "json";
   c.redact_host = f.redact_host;
@@ -302,6 +304,7 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   c.server_gpus = from_flags.server_gpus;
   c.launch_timeout_s = from_flags.launch_timeout_s;
   c.quiet = from_flags.quiet;
+  c.save_requests = from_flags.save_requests;  // appends to the folder's requests.jsonl
   c.client_selftest = from_flags.client_selftest;
   c.json_output = from_flags.json_output;
   c.retry_failed = from_flags.retry_failed;
@@ -528,6 +531,11 @@ void add_run_command(CLI::App& app, Action& action) {
                   "are refused). The built-in engine or the --launch server is started again; a --url server must "
                   "still answer (or give --url where it runs now)");
   run->add_flag("--quiet", flags->quiet, "No live progress line");
+  run->add_flag("--save-requests", flags->save_requests,
+                "Write every request's record to requests.jsonl in the run folder, one JSON line each: what it "
+                "was for (prefill, decode, warm-up, ...), its context and concurrency, send time, time to first "
+                "and last token, token counts, status and finish reason (docs/METRICS.md, \"Per-request "
+                "records\"); a resumed run appends");
   run->add_option("--profile", flags->profile,
                   fmt::format("A fixed profile, so runs on any two machines compare cell for cell: 'standard' ({}: {}; "
                               "the one the results site ranks) or 'quick' ({}: {}; never ranked). Cells beyond the "

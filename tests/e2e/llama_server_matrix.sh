@@ -24,10 +24,11 @@ python3 "$here/check_llama_result.py" "$out"
 out2="$work/e2e-run-2slots"
 rm -rf "$out2"
 launch2="$server -m $model --host 127.0.0.1 --port $port -c 8192 -np 2 -t 1 --metrics"
-# Issue 34 point 3 rides along: an SLO search per context (two probes at most).
+# Issue 34 point 3 rides along: an SLO search per context (two probes at most); and issue 33
+# point 6: every request's record in requests.jsonl.
 "$binary" run --launch "$launch2" --no-selftest \
   --contexts 0,1K --concurrency 1,4 --prefill-contexts 512 \
-  --duration 3 --max-output 128 --out "$out2" --quiet --slo tpot=100ms,probes=2
+  --duration 3 --max-output 128 --out "$out2" --quiet --slo tpot=100ms,probes=2 --save-requests
 python3 - "$out2" <<'PY'
 import json, sys
 r = json.load(open(f"{sys.argv[1]}/result.json"))
@@ -38,6 +39,21 @@ for ctx, s in searches.items():
     assert len([p for p in s["points"] if p["source"] == "probe"]) <= 2, f"context {ctx}: at most 2 probes"
 assert "SLO search" in open(f"{sys.argv[1]}/report.md").read(), "the report's SLO search section"
 print("SLO search:", {c: (s["basis"], s["concurrency"]) for c, s in searches.items()})
+lines = [json.loads(l) for l in open(f"{sys.argv[1]}/requests.jsonl")]
+purposes = {}
+for l in lines:
+    purposes[l["purpose"]] = purposes.get(l["purpose"], 0) + 1
+for p in ("calibration", "warm-up", "prefill", "decode"):  # SLO probes only where the matrix cannot answer
+    assert purposes.get(p), f"requests.jsonl has no {p} request: {purposes}"
+prefill = [l for l in lines if l["purpose"] == "prefill"]
+assert [l["prompt_tokens"] for l in prefill] == [512], f"the prefill row's request: {prefill}"
+cells = {(l["context"], l["concurrency"]) for l in lines if l["purpose"] == "decode"}
+assert cells == {(0, 1), (0, 4), (1024, 1), (1024, 4)}, f"decode cells in requests.jsonl: {cells}"
+for l in lines:
+    if l["purpose"] == "decode" and l["status"] == "finished":
+        assert l["output_tokens"] == 128 and l["token_count_source"] == "timings", l
+        assert 0 < l["ttft_ms"] <= l["last_token_ms"] <= l["end_ms"], l
+print(f"requests.jsonl: {len(lines)} requests, {purposes}")
 PY
 "$binary" compare "$out/result.json" "$out2/result.json" --format md >"$work/compare.md"
 "$binary" compare "$out/result.json" "$out2/result.json" --format html >"$work/compare.html"
