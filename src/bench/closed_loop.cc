@@ -19,24 +19,49 @@ ClosedLoop::ClosedLoop(const Clock& clock, StreamClientOptions options)
 
 ClosedLoop::~ClosedLoop() { set_interrupt_waker(nullptr, nullptr); }
 
-void ClosedLoop::start_request(int32_t slot) {
+void ClosedLoop::start_request(int32_t slot) { start_request(slot, spec_->request, spec_->max_tokens); }
+
+void ClosedLoop::start_request(int32_t slot, const HttpRequest& request, int64_t max_tokens) {
   RequestRecord r;
   r.id = next_id_++;
   r.slot = slot;
-  r.max_tokens = spec_->max_tokens;
-  r.chunks.reserve(static_cast<size_t>(std::min<int64_t>(spec_->max_tokens, 1 << 16)));
+  r.max_tokens = max_tokens;
+  r.chunks.reserve(static_cast<size_t>(std::min<int64_t>(max_tokens, 1 << 16)));
   index_of_[r.id] = outcome_.records.size();
   outcome_.records.push_back(std::move(r));
   recordings_.emplace_back(output_checks_);
   RequestRecord& rec = outcome_.records.back();
-  rec.send_ns = client_.start(rec.id, spec_->request);
+  rec.send_ns = client_.start(rec.id, request);
+}
+
+namespace {
+// How long an intruder may go without a token.
+int64_t intruder_timeout_ns(const LoopSpec& spec) {
+  return spec.request_timeout_ns > 0 ? spec.request_timeout_ns : 600 * kNsPerS;
+}
+}  // namespace
+
+void ClosedLoop::start_intruder(int64_t t_ns) {
+  intruder_sent_ = true;
+  start_request(static_cast<int32_t>(spec_->concurrency), *spec_->intruder, spec_->intruder_max_tokens);
+  outcome_.window.end_ns = t_ns + intruder_timeout_ns(*spec_) + spec_->intruder_tail_ns;
+}
+
+void ClosedLoop::close_window_after_intruder(int64_t t_ns) {
+  if (intruder_done_) return;
+  intruder_done_ = true;
+  outcome_.window.end_ns = std::min(outcome_.window.end_ns, t_ns + spec_->intruder_tail_ns);
+  client_.stop();  // let run() pick up the new deadline
 }
 
 void ClosedLoop::maybe_open_window(int64_t t_ns) {
   if (outcome_.window_opened || spec_->duration_ns == 0) return;
   outcome_.window_opened = true;
   outcome_.window.begin_ns = t_ns;
-  outcome_.window.end_ns = t_ns + spec_->duration_ns;
+  outcome_.window.end_ns =
+      spec_->intruder
+          ? t_ns + spec_->intruder_after_ns + intruder_timeout_ns(*spec_) + spec_->intruder_tail_ns
+          : t_ns + spec_->duration_ns;
   client_.stop();  // let run() pick up the new deadline
 }
 
@@ -48,7 +73,9 @@ bool ClosedLoop::on_event(uint64_t id, int64_t t_ns, std::string_view data) {
   // The chunk's tokens, usage, finish reason and errors, by the rules the open loop uses too.
   const bool had_token = r.first_token_ns >= 0;
   if (!recordings_[it->second].on_chunk(r, chunk_, t_ns)) return false;
-  if (!had_token && r.first_token_ns >= 0) {
+  if (!had_token && r.first_token_ns >= 0 && is_intruder(r.slot)) {
+    close_window_after_intruder(t_ns);
+  } else if (!had_token && r.first_token_ns >= 0) {
     int64_t& slot_first = slot_first_token_ns_[static_cast<size_t>(r.slot)];
     if (slot_first < 0) {
       slot_first = t_ns;
@@ -87,6 +114,10 @@ void ClosedLoop::on_end(uint64_t id, int64_t t_ns, const TransferEnd& end) {
     closing_ = true;
     client_.stop();
   }
+  if (is_intruder(slot)) {
+    close_window_after_intruder(t_ns);  // ended without a token (or after its first: already set)
+    return;
+  }
   if (closing_ || r.end == RequestEnd::Cut) return;
   if (spec_->duration_ns == 0) {
     // Burst: the slot takes the next of the cell's requests while any are left.
@@ -103,6 +134,8 @@ LoopOutcome ClosedLoop::run(const LoopSpec& spec) {
   index_of_.clear();
   recordings_.clear();
   slot_first_token_ns_.assign(static_cast<size_t>(spec.concurrency), -1);
+  intruder_sent_ = false;
+  intruder_done_ = false;
   slots_with_token_ = 0;
   failures_ = 0;
   closing_ = false;
@@ -135,11 +168,21 @@ LoopOutcome ClosedLoop::run(const LoopSpec& spec) {
                                                                             : INT64_MAX;
     } else if (outcome_.window_opened) {
       deadline_ns = outcome_.window.end_ns;
+      if (spec.intruder && !intruder_sent_) {
+        const int64_t send_at_ns = outcome_.window.begin_ns + spec.intruder_after_ns;
+        if (clock_.now_ns() >= send_at_ns) {
+          start_intruder(clock_.now_ns());
+          continue;
+        }
+        deadline_ns = std::min(deadline_ns, send_at_ns);
+      }
     } else {
       deadline_ns = ramp_deadline_ns;
     }
     const int64_t now_ns = clock_.now_ns();
     if (now_ns >= deadline_ns) {
+      if (spec.intruder && outcome_.window_opened && !intruder_sent_ && now_ns < outcome_.window.end_ns)
+        continue;  // its send time came: sent above
       if (spec.duration_ns > 0 && !outcome_.window_opened) {
         outcome_.ramp_timed_out = true;
         maybe_open_window(now_ns);

@@ -38,6 +38,15 @@ struct LoopSpec {
   /// records so far and the window up to now; true closes the window there. (A second's count is
   /// known a chunk gap after it ends: asked once a second, a window would close up to a second late.)
   std::function<bool(const std::vector<RequestRecord>&, DecodeWindow)> window_settled;
+  /// Mixed prefill (run --mixed-prefill; bench/mixed_prefill_phase.h): one more request, sent
+  /// `intruder_after_ns` after the window opens, on slot `concurrency` (never replaced; the
+  /// window's opening does not wait for it). The window then closes `intruder_tail_ns` after its
+  /// first token (or its end), or `request_timeout_ns` (default 600 s) plus the tail after its
+  /// send when no token comes; `duration_ns` is ignored.
+  std::optional<HttpRequest> intruder;
+  int64_t intruder_max_tokens = 1;
+  int64_t intruder_after_ns = 0;
+  int64_t intruder_tail_ns = 0;
 };
 
 struct LoopOutcome {
@@ -64,6 +73,11 @@ class ClosedLoop final : public StreamHandler {
 
  private:
   void start_request(int32_t slot);
+  void start_request(int32_t slot, const HttpRequest& request, int64_t max_tokens);
+  void start_intruder(int64_t t_ns);
+  bool is_intruder(int32_t slot) const { return spec_->intruder && slot == spec_->concurrency; }
+  /// The window closes `intruder_tail_ns` after t_ns (the intruder's first token or end), if sooner.
+  void close_window_after_intruder(int64_t t_ns);
   void scale_uncounted_streams();
   void maybe_open_window(int64_t t_ns);
 
@@ -86,6 +100,8 @@ class ClosedLoop final : public StreamHandler {
   bool closing_ = false;                           ///< no more replacements
   std::string cut_error_;                          ///< non-empty: streams cancelled now have failed
   uint64_t next_id_ = 1;
+  bool intruder_sent_ = false;
+  bool intruder_done_ = false;  ///< its first token (or end) came: the window's end is set
 };
 
 }  // namespace sm

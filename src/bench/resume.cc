@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "bench/retrieval_check.h"
+#include "bench/mixed_prefill_phase.h"
 #include "bench/slo_search.h"
 
 namespace sm {
@@ -93,6 +94,10 @@ Result<void> check_resume_settings(const RunResult& stored, const RunConfig& r, 
     return differ("--repeat", fmt::format("{}", r.repeat), fmt::format("{}", std::max<int64_t>(1, s.repeat)));
   if (is_given("--slo") && r.slo && s.slo && !same_slo(s, *r.slo))
     return differ("--slo", describe_slo(r.slo->targets), describe_slo(*s.slo));
+  if (is_given("--mixed-prefill") && !s.mixed_prefill_contexts.empty() &&
+      sorted_unique(r.mixed_prefill.contexts) != s.mixed_prefill_contexts)
+    return differ("--mixed-prefill", fmt::format("{}", fmt::join(r.mixed_prefill.contexts, ",")),
+                  fmt::format("{}", fmt::join(s.mixed_prefill_contexts, ",")));
   if (is_given("--model") && r.target.model != stored.engine.model)
     return differ("--model", r.target.model, stored.engine.model);
   return {};
@@ -131,6 +136,7 @@ ResumeWork resume_work(const RunResult& stored, bool retry_failed, std::optional
   if (retrieval_check.value_or(stored.settings.retrieval_check.value_or(false)))
     w.checks_owed = static_cast<int64_t>(retrieval_contexts_owed(stored).size());
   w.checks_owed += static_cast<int64_t>(slo_contexts_owed(stored).size());
+  w.checks_owed += static_cast<int64_t>(mixed_prefill_contexts_owed(stored).size());
   return w;
 }
 

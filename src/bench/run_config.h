@@ -27,6 +27,13 @@ inline constexpr int kExitCellErrors = 3;
 inline constexpr int kExitNothingMeasured = 4;
 inline constexpr int kExitInterrupted = 130;
 
+/// --mixed-prefill: long prompts landing while other requests decode (bench/mixed_prefill_phase.h).
+struct MixedPrefillSpec {
+  std::vector<int64_t> contexts;  ///< the long prompts' lengths; empty: none
+  int64_t streams = 0;            ///< --mixed-prefill-streams; 0: default_mixed_prefill_streams
+  double around_s = 5;            ///< --mixed-prefill-around: decoding before the send and after the first token
+};
+
 /// Where the server is and how to talk to it.
 struct TargetConfig {
   std::string base_url;        ///< e.g. "http://127.0.0.1:8000" (no trailing /v1)
@@ -86,6 +93,7 @@ struct RunConfig {
   std::optional<bool> retrieval_check;
   /// --slo: the SLO search after the matrix (bench/slo_search.h); nullopt: none.
   std::optional<SloSpec> slo;
+  MixedPrefillSpec mixed_prefill;  ///< --mixed-prefill: none when its contexts are empty
   /// --power-limits: the GPU power limits (W) to measure the matrix at, each a run of its own
   /// (bench/power_limit_sweep.h); empty: one run at the limit in force.
   std::vector<double> power_limits_w;

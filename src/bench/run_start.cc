@@ -9,6 +9,7 @@
 #include "bench/resume.h"
 #include "bench/retrieval_check.h"
 #include "bench/run_folder.h"
+#include "bench/mixed_prefill_phase.h"
 #include "bench/slo_search.h"
 #include "core/build_info.h"
 #include "result/redact.h"
@@ -42,6 +43,9 @@ Result<void> resume_run(PhaseContext& ctx) {
   if (ctx.config.retrieval_check) ctx.result.settings.retrieval_check = *ctx.config.retrieval_check;
   // --slo on a run that had none adds the search (check_resume_settings refused a different one).
   if (ctx.config.slo && !ctx.result.settings.slo) apply_slo_spec(ctx.result.settings, *ctx.config.slo);
+  // So does --mixed-prefill (a different list was refused).
+  if (!ctx.config.mixed_prefill.contexts.empty() && ctx.result.settings.mixed_prefill_contexts.empty())
+    apply_mixed_prefill_settings(ctx.result.settings, ctx.config.mixed_prefill, ctx.session.probed().engine.slots);
   ctx.run_dir = ctx.config.resume_dir;
   ctx.matrix = ctx.config.matrix;
   ctx.limits.kv_capacity_tokens = ctx.result.engine.kv_capacity_tokens;
@@ -104,6 +108,8 @@ Result<void> start_run(PhaseContext& ctx) {
   s.cost = ctx.config.cost;
   s.retrieval_check = retrieval_check_wanted(ctx.config);
   if (ctx.config.slo) apply_slo_spec(s, *ctx.config.slo);
+  if (!ctx.config.mixed_prefill.contexts.empty())
+    apply_mixed_prefill_settings(s, ctx.config.mixed_prefill, ctx.session.probed().engine.slots);
   if (!ctx.config.profile_note.empty()) s.plan_notes.push_back(ctx.config.profile_note);
   for (auto& n : fitted.notes) s.plan_notes.push_back(std::move(n));
   for (const auto& n : s.plan_notes) ctx.note("plan: " + n);

@@ -13,6 +13,7 @@
 #include "bench/busy_host.h"
 #include "bench/calibration.h"
 #include "bench/matrix_phase.h"
+#include "bench/mixed_prefill_phase.h"
 #include "bench/phase.h"
 #include "bench/request_log.h"
 #include "bench/retrieval_phase.h"
@@ -41,6 +42,7 @@ std::vector<std::unique_ptr<Phase>> run_phases() {
   phases.push_back(std::make_unique<MatrixPhase>());  // prefill rows and decode cells, every pass
   phases.push_back(std::make_unique<RetrievalPhase>());  // after the last pass, outside every window
   phases.push_back(std::make_unique<SloPhase>());  // --slo: probes measured like decode cells
+  phases.push_back(std::make_unique<MixedPrefillPhase>());  // --mixed-prefill: a long prompt among decoders
   return phases;
 }
 

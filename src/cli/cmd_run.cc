@@ -11,6 +11,7 @@
 #include "bench/progress.h"
 #include "bench/run_config.h"
 #include "bench/power_limit_sweep.h"
+#include "bench/mixed_prefill_phase.h"
 #include "bench/resume.h"
 #include "bench/run_outcome.h"
 #include "bench/runner.h"
@@ -87,6 +88,9 @@ struct RunFlags {
   bool retrieval_check = false;     ///< --retrieval-check
   bool no_retrieval_check = false;  ///< --no-retrieval-check
   std::string attention_window;     ///< --attention-window (the built-in engine only)
+  std::string mixed_prefill;         ///< --mixed-prefill 8K,32K
+  int64_t mixed_prefill_streams = 0;  ///< --mixed-prefill-streams
+  double mixed_prefill_around_s = 5;  ///< --mixed-prefill-around
   std::string slo;                  ///< --slo ttft=2s,tpot=50ms[,context=32K][,p=90][,probes=6]
   PowerLimitFlags power_limits;     ///< --power-limits, --power-limit-command, --power-limit-restore
   std::string resume;
@@ -243,6 +247,19 @@ Result<RunConfig> to_config(const RunFlags& f) {
     return fail(ErrorCode::InvalidArgument, "--retrieval-check and --no-retrieval-check contradict each other");
   if (f.retrieval_check) c.retrieval_check = true;
   if (f.no_retrieval_check) c.retrieval_check = false;
+  if (!f.mixed_prefill.empty()) {
+    auto v = parse_token_list(f.mixed_prefill);
+    if (!v) return with_flag("--mixed-prefill", v.error());
+    if (std::any_of(v->begin(), v->end(), [](int64_t t) { return t < 1; }))
+      return fail(ErrorCode::InvalidArgument, "--mixed-prefill: each length must be at least 1 token");
+    c.mixed_prefill.contexts = *v;
+  }
+  if (f.mixed_prefill_streams < 0 || f.mixed_prefill_streams > 4096)
+    return fail(ErrorCode::InvalidArgument, "--mixed-prefill-streams must be 1 to 4096");
+  if (!(f.mixed_prefill_around_s > 0) || f.mixed_prefill_around_s > 3600)
+    return fail(ErrorCode::InvalidArgument, "--mixed-prefill-around must be more than 0 and at most 3600 seconds");
+  c.mixed_prefill.streams = f.mixed_prefill_streams;
+  c.mixed_prefill.around_s = f.mixed_prefill_around_s;
   if (!f.slo.empty()) {
     auto slo = parse_slo_spec(f.slo);
     if (!slo) return with_flag("--slo", slo.error());
@@ -310,6 +327,7 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   c.retry_failed = from_flags.retry_failed;
   c.sim_attention_window = from_flags.sim_attention_window;  // the built-in engine is started again
   if (from_flags.retrieval_check) c.retrieval_check = from_flags.retrieval_check;  // turned on or off for what is left
+  c.mixed_prefill = from_flags.mixed_prefill;  // adds the rows to a run that had none (a different list is refused)
   c.slo = from_flags.slo;  // adds the search to a run that had none (check_resume_settings refused another)
   if (c.target.base_url.empty() && !c.launch_command.empty()) {
     int port = port_from_command(c.launch_command);
@@ -564,6 +582,18 @@ void add_run_command(CLI::App& app, Action& action) {
                   "the answer, probes bisect the concurrencies between (each like a decode cell, after the idle "
                   "barrier); the report gives the concurrency, its TTFT and TPOT at the percentile and its goodput "
                   "(docs/METRICS.md, \"SLO search\")");
+  run->add_option("--mixed-prefill", flags->mixed_prefill,
+                  "After the matrix, for each of these prompt lengths (e.g. 8K,32K): the prompt alone on the idle "
+                  "server, then a prompt as long landing while --mixed-prefill-streams requests decode; the report "
+                  "gives TTFT alone and under load, the streams' total tok/s before, during and after its prefill, "
+                  "their longest pause, and a timeline (docs/METRICS.md, \"Mixed prefill\")");
+  run->add_option("--mixed-prefill-streams", flags->mixed_prefill_streams,
+                  "Mixed prefill: requests decoding while the long prompt lands (default 4, or one less than the "
+                  "server's slots where it has fewer)");
+  run->add_option("--mixed-prefill-around", flags->mixed_prefill_around_s,
+                  "Mixed prefill: seconds the streams decode before the long prompt is sent, and again after its "
+                  "first token")
+      ->capture_default_str();
   run->add_option("--attention-window", flags->attention_window,
                   "The built-in simulated engine's model reads only a prompt's last TOKENS tokens (its speed is "
                   "unchanged): the retrieval check fails at contexts whose needle lies before them");
@@ -600,6 +630,9 @@ void add_run_command(CLI::App& app, Action& action) {
         auto stored = read_result_file((std::filesystem::path(flags->resume) / "result.json").string());
         // --slo added to a run that had none: its searches are owed.
         if (stored && config->slo && !stored->settings.slo) apply_slo_spec(stored->settings, *config->slo);
+        // --mixed-prefill added to a run that had none: its rows are owed.
+        if (stored && !config->mixed_prefill.contexts.empty() && stored->settings.mixed_prefill_contexts.empty())
+          apply_mixed_prefill_settings(stored->settings, config->mixed_prefill, stored->engine.slots);
         const ResumeWork work = stored ? resume_work(*stored, config->retry_failed, config->retrieval_check) : ResumeWork{};
         if (stored && work.nothing_to_do()) {
           std::fprintf(stderr, "speedmatrix run: %s\n", finished_run_message(flags->resume, work).c_str());

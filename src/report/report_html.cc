@@ -9,6 +9,7 @@
 #include "report/cell_noise.h"
 #include "report/html_escape.h"
 #include "report/html_page.h"
+#include "report/mixed_prefill_chart.h"
 #include "report/pareto_chart.h"
 #include "report/printers.h"
 #include "report/svg_chart.h"
@@ -74,6 +75,7 @@ std::string header_html(const ReportModel& m, const RunResult& r, bool timeline)
   links.push_back({"measurements", tr("All measurements")});
   if (!m.retrieval.rows.empty()) links.push_back({"retrieval", tr("Retrieval check")});
   if (!m.slo.rows.empty()) links.push_back({"slo", tr("SLO search")});
+  if (!m.mixed_prefill.rows.empty()) links.push_back({"mixed-prefill", tr("Mixed prefill")});
   links.push_back({"definitions", tr("Definitions")});
   for (const auto& [id, text] : links) out += "<a href=\"#" + id + "\">" + html_escape(text) + "</a>";
   out += "</nav>\n</header>\n";
@@ -291,6 +293,20 @@ std::string slo_html(const ReportModel& m) {
          html_escape(m.slo_caption) + "</p>\n" + data_table_html(m.slo, "slo-table") + "</section>\n";
 }
 
+// The mixed-prefill rows and each one's timeline; "" without --mixed-prefill.
+std::string mixed_prefill_html(const ReportModel& m, const RunResult& r) {
+  if (m.mixed_prefill.rows.empty()) return "";
+  std::string out = "<section id=\"mixed-prefill\">\n<h2>" + html_escape(tr("Mixed prefill")) +
+                    "</h2>\n<p class=\"caption\">" + html_escape(m.mixed_prefill_caption) + "</p>\n" +
+                    data_table_html(m.mixed_prefill, "mixed-prefill-table") + "<div class=\"charts\">\n";
+  for (const auto& row : r.mixed_prefill) {
+    const LineChart chart = mixed_prefill_chart(row);
+    if (!chart.series.empty())
+      out += figure(chart, fmt::format("mixed-prefill-chart-{}", row.context));
+  }
+  return out + "</div>\n</section>\n";
+}
+
 // The retrieval check's verdict per context; "" when none ran.
 std::string retrieval_html(const ReportModel& m) {
   if (m.retrieval.rows.empty()) return "";
@@ -352,6 +368,7 @@ std::string render_html(const RunResult& r, const ReportModel& m, const Telemetr
   body += measurements_html(m);
   body += retrieval_html(m);
   body += slo_html(m);
+  body += mixed_prefill_html(m, r);
   body += checks_html(m);
   body += definitions_html(m);
   body += "<footer>" + html_escape(trf("{} · a self-contained page: no scripts, nothing loaded from the network.", m.footer)) +

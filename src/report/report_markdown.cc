@@ -105,6 +105,8 @@ std::string render_markdown(const ReportModel& m) {
     out += md_section(tr("Retrieval check")) + md_escape(m.retrieval_caption) + "\n\n" + md_table(m.retrieval);
   if (!m.slo.rows.empty())
     out += md_section(tr("SLO search")) + md_escape(m.slo_caption) + "\n\n" + md_table(m.slo);
+  if (!m.mixed_prefill.rows.empty())
+    out += md_section(tr("Mixed prefill")) + md_escape(m.mixed_prefill_caption) + "\n\n" + md_table(m.mixed_prefill);
 
   out += md_section("What the numbers mean");
   for (const auto& d : m.definitions) out += "- **" + md_escape(d.term) + ":** " + md_escape(d.meaning) + "\n";

@@ -72,6 +72,8 @@ std::string range_text(const std::vector<int64_t>& v, bool tokens) {
   return f(v.front()) + "–" + f(v.back());
 }
 
+std::string ms_or_dash(const std::optional<double>& ms) { return ms ? format_whole(*ms) + " ms" : "–"; }
+
 std::string matrix_line(const RunResult& r) {
   auto contexts = matrix_contexts(r);
   auto conc = matrix_concurrency(r);
@@ -199,6 +201,9 @@ ReportModel build_report_model(const RunResult& r) {
   add_slo_findings(r, m.findings);
   m.slo = slo_table(r);
   m.slo_caption = slo_caption(r);
+  add_mixed_prefill_findings(r, m.findings);
+  m.mixed_prefill = mixed_prefill_table(r);
+  m.mixed_prefill_caption = mixed_prefill_caption(r);
   bool warned = std::any_of(m.findings.begin(), m.findings.end(),
                             [](const Finding& f) { return f.severity != Severity::Info; });
   if (!warned) m.checks_passed = checks_passed(r);

@@ -130,6 +130,8 @@ struct ReportModel {
   std::string retrieval_caption;               ///< above that table: what was asked and how it is scored
   Table slo;                                   ///< run --slo: each context's SLO search; no rows without one
   std::string slo_caption;                     ///< above that table: the targets and how the search works
+  Table mixed_prefill;                         ///< run --mixed-prefill: a row per long prompt; no rows without
+  std::string mixed_prefill_caption;           ///< above that table: what was measured
   std::vector<Definition> definitions;
   std::string token_counts;     ///< where the output token counts came from
   std::string footer;           ///< tool, commit, build, run id, times

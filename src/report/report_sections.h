@@ -22,6 +22,7 @@ std::vector<int64_t> prefill_contexts(const RunResult& r);
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 std::string range_text(const std::vector<int64_t>& v, bool tokens);
 std::string matrix_line(const RunResult& r);
+std::string ms_or_dash(const std::optional<double>& ms);  ///< "120 ms", or "–" when unknown
 
 // report_facts.cc
 std::string model_display_name(const EngineInfo& engine);
@@ -54,6 +55,11 @@ std::optional<std::string> retrieval_check_passed(const RunResult& r);
 Table slo_table(const RunResult& r);
 std::string slo_caption(const RunResult& r);
 void add_slo_findings(const RunResult& r, std::vector<Finding>& out);
+
+// report_mixed_prefill.cc
+Table mixed_prefill_table(const RunResult& r);
+std::string mixed_prefill_caption(const RunResult& r);
+void add_mixed_prefill_findings(const RunResult& r, std::vector<Finding>& out);
 
 // report_definitions.cc
 std::string token_count_text(const RunResult& r);

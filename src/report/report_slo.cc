@@ -10,8 +10,6 @@ namespace sm::report::section {
 
 namespace {
 
-std::string ms_text(const std::optional<double>& v) { return v ? format_whole(*v) + " ms" : "–"; }
-
 std::string targets_text(const SloTargets& t) {
   std::string out;
   if (t.ttft_ms) out += trf("TTFT ≤ {} ms", format_whole(*t.ttft_ms));
@@ -59,8 +57,8 @@ Table slo_table(const RunResult& r) {
     const SloJudgement* j = at && at->judgement ? &*at->judgement : nullptr;
     row.cells = {format_tokens(s.context),
                  answer_text(s),
-                 j ? ms_text(j->ttft_ms) : "–",
-                 j ? ms_text(j->tpot_ms) : "–",
+                 j ? ms_or_dash(j->ttft_ms) : "–",
+                 j ? ms_or_dash(j->tpot_ms) : "–",
                  j && j->met_fraction ? fmt::format("{:.0f}%", 100 * *j->met_fraction) : "–",
                  j && j->goodput_rps ? format_fixed(*j->goodput_rps, 2) : "–",
                  j && j->goodput_tok_s ? format_whole(*j->goodput_tok_s) : "–",

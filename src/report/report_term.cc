@@ -247,6 +247,16 @@ std::string render_term(const ReportModel& m, const RenderOptions& options) {
       out += "  " + (row.status == CellStatus::Valid ? line : ansi.yellow(line)) + "\n";
     }
   }
+  if (!m.mixed_prefill.rows.empty()) {
+    // Prompt, streams, TTFT alone and among them, the streams' rate before and during; the rest in report.html.
+    out += "\n" + ansi.bold(tr("Mixed prefill")) + "\n";
+    for (const auto& row : m.mixed_prefill.rows) {
+      std::string line = trf("{} among {}: TTFT {} alone, {} among them ({}); their tok/s {} before, {} during", row.cells[0],
+                             row.cells[1], row.cells[2], row.cells[3], row.cells[4], row.cells[5], row.cells[6]);
+      if (!row.cells[9].empty()) line += " — " + row.cells[9];
+      out += "  " + wrap(row.status == CellStatus::Valid ? line : ansi.yellow(line), width - 2, "    ");
+    }
+  }
   if (!m.slo.rows.empty()) {
     // Context, requests at once, TTFT and TPOT at the percentile, goodput; the rest in report.html.
     out += "\n" + ansi.bold(tr("SLO search")) + "\n";

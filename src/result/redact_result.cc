@@ -114,6 +114,10 @@ void redact_result(RunResult& r, const RedactOptions& given) {
   }
   for (auto& search : r.slo_search)  // a failed probe's error, like a cell's
     for (auto& point : search.points) text(point.error);
+  for (auto& row : r.mixed_prefill) {
+    text(row.error);
+    for (auto& w : row.warnings) text(w);
+  }
 }
 
 RunResult redacted(RunResult result, const RedactOptions& options) {

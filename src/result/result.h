@@ -146,6 +146,10 @@ struct RunSettings {
   std::optional<SloTargets> slo;
   std::vector<int64_t> slo_contexts;  ///< --slo context=...: the contexts searched; empty: every decode context
   int64_t slo_max_probes = 0;         ///< probes allowed per context
+  /// --mixed-prefill: the long prompts' lengths (docs/METRICS.md, "Mixed prefill"); empty: none.
+  std::vector<int64_t> mixed_prefill_contexts;
+  int64_t mixed_prefill_streams = 0;    ///< requests decoding while each long prompt lands
+  double mixed_prefill_around_s = 0;    ///< seconds they decode before it is sent and after its first token
   CostSettings cost;  ///< prices for the cost per million tokens; all empty: energy figures only
 };
 
@@ -259,6 +263,27 @@ struct SloSearch {
   int64_t max_concurrency = 0;                  ///< the highest concurrency the search could try
   int64_t probes = 0;                           ///< probes measured (matrix cells not counted)
   std::vector<SloPoint> points;                 ///< matrix cells used, then probes, in the order judged
+};
+
+/// A long prompt landing while other requests decode (`run --mixed-prefill`; docs/METRICS.md,
+/// "Mixed prefill"): its TTFT alone and under load, and the background streams' decode rate
+/// before, during and after its prefill, with a timeline.
+struct MixedPrefillRow {
+  int64_t context = 0;                  ///< the long prompt's tokens
+  int64_t background_streams = 0;       ///< requests decoding while it lands
+  CellStatus status = CellStatus::Valid;
+  std::string error;                    ///< status Error: why
+  std::optional<double> ttft_alone_ms;  ///< the long prompt alone, the server idle
+  std::optional<double> ttft_loaded_ms; ///< a prompt as long, sent while the streams decode
+  std::optional<double> background_before_tok_s;  ///< the streams' total tok/s before it was sent
+  std::optional<double> background_during_tok_s;  ///< ... from its send to its first token
+  std::optional<double> background_after_tok_s;   ///< ... from its first token to the window's end
+  std::optional<double> longest_gap_ms; ///< longest pause between two tokens of a stream, over its prefill
+  double sent_at_s = 0;                 ///< when it was sent, seconds into the window
+  std::optional<double> first_token_at_s;  ///< its first token, seconds into the window
+  double timeline_bin_s = 1;            ///< width of a timeline bin
+  std::vector<double> timeline_tok_s;   ///< the streams' total tok/s in each bin of the window
+  std::vector<std::string> warnings;
 };
 
 /// The point of `search` at its answer (the last judged at search.concurrency); null when none.
@@ -559,6 +584,7 @@ struct RunResult {
   std::optional<RunTiming> timing;    ///< where the wall time went (matrix runs; nullopt in older files and predictions)
   std::vector<RetrievalCheck> retrieval;  ///< the retrieval check of each context checked, ascending context
   std::vector<SloSearch> slo_search;      ///< run --slo: each context's search, ascending context
+  std::vector<MixedPrefillRow> mixed_prefill;  ///< run --mixed-prefill: each length's row, ascending context
 };
 
 }  // namespace sm

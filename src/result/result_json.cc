@@ -9,6 +9,7 @@
 
 #include "result/json_fields.h"
 #include "result/output_check_json.h"
+#include "result/mixed_prefill_json.h"
 #include "result/slo_json.h"
 #include "result/sweep_json.h"
 
@@ -123,6 +124,11 @@ json settings_to_json(const RunSettings& s) {
     j["slo_contexts"] = s.slo_contexts;
     j["slo_max_probes"] = s.slo_max_probes;
   }
+  if (!s.mixed_prefill_contexts.empty()) {  // run --mixed-prefill only
+    j["mixed_prefill_contexts"] = s.mixed_prefill_contexts;
+    j["mixed_prefill_streams"] = s.mixed_prefill_streams;
+    j["mixed_prefill_around_s"] = s.mixed_prefill_around_s;
+  }
   if (s.requests_per_cell > 0) {
     j["requests_per_cell"] = s.requests_per_cell;
     j["warmup_requests"] = s.warmup_requests;
@@ -165,6 +171,9 @@ RunSettings settings_from_json(const json& j) {
   if (auto it = j.find("slo"); it != j.end() && it->is_object()) s.slo = slo_targets_from_json(*it);
   read(j, "slo_contexts", s.slo_contexts);
   read(j, "slo_max_probes", s.slo_max_probes);
+  read(j, "mixed_prefill_contexts", s.mixed_prefill_contexts);
+  read(j, "mixed_prefill_streams", s.mixed_prefill_streams);
+  read(j, "mixed_prefill_around_s", s.mixed_prefill_around_s);
   read(j, "requests_per_cell", s.requests_per_cell);
   read(j, "warmup_requests", s.warmup_requests);
   if (auto c = j.find("cost"); c != j.end() && c->is_object()) {
@@ -615,6 +624,11 @@ json to_json(const RunResult& r) {
     for (const auto& s : r.slo_search) searches.push_back(slo_search_to_json(s));
     j["slo_search"] = std::move(searches);
   }
+  if (!r.mixed_prefill.empty()) {  // only runs with --mixed-prefill have it
+    json rows = json::array();
+    for (const auto& row : r.mixed_prefill) rows.push_back(mixed_prefill_to_json(row));
+    j["mixed_prefill"] = std::move(rows);
+  }
   if (r.timing)
     j["timing"] = {{"total_s", r.timing->total_s},         {"setup_s", r.timing->setup_s},
                    {"prompts_s", r.timing->prompts_s},     {"idle_wait_s", r.timing->idle_wait_s},
@@ -718,6 +732,13 @@ Result<RunResult> result_from_json(const json& j) {
         auto s = slo_search_from_json(entry);
         if (!s) return std::unexpected(s.error());
         r.slo_search.push_back(std::move(*s));
+      }
+    }
+    if (auto it = j.find("mixed_prefill"); it != j.end() && it->is_array()) {
+      for (const auto& entry : *it) {
+        auto row = mixed_prefill_from_json(entry);
+        if (!row) return std::unexpected(row.error());
+        r.mixed_prefill.push_back(std::move(*row));
       }
     }
     if (auto it = j.find("sweep"); it != j.end() && it->is_object()) {

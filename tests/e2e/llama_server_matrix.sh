@@ -16,8 +16,27 @@ rm -rf "$out"
 launch="$server -m $model --host 127.0.0.1 --port $port -c 16384 -np 4 -t 1 --metrics"
 "$binary" run --launch "$launch" \
   --contexts 0,1K,2K --concurrency 1,2,4,8 --prefill-contexts 512,1K,2K \
-  --duration 3 --max-output 128 --out "$out" --quiet
+  --duration 3 --max-output 128 --out "$out" --quiet --mixed-prefill 2K --mixed-prefill-around 2
 python3 "$here/check_llama_result.py" "$out"
+# Issue 33 point 3: a 2K prompt alone, then landing among 3 decoding streams (4 slots, one left).
+python3 - "$out" <<'PY'
+import json, sys
+r = json.load(open(f"{sys.argv[1]}/result.json"))
+rows = r.get("mixed_prefill", [])
+assert [m["context"] for m in rows] == [2048], f"a mixed-prefill row for 2K: {rows}"
+m = rows[0]
+assert m["status"] == "valid", m
+assert m["background_streams"] == 3, m
+assert m["ttft_alone_ms"] > 0 and m["ttft_loaded_ms"] > 0, m
+assert m["background_before_tok_s"] > 0 and m["background_after_tok_s"] > 0, m
+assert m["sent_at_s"] >= 2 and m["first_token_at_s"] > m["sent_at_s"], m
+assert len(m["timeline_tok_s"]) >= 4, m
+assert "## Mixed prefill" in open(f"{sys.argv[1]}/report.md").read()
+assert 'id="mixed-prefill-chart-2048"' in open(f"{sys.argv[1]}/report.html").read()
+print("mixed prefill 2K among 3: TTFT {:.0f} ms alone, {:.0f} ms among them; streams {:.0f} -> {:.0f} -> {:.0f} tok/s; longest pause {} ms".format(
+    m["ttft_alone_ms"], m["ttft_loaded_ms"], m["background_before_tok_s"], m["background_during_tok_s"] or 0,
+    m["background_after_tok_s"], m["longest_gap_ms"]))
+PY
 
 # Issue 4: compare works on two real runs. A second, smaller run with 2 slots instead of 4; at
 # 4 simultaneous requests it can only generate 2 at a time, so its total tok/s there is lower.
