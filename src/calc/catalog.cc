@@ -373,6 +373,10 @@ Result<EngineParams> parse_engine(const json& e, const std::string& where) {
         p.error_80[key] = value.get<double>();
     }
   }
+  p.error_80_little_evidence = r.strings("error_80_little_evidence");
+  for (const auto& key : p.error_80_little_evidence)
+    if (!p.error_80.count(key))
+      r.problem(fmt::format("error_80_little_evidence \"{}\" is not an error_80 key", key));
   p.error_source = r.string("error_source", false);
   p.backends = r.strings("backends");
   p.quant_formats = r.strings("quant_formats");

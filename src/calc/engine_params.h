@@ -38,9 +38,12 @@ struct EngineParams {
   double tokenize_s_per_token = 2e-6;    ///< CPU time to tokenize and hash one prompt token (API server)
   /// Half-width of the 80% error interval of predictions with these values, by "family/class"
   /// ("decode/geforce", "prefill/all"; family decode or prefill, class geforce, workstation,
-  /// datacenter, apple or all): the 80th percentile of |predicted/measured − 1| in the
-  /// leave-one-source-out cross-validation over the corpus (`calc fit --cross-validate`).
+  /// datacenter, apple or all): calibrated on held-out residuals of the corpus, its coverage
+  /// measured on sources it was not calibrated on (`calc fit --cross-validate`, calc/fit.h).
   std::map<std::string, double> error_80;
+  /// error_80 keys calibrated on little evidence (few rows or one source): a wide band, and
+  /// predictions say so.
+  std::vector<std::string> error_80_little_evidence;
   std::string error_source;              ///< how error_80 was obtained
   /// GPU backends the engine runs on ("cuda", "rocm", "metal", "sycl"); empty: any. Others are refused.
   std::vector<std::string> backends;

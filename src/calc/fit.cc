@@ -257,7 +257,8 @@ ErrorStats error_stats(const std::vector<double>& errors) {
   return s;
 }
 
-CrossValidation cross_validate(const std::vector<CorpusCase>& cases, const Catalog& catalog) {
+CrossValidation cross_validate(const std::vector<CorpusCase>& cases, const Catalog& catalog,
+                               const std::set<std::string>* refit) {
   CrossValidation cv;
   std::set<std::string> sources;
   for (const auto& c : cases)
@@ -269,50 +270,140 @@ CrossValidation cross_validate(const std::vector<CorpusCase>& cases, const Catal
     for (const auto& engine_id : engines) {
       auto start = catalog.find_engine(engine_id);
       if (!start) continue;
-      FitResult fit = fit_engine(cases, *start, source);
-      if (fit.rows == 0) cv.unfitted_sources.push_back(source + " (" + engine_id + ")");
+      EngineParams params = *start;  // an engine not refitted: its values as `calc` uses them
+      if (!refit || refit->count(engine_id)) {
+        FitResult fit = fit_engine(cases, *start, source);
+        if (fit.rows == 0) cv.unfitted_sources.push_back(source + " (" + engine_id + ")");
+        params = fit.params;
+      }
       for (const auto& c : cases)
         if (c.usable && c.row.source_id == source && c.setup.engine.id == engine_id)
-          cv.residuals.push_back({&c, predict_corpus_value(c, fit.params), c.row.value});
+          cv.residuals.push_back({&c, predict_corpus_value(c, params), c.row.value});
     }
   }
   return cv;
 }
 
-std::map<std::string, double> error_intervals(const std::vector<Residual>& residuals, const std::string& engine_id,
-                                              size_t min_rows) {
-  std::map<std::string, std::vector<double>> groups;
-  for (const auto& r : residuals) {
-    if (r.c->setup.engine.id != engine_id) continue;
-    const std::string family(metric_family(r.c->metric));
-    groups[family + "/" + r.c->row.gpu_class].push_back(r.error());
-    groups[family + "/all"].push_back(r.error());
+std::vector<Residual> predict_cases(const std::vector<CorpusCase>& cases, const Catalog& catalog) {
+  std::vector<Residual> out;
+  for (const auto& c : cases) {
+    if (!c.usable) continue;
+    auto engine = catalog.find_engine(c.setup.engine.id);
+    if (!engine) continue;
+    out.push_back({&c, predict_corpus_value(c, *engine), c.row.value});
   }
-  std::map<std::string, double> out;
-  for (const auto& [key, errors] : groups)
-    if (errors.size() >= min_rows) out[key] = std::round(error_stats(errors).p80_abs * 1000.0) / 1000.0;
   return out;
 }
 
-std::string error_table(const std::vector<Residual>& residuals) {
-  // (family, engine, class) -> errors; "all" rows per family and per family × engine.
-  std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> groups;
-  for (const auto& r : residuals) {
+Band calibrated_band(const std::vector<Residual>& held_out, const std::string& engine_id, std::string_view family,
+                     const std::string& gpu_class, const std::string& exclude_source) {
+  std::vector<double> abs_errors;
+  std::set<std::string> sources;
+  for (const auto& r : held_out) {
+    if (r.c->setup.engine.id != engine_id || metric_family(r.c->metric) != family) continue;
+    if (gpu_class != "all" && r.c->row.gpu_class != gpu_class) continue;
+    if (r.c->row.source_id == exclude_source) continue;
+    abs_errors.push_back(std::abs(r.error()));
+    sources.insert(r.c->row.source_id);
+  }
+  std::sort(abs_errors.begin(), abs_errors.end());
+  Band b;
+  b.rows = abs_errors.size();
+  b.sources = sources.size();
+  // Split-conformal rank: with n exchangeable held-out errors, the ⌈level (n + 1)⌉-th smallest
+  // bounds a new one with probability ≥ level.
+  const auto rank = static_cast<size_t>(std::ceil(kBandLevel * static_cast<double>(b.rows + 1) - 1e-9));
+  double q = 0;
+  if (b.rows >= kBandMinRows && b.sources >= kBandMinSources && rank <= b.rows) {
+    q = abs_errors[rank - 1];
+  } else {
+    b.little_evidence = true;
+    q = std::max(kLittleEvidenceBand, abs_errors.empty() ? 0.0 : abs_errors.back());
+  }
+  b.half_width = std::ceil(q * 1000.0 - 1e-9) / 1000.0;  // rounded up: the written band is the scored one
+  return b;
+}
+
+std::map<std::string, Band> calibrated_bands(const std::vector<Residual>& held_out, const std::string& engine_id) {
+  std::map<std::string, Band> out;
+  for (const auto& r : held_out) {
+    if (r.c->setup.engine.id != engine_id) continue;
+    const std::string family(metric_family(r.c->metric));
+    const std::string key = family + "/" + r.c->row.gpu_class;
+    if (!out.count(key)) out[key] = calibrated_band(held_out, engine_id, family, r.c->row.gpu_class);
+  }
+  return out;
+}
+
+std::vector<bool> band_coverage(const std::vector<Residual>& held_out) {
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, double> cache;
+  std::vector<bool> inside;
+  for (const auto& r : held_out) {
+    const std::string family(metric_family(r.c->metric));
+    const std::string& cls = r.c->row.gpu_class;
+    const auto key = std::make_tuple(r.c->setup.engine.id, family, cls, r.c->row.source_id);
+    auto it = cache.find(key);
+    if (it == cache.end())
+      it = cache.emplace(key, calibrated_band(held_out, r.c->setup.engine.id, family, cls, r.c->row.source_id).half_width)
+               .first;
+    inside.push_back(std::abs(r.error()) <= it->second);
+  }
+  return inside;
+}
+
+std::map<std::string, double> error_intervals(const std::map<std::string, Band>& bands) {
+  std::map<std::string, double> out;
+  for (const auto& [key, band] : bands) out[key] = band.half_width;
+  return out;
+}
+
+std::vector<std::string> little_evidence_keys(const std::map<std::string, Band>& bands) {
+  std::vector<std::string> out;
+  for (const auto& [key, band] : bands)
+    if (band.little_evidence) out.push_back(key);
+  return out;
+}
+
+std::string error_table(const std::vector<Residual>& residuals, bool bands) {
+  // (family, engine, class) -> residual indices; "all" rows per family and per family × engine.
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<size_t>> groups;
+  for (size_t i = 0; i < residuals.size(); ++i) {
+    const auto& r = residuals[i];
     const std::string family(metric_family(r.c->metric));
     const std::string& engine = r.c->setup.engine.id;
     const std::string& cls = r.c->row.gpu_class;
-    groups[{family, engine, cls}].push_back(r.error());
-    groups[{family, engine, "all"}].push_back(r.error());
-    groups[{family, "all", cls}].push_back(r.error());
-    groups[{family, "all", "all"}].push_back(r.error());
+    groups[{family, engine, cls}].push_back(i);
+    groups[{family, engine, "all"}].push_back(i);
+    groups[{family, "all", cls}].push_back(i);
+    groups[{family, "all", "all"}].push_back(i);
   }
-  std::string out = fmt::format("{:<8} {:<9} {:<12} {:>5} {:>9} {:>9} {:>8} {:>7}\n", "family", "engine", "gpu class",
+  const std::vector<bool> inside = bands ? band_coverage(residuals) : std::vector<bool>{};
+  std::string out = fmt::format("{:<8} {:<9} {:<12} {:>5} {:>9} {:>9} {:>8} {:>7}", "family", "engine", "gpu class",
                                 "rows", "median|e|", "p90|e|", "in ±25%", "bias");
-  for (const auto& [key, errors] : groups) {
+  out += bands ? fmt::format(" {:>9} {:>12}\n", "80% band", "in 80% band") : "\n";
+  for (const auto& [key, indices] : groups) {
     const auto& [family, engine, cls] = key;
+    std::vector<double> errors;
+    for (size_t i : indices) errors.push_back(residuals[i].error());
     const ErrorStats s = error_stats(errors);
-    out += fmt::format("{:<8} {:<9} {:<12} {:>5} {:>8.1f}% {:>8.1f}% {:>7.0f}% {:>+6.1f}%\n", family, engine, cls, s.n,
+    out += fmt::format("{:<8} {:<9} {:<12} {:>5} {:>8.1f}% {:>8.1f}% {:>7.0f}% {:>+6.1f}%", family, engine, cls, s.n,
                        100 * s.median_abs, 100 * s.p90_abs, 100 * s.within25, 100 * s.bias);
+    if (bands) {
+      // Lines over several classes or engines count each row against the band of its own engine
+      // and class (the one its prediction prints); they have no band of their own.
+      const auto covered = std::count_if(indices.begin(), indices.end(), [&](size_t i) { return inside[i]; });
+      const double share = static_cast<double>(covered) / static_cast<double>(indices.size());
+      if (engine == "all" || cls == "all") {
+        out += fmt::format(" {:>9} {:>11.0f}%", "-", 100 * share);
+      } else {
+        const Band b = calibrated_band(residuals, engine, family, cls);
+        out += fmt::format(" {:>8.1f}% {:>11.0f}%", 100 * b.half_width, 100 * share);
+        if (b.little_evidence)
+          out += fmt::format("  little evidence ({} row{}, {} source{})", b.rows, b.rows == 1 ? "" : "s", b.sources,
+                             b.sources == 1 ? "" : "s");
+      }
+    }
+    out += "\n";
   }
   return out;
 }
@@ -351,6 +442,7 @@ nlohmann::json engine_file_json(const std::vector<EngineParams>& engines) {
     if (!e.experimental_quant_formats.empty()) list.back()["experimental_quant_formats"] = e.experimental_quant_formats;
     if (!e.error_80.empty()) {
       list.back()["error_80"] = e.error_80;
+      if (!e.error_80_little_evidence.empty()) list.back()["error_80_little_evidence"] = e.error_80_little_evidence;
       list.back()["error_source"] = e.error_source;
     }
   }

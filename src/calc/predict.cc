@@ -1,5 +1,7 @@
 #include "calc/predict.h"
 
+#include "calc/fit.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -7,6 +9,7 @@
 
 #include "calc/catalog.h"
 #include "calc/compat.h"
+#include "calc/fit.h"
 #include "core/build_info.h"
 #include "core/sha256.h"
 #include "core/units.h"
@@ -400,11 +403,20 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options, Pre
     auto interval = [&](const std::string& family) -> Phrase {
       const auto& e = setup.engine.error_80;
       const std::string id = "calc.warning." + family + "_error";
-      if (auto it = e.find(family + "/" + cls); it != e.end())
+      const auto& little = setup.engine.error_80_little_evidence;
+      if (auto it = e.find(family + "/" + cls); it != e.end()) {
+        if (std::find(little.begin(), little.end(), it->first) != little.end())
+          return {id + ".little_evidence", {{"percent", fmt::format("{:.0f}", 100 * it->second)}, {"class", cls}}};
         return {id, {{"percent", fmt::format("{:.0f}", 100 * it->second)}}};
-      if (auto it = e.find(family + "/all"); it != e.end())
-        return {id + ".all_classes", {{"percent", fmt::format("{:.0f}", 100 * it->second)}, {"class", cls}}};
-      return {id + ".none", {}};
+      }
+      // No row of this class but rows of others: the wide band of little evidence (calc/fit.h),
+      // or an engine file's band over every class where that is wider.
+      const bool family_measured =
+          std::any_of(e.begin(), e.end(), [&](const auto& kv) { return kv.first.rfind(family + "/", 0) == 0; });
+      if (!family_measured) return {id + ".none", {}};
+      double band = kLittleEvidenceBand;
+      if (auto it = e.find(family + "/all"); it != e.end()) band = std::max(band, it->second);
+      return {id + ".unmeasured", {{"percent", fmt::format("{:.0f}", 100 * band)}, {"class", cls}}};
     };
     if (setup.engine.error_80.empty())
       words.warnings.push_back({{"calc.warning.no_error_estimate", {{"engine", setup.engine.id}}}});

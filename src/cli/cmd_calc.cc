@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -280,7 +281,23 @@ struct FitFlags {
   std::string out;
   bool cross_validate = false;
   bool residuals = false;
+  /// Engines whose shipped values were fitted to the corpus, at values that never saw it:
+  /// cross-validation refits these per fold from here, and scores every other engine as it is.
+  std::string cv_start = "data/measurements/cv-start-engines.json";
 };
+
+// The engine ids of an engine file.
+Result<std::set<std::string>> engine_ids_in(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(ErrorCode::InvalidArgument, fmt::format("--cv-start: cannot read {}", path));
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.contains("engines") || !doc["engines"].is_array())
+    return fail(ErrorCode::InvalidArgument, fmt::format("--cv-start: {} is not an engine file ({{\"engines\": [...]}})", path));
+  std::set<std::string> ids;
+  for (const auto& e : doc["engines"])
+    if (e.is_object() && e.contains("id") && e["id"].is_string()) ids.insert(e["id"].get<std::string>());
+  return ids;
+}
 
 /// One line per residual: the row, its setup, measured and predicted figure and the error.
 std::string residual_rows(const std::vector<calc::Residual>& residuals) {
@@ -342,20 +359,50 @@ int run_fit(const CalcFlags& cf, const FitFlags& f) {
   }
   text += "\nIn-sample errors (fitted on every row):\n" + calc::error_table(all);
   if (f.cross_validate) {
-    const calc::CrossValidation cv = calc::cross_validate(cases, *catalog);
+    // The shipped parameters (data/engines.json as built in), in sample: what `calc` predicts
+    // with; an engine fitted to these rows is scored on rows it saw.
+    CalcFlags builtin_flags = cf;
+    builtin_flags.engine_files.clear();
+    auto shipped = load_catalog(builtin_flags);
+    if (!shipped) return usage_error(shipped.error().message);
+    text += "\nIn-sample errors of the shipped parameters (data/engines.json as built in, not refitted; an engine "
+            "fitted to these rows is scored on rows it saw):\n" +
+            calc::error_table(calc::predict_cases(cases, *shipped));
+    // Held-out residuals: the engines of --cv-start refitted per fold from its values; every other
+    // engine scored with the values `calc` uses (they never saw the corpus).
+    auto refit = engine_ids_in(f.cv_start);
+    if (!refit) return usage_error(refit.error().message);
+    calc::Catalog cv_catalog = *catalog;
+    if (auto ok = cv_catalog.add_file(f.cv_start, "engines"); !ok) return usage_error("--cv-start: " + ok.error().message);
+    const calc::CrossValidation cv = calc::cross_validate(cases, cv_catalog, &*refit);
     for (auto& e : fitted) {
-      e.error_80 = calc::error_intervals(cv.residuals, e.id);
-      e.error_source = fmt::format("80th percentile of |predicted/measured - 1| over the {} rows' leave-one-source-out "
-                                   "cross-validation (speedmatrix calc fit --cross-validate), groups of 5 rows or more",
-                                   f.corpus);
-      if (!e.error_80.empty())
-        text += fmt::format("{} 80% intervals: {}\n", e.id, nlohmann::json(e.error_80).dump());
+      const auto bands = calc::calibrated_bands(cv.residuals, e.id);
+      e.error_80 = calc::error_intervals(bands);
+      e.error_80_little_evidence = calc::little_evidence_keys(bands);
+      const std::string predicted_by =
+          refit->count(e.id) ? fmt::format("{} refitted without the row's source, starting from {}", e.id, f.cv_start)
+                             : fmt::format("{}'s shipped parameters, which never saw the corpus", e.id);
+      e.error_source = fmt::format(
+          "80% bands calibrated on held-out residuals over {} (speedmatrix calc fit --cross-validate; "
+          "docs/calculator.md): the split-conformal quantile (rank ceil(0.8 (n + 1))) of |predicted/measured - 1| over "
+          "the group's rows, each predicted by {}; a group with fewer than {} rows or {} sources has little evidence "
+          "and the band max(+-{:.0f}%, its largest error); coverage measured on sources each band was not calibrated on",
+          f.corpus, predicted_by, calc::kBandMinRows, calc::kBandMinSources, 100 * calc::kLittleEvidenceBand);
+      if (!e.error_80.empty()) {
+        text += fmt::format("{} 80% intervals: {}", e.id, nlohmann::json(e.error_80).dump());
+        if (!e.error_80_little_evidence.empty())
+          text += fmt::format(" (little evidence: {})", fmt::join(e.error_80_little_evidence, ", "));
+        text += "\n";
+      }
     }
     if (f.residuals)
       text += "\nLeave-one-source-out predictions (each row by a fit that never saw its source):\n" +
               residual_rows(cv.residuals);
-    text += "\nLeave-one-source-out cross-validation (each row predicted by a fit that never saw its source):\n" +
-            calc::error_table(cv.residuals);
+    text += fmt::format(
+        "\nLeave-one-source-out cross-validation (engines of {} refitted without each row's source; others "
+        "scored as shipped), with 80% bands and their coverage on sources each band was not calibrated on:\n",
+        f.cv_start) +
+            calc::error_table(cv.residuals, true);
     if (!cv.unfitted_sources.empty())
       text += fmt::format("catalog values used (no other rows of the engine): {}\n", fmt::join(cv.unfitted_sources, ", "));
   }
@@ -447,8 +494,15 @@ void add_calc_command(CLI::App& app, Action& action) {
   fit->add_option("--engine", fit_flags->engines, "Engines to fit (default: every engine with usable rows)");
   fit->add_option("--out", fit_flags->out, "Write the fitted engines (data/engines.json layout) to this file");
   fit->add_flag("--cross-validate", fit_flags->cross_validate,
-                "Also run leave-one-source-out cross-validation and print its error table");
+                "Also run leave-one-source-out cross-validation: print the shipped parameters' in-sample errors, "
+                "the held-out error table, and 80% bands with their coverage on sources they were not "
+                "calibrated on (--out writes them as error_80)");
   fit->add_flag("--residuals", fit_flags->residuals, "Print every row's measured and predicted figure");
+  fit->add_option("--cv-start", fit_flags->cv_start,
+                  "Engine file of the engines whose shipped values were fitted to the corpus, at values that never "
+                  "saw it: --cross-validate refits these per left-out source from here and scores every other "
+                  "engine with the values calc uses")
+      ->capture_default_str();
   fit->add_option("--engine-file", flags->engine_files, "JSON file of engine parameters to start from");
   fit->add_option("--gpu-file", flags->gpu_files, "JSON file of extra GPUs");
   fit->add_option("--model-file", flags->model_files, "JSON file of extra model shapes");

@@ -307,7 +307,7 @@ TEST_F(ErrorLanguageTest, APredictionsNotesAndWarningsFollowThePage) {
   for (const char* japanese :
        {"speedmatrix calc（性能モデル v1、エンジンパラメーター「vllm」）による予測で、計測ではありません。メモリ：重み 8.46 GiB",
         "予想誤差（80% 区間。較正コーパスで出典ごとに 1 つずつ除いた交差検証、datacenter GPU 上の vllm）：デコード "
-        "±19%、プリフィル：推定なし",
+        "±39%、プリフィル：推定なし",
         "NVIDIA A100 80 GB SXM 上の FP8 W8A8：この GPU の 8 ビットテンソル演算は int8 だけのため、FP8 "
         "のテンソル演算はありません。"})
     EXPECT_NE(ja.body.find(esc(japanese)), std::string::npos) << japanese;
