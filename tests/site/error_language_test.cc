@@ -156,10 +156,10 @@ TEST_F(ErrorLanguageTest, CalculatorParameterErrorsAreJapaneseOnThePageAndEnglis
   const std::string setup = "gpu=rtx3090&model=llama-3.1-8b&quant=bf16&engine=vllm";
   check({
       {"/calc", "gpu=rtx309", R"({"gpu": "rtx309"})",
-       "gpu: unknown GPU 'rtx309'; closest: rtx3090, rtx4090, rtx5090, rtx4070, rtx4080 (see `speedmatrix calc "
+       "gpu: unknown GPU 'rtx309'; closest: rtx3090, rtx3070, rtx3080, rtx4090, rtx5090 (see `speedmatrix calc "
        "--list`, or add one with --gpu-file)",
-       "gpu：GPU「rtx309」はカタログにありません。近いもの：rtx3090, rtx4090, rtx5090, rtx4070, "
-       "rtx4080（`speedmatrix calc --list` を参照するか、--gpu-file で追加してください）。"},
+       "gpu：GPU「rtx309」はカタログにありません。近いもの：rtx3090, rtx3070, rtx3080, rtx4090, "
+       "rtx5090（`speedmatrix calc --list` を参照するか、--gpu-file で追加してください）。"},
       {"/calc", "gpu=zzzzzzzzzzzzzzzzzzzz", R"({"gpu": "zzzzzzzzzzzzzzzzzzzz"})",
        "gpu: unknown GPU 'zzzzzzzzzzzzzzzzzzzz'; closest: none (see `speedmatrix calc --list`, or add one with "
        "--gpu-file)",
