@@ -61,6 +61,7 @@ std::optional<ServerReading> read_vllm_reading(std::string_view text) {
   r.prefix_cache_hit_rate = m.fraction_mean({"vllm:gpu_prefix_cache_hit_rate"});
   r.spec_draft_tokens_total = m.counter({"vllm:spec_decode_num_draft_tokens_total"});
   r.spec_accepted_tokens_total = m.counter({"vllm:spec_decode_num_accepted_tokens_total"});
+  r.spec_drafts_total = m.counter({"vllm:spec_decode_num_drafts_total"});
   return r;
 }
 

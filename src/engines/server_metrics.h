@@ -15,7 +15,9 @@
 // `vllm:prefix_cache_queries_total` / `vllm:prefix_cache_hits_total` (tokens) or, before 0.9,
 // `vllm:gpu_prefix_cache_queries_total` / `vllm:gpu_prefix_cache_hits_total`, or v0's gauge
 // `vllm:gpu_prefix_cache_hit_rate`; speculative decoding `vllm:spec_decode_num_draft_tokens_total`
-// / `vllm:spec_decode_num_accepted_tokens_total` (the same names in v0 and V1). The simulated
+// / `vllm:spec_decode_num_accepted_tokens_total` (the same names in v0 and V1), and V1's
+// `vllm:spec_decode_num_drafts_total` (drafts verified: mean accepted length = 1 + accepted ÷ drafts,
+// as vLLM's examples/offline_inference/spec_decode.py computes it). The simulated
 // engine (src/sim) exports the current names.
 //
 // SGLang (python/sglang/srt/metrics/collector.py, 2025-26 main; some releases write `sglang_` for

@@ -76,6 +76,7 @@ std::string header_html(const ReportModel& m, const RunResult& r, bool timeline)
   if (!m.retrieval.rows.empty()) links.push_back({"retrieval", tr("Retrieval check")});
   if (!m.slo.rows.empty()) links.push_back({"slo", tr("SLO search")});
   if (!m.mixed_prefill.rows.empty()) links.push_back({"mixed-prefill", tr("Mixed prefill")});
+  if (!m.speculation.rows.empty()) links.push_back({"speculation", tr("Speculative decoding")});
   links.push_back({"definitions", tr("Definitions")});
   for (const auto& [id, text] : links) out += "<a href=\"#" + id + "\">" + html_escape(text) + "</a>";
   out += "</nav>\n</header>\n";
@@ -293,6 +294,14 @@ std::string slo_html(const ReportModel& m) {
          html_escape(m.slo_caption) + "</p>\n" + data_table_html(m.slo, "slo-table") + "</section>\n";
 }
 
+// Speculative decoding per cell; "" where the server did not speculate.
+std::string speculation_html(const ReportModel& m) {
+  if (m.speculation.rows.empty()) return "";
+  return "<section id=\"speculation\">\n<h2>" + html_escape(tr("Speculative decoding")) + "</h2>\n<p class=\"caption\">" +
+         html_escape(m.speculation_caption) + "</p>\n" + data_table_html(m.speculation, "speculation-table") +
+         "</section>\n";
+}
+
 // The mixed-prefill rows and each one's timeline; "" without --mixed-prefill.
 std::string mixed_prefill_html(const ReportModel& m, const RunResult& r) {
   if (m.mixed_prefill.rows.empty()) return "";
@@ -364,6 +373,7 @@ std::string render_html(const RunResult& r, const ReportModel& m, const Telemetr
   body += launch_html(m);
   body += prefill_html(m);
   body += decode_html(m, r);
+  body += speculation_html(m);
   body += telemetry_html(chart);
   body += measurements_html(m);
   body += retrieval_html(m);

@@ -202,6 +202,9 @@ ReportModel build_report_model(const RunResult& r) {
   m.slo = slo_table(r);
   m.slo_caption = slo_caption(r);
   add_mixed_prefill_findings(r, m.findings);
+  add_speculation_findings(r, m.findings);
+  m.speculation = speculation_table(r);
+  if (!m.speculation.rows.empty()) m.speculation_caption = speculation_caption(r);
   m.mixed_prefill = mixed_prefill_table(r);
   m.mixed_prefill_caption = mixed_prefill_caption(r);
   bool warned = std::any_of(m.findings.begin(), m.findings.end(),

@@ -131,6 +131,8 @@ struct ReportModel {
   Table slo;                                   ///< run --slo: each context's SLO search; no rows without one
   std::string slo_caption;                     ///< above that table: the targets and how the search works
   Table mixed_prefill;                         ///< run --mixed-prefill: a row per long prompt; no rows without
+  Table speculation;                           ///< decode cells where the server speculated; no rows otherwise
+  std::string speculation_caption;             ///< above that table
   std::string mixed_prefill_caption;           ///< above that table: what was measured
   std::vector<Definition> definitions;
   std::string token_counts;     ///< where the output token counts came from

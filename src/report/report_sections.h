@@ -61,6 +61,11 @@ Table mixed_prefill_table(const RunResult& r);
 std::string mixed_prefill_caption(const RunResult& r);
 void add_mixed_prefill_findings(const RunResult& r, std::vector<Finding>& out);
 
+// report_speculation.cc
+Table speculation_table(const RunResult& r);  ///< no rows where the server did not speculate
+std::string speculation_caption(const RunResult& r);
+void add_speculation_findings(const RunResult& r, std::vector<Finding>& out);
+
 // report_definitions.cc
 std::string token_count_text(const RunResult& r);
 std::vector<Definition> definitions(const RunResult& r);

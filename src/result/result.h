@@ -194,6 +194,13 @@ struct CellTelemetry {
   std::optional<int64_t> server_waiting_max; ///< most requests the server queued at once (its metrics)
   std::optional<double> server_kv_usage_max; ///< highest KV-cache use the server reported, 0–1
   std::optional<int64_t> server_preemptions; ///< requests the server preempted during the window
+  /// Speculative decoding over the window, from the server's counters (docs/METRICS.md,
+  /// "Speculative decoding"); empty where the server exports none or proposed no draft.
+  std::optional<int64_t> spec_draft_tokens;     ///< draft tokens proposed
+  std::optional<int64_t> spec_accepted_tokens;  ///< of them, accepted
+  std::optional<int64_t> spec_drafts;           ///< drafts verified (vLLM)
+  std::optional<double> spec_accept_length;     ///< mean tokens per verified draft: 1 + accepted ÷ drafts, or
+                                                ///< SGLang's gauge (its mean over the window)
   std::vector<GpuWindowFigures> per_gpu;     ///< each of the server's GPUs, where it uses more than one
 };
 

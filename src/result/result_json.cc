@@ -202,6 +202,11 @@ void telemetry_to_json(const CellTelemetry& t, json& out) {
   if (t.gpu_util_pct) out["gpu_util_pct"] = *t.gpu_util_pct;  // absent in older files and short windows
   if (t.host_cpu_other_pct) out["host_cpu_other_pct"] = *t.host_cpu_other_pct;  // absent in older files
   if (t.host_energy_j) out["host_energy_j"] = *t.host_energy_j;  // only where RAPL was read
+  // Only where the server speculated.
+  if (t.spec_draft_tokens) out["spec_draft_tokens"] = *t.spec_draft_tokens;
+  if (t.spec_accepted_tokens) out["spec_accepted_tokens"] = *t.spec_accepted_tokens;
+  if (t.spec_drafts) out["spec_drafts"] = *t.spec_drafts;
+  if (t.spec_accept_length) out["spec_accept_length"] = *t.spec_accept_length;
   if (!t.per_gpu.empty()) {  // only where the server uses several GPUs
     json gpus = json::array();
     for (const auto& g : t.per_gpu)
@@ -230,6 +235,10 @@ void telemetry_from_json(const json& j, CellTelemetry& t) {
   read_opt(j, "server_waiting_max", t.server_waiting_max);
   read_opt(j, "server_kv_usage_max", t.server_kv_usage_max);
   read_opt(j, "server_preemptions", t.server_preemptions);
+  read_opt(j, "spec_draft_tokens", t.spec_draft_tokens);
+  read_opt(j, "spec_accepted_tokens", t.spec_accepted_tokens);
+  read_opt(j, "spec_drafts", t.spec_drafts);
+  read_opt(j, "spec_accept_length", t.spec_accept_length);
   if (auto it = j.find("per_gpu"); it != j.end() && it->is_array())
     for (const auto& g : *it) {
       GpuWindowFigures f;

@@ -79,6 +79,7 @@ struct ServerReading {
   std::optional<double> prefix_cache_hit_rate;     ///< gauge, where the engine exports a rate instead (0–1)
   std::optional<double> spec_draft_tokens_total;   ///< counter: speculative tokens proposed
   std::optional<double> spec_accepted_tokens_total;  ///< counter: of those, accepted
+  std::optional<double> spec_drafts_total;         ///< counter: drafts verified (vLLM: one per request per step)
   std::optional<double> spec_accept_length;        ///< gauge: mean accepted tokens per step (SGLang)
 };
 

@@ -92,6 +92,7 @@ std::string to_jsonl(const ServerSample& s) {
   put(j, "prefix_cache_hit_rate", r.prefix_cache_hit_rate);
   put(j, "spec_draft_tokens_total", r.spec_draft_tokens_total);
   put(j, "spec_accepted_tokens_total", r.spec_accepted_tokens_total);
+  put(j, "spec_drafts_total", r.spec_drafts_total);
   put(j, "spec_accept_length", r.spec_accept_length);
   return j.dump();
 }
@@ -140,6 +141,7 @@ Result<void> parse_jsonl_line(std::string_view line, TelemetrySeries& series) {
       get(j, "prefix_cache_hit_rate", r.prefix_cache_hit_rate);
       get(j, "spec_draft_tokens_total", r.spec_draft_tokens_total);
       get(j, "spec_accepted_tokens_total", r.spec_accepted_tokens_total);
+      get(j, "spec_drafts_total", r.spec_drafts_total);
       get(j, "spec_accept_length", r.spec_accept_length);
       series.server.push_back(s);
     } else if (kind == "window") {

@@ -253,6 +253,30 @@ std::vector<GpuSample> only_gpus(std::span<const GpuSample> samples, std::span<c
   return out;
 }
 
+// Speculative decoding over [b, e]: the counters' differences, and the mean accepted length
+// (1 + accepted ÷ drafts where drafts are counted, else SGLang's gauge averaged over the window).
+// Nothing where no draft token was proposed in it (a server that does not speculate).
+void add_speculation(std::span<const ServerSample> server_near, int64_t b, int64_t e, CellTelemetry& t) {
+  auto delta = [&](auto field) -> std::optional<int64_t> {
+    auto values = points<ServerSample>(server_near, field);
+    if (auto d = counter_delta(values, b, e)) return static_cast<int64_t>(std::llround(*d));
+    return std::nullopt;
+  };
+  const auto drafted = delta([](const ServerSample& s) { return s.server.spec_draft_tokens_total; });
+  if (drafted && *drafted > 0) {
+    t.spec_draft_tokens = drafted;
+    t.spec_accepted_tokens = delta([](const ServerSample& s) { return s.server.spec_accepted_tokens_total; });
+    t.spec_drafts = delta([](const ServerSample& s) { return s.server.spec_drafts_total; });
+    if (t.spec_drafts && *t.spec_drafts > 0 && t.spec_accepted_tokens)
+      t.spec_accept_length = 1.0 + static_cast<double>(*t.spec_accepted_tokens) / static_cast<double>(*t.spec_drafts);
+  }
+  if (!t.spec_accept_length) {
+    auto gauge = points<ServerSample>(inside_or_around(server_near, b, e),
+                                      [](const ServerSample& s) { return s.server.spec_accept_length; });
+    t.spec_accept_length = time_mean(gauge, b, e);
+  }
+}
+
 }  // namespace
 
 CellTelemetry summarize_window(const TelemetrySeries& series, int64_t b, int64_t e, std::optional<int64_t> tokens,
@@ -318,6 +342,7 @@ CellTelemetry summarize_window(const TelemetrySeries& series, int64_t b, int64_t
     t.server_kv_usage_max = max_of(kv);
     auto preemptions = points<ServerSample>(server_near, [](const ServerSample& s) { return s.server.preemptions_total; });
     if (auto d = counter_delta(preemptions, b, e)) t.server_preemptions = static_cast<int64_t>(std::llround(*d));
+    add_speculation(server_near, b, e, t);
   }
   return t;
 }

@@ -117,3 +117,28 @@ for text in ("| 150 W |", "| 200 W |", "| 0 × 2 |", "No GPU energy was read"):
 assert "Power-limit sweep" in open(f"{sweep}/power-limits.html").read()
 print("power-limit sweep: limits 150, 200 measured, 250 restored; summary written")
 PY
+
+# Issue 33 point 2: speculative decoding. The synthetic model drafts for itself (-md, the same
+# file): at temperature 0 the draft's greedy token is the target's, so drafts are accepted; the
+# server's spec_decode counters give each cell's acceptance and the report warns the figures
+# are a floor on random-token prompts.
+spec="$work/e2e-spec"
+rm -rf "$spec"
+launch3="$server -m $model -md $model --spec-type draft-simple --host 127.0.0.1 --port $port -c 4096 -np 1 -t 1 --metrics"
+"$binary" run --launch "$launch3" --no-selftest \
+  --contexts 0 --concurrency 1 --prefill-contexts none --duration 3 --max-output 128 --out "$spec" --quiet
+python3 - "$spec" <<'PY'
+import json, sys
+run = sys.argv[1]
+r = json.load(open(f"{run}/result.json"))
+cells = [c for c in r["decode"] if c["status"] == "valid"]
+assert cells, [c["status"] for c in r["decode"]]
+c = cells[0]
+assert c.get("spec_draft_tokens", 0) > 0, f"no draft tokens counted: {c}"
+share = c["spec_accepted_tokens"] / c["spec_draft_tokens"]
+assert share > 0.5, f"a draft identical to the target should be accepted: {share:.2f}"
+md = open(f"{run}/report.md").read()
+assert "## Speculative decoding" in md and "decode figures are a floor" in md, "the report's speculation section and warning"
+print(f"speculative decoding: {c['spec_draft_tokens']} draft tokens, {100 * share:.0f}% accepted, "
+      f"{c['total_tok_s']:.0f} tok/s, {c.get('tokens_per_chunk')} tokens per chunk")
+PY

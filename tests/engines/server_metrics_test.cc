@@ -47,6 +47,7 @@ TEST(ServerMetrics, Vllm09ReadsEveryFigureAndPrefersTheCurrentNames) {
   EXPECT_FALSE(r->prefix_cache_hit_rate.has_value());  // V1 exports counters, not a rate
   EXPECT_DOUBLE_EQ(*r->spec_draft_tokens_total, 45000);
   EXPECT_DOUBLE_EQ(*r->spec_accepted_tokens_total, 29000);
+  EXPECT_DOUBLE_EQ(*r->spec_drafts_total, 15000);
   EXPECT_FALSE(r->spec_accept_length.has_value());
 }
 

@@ -172,6 +172,40 @@ TEST(WindowSummary, HostAndServerFigures) {
   EXPECT_NEAR(*t.server_kv_usage_max, 0.45, 1e-9);
   EXPECT_EQ(*t.server_preemptions, 7);
   EXPECT_FALSE(t.gpu_power_w);  // no GPU series
+  EXPECT_FALSE(t.spec_draft_tokens);  // a server that does not speculate
+  EXPECT_FALSE(t.spec_accept_length);
+}
+
+// Speculative decoding over a window: the counters' differences (vLLM: drafts, draft tokens,
+// accepted tokens; 3 draft tokens a step, 2 accepted), and SGLang's accept-length gauge.
+TEST(WindowSummary, SpeculativeDecodingFromTheServersCounters) {
+  TelemetrySeries s;
+  s.interval_s = 0.5;
+  for (int64_t t = 0; t <= 10 * kS; t += kS) {
+    ServerSample v{t, {}};
+    v.server.running = 4;
+    const double seconds = static_cast<double>(t / kS);
+    v.server.spec_drafts_total = 100 * seconds;
+    v.server.spec_draft_tokens_total = 300 * seconds;
+    v.server.spec_accepted_tokens_total = 200 * seconds;
+    s.server.push_back(v);
+  }
+  CellTelemetry t = summarize_window(s, 2 * kS, 6 * kS, 100, {});
+  EXPECT_EQ(*t.spec_draft_tokens, 1200);
+  EXPECT_EQ(*t.spec_accepted_tokens, 800);
+  EXPECT_EQ(*t.spec_drafts, 400);
+  EXPECT_DOUBLE_EQ(*t.spec_accept_length, 3.0);  // 1 + 800 / 400
+  TelemetrySeries g;
+  g.interval_s = 0.5;
+  for (int64_t t = 0; t <= 10 * kS; t += kS) {
+    ServerSample v{t, {}};
+    v.server.running = 4;
+    v.server.spec_accept_length = 2.5;
+    g.server.push_back(v);
+  }
+  CellTelemetry sg = summarize_window(g, 2 * kS, 6 * kS, 100, {});
+  EXPECT_FALSE(sg.spec_draft_tokens);
+  EXPECT_DOUBLE_EQ(*sg.spec_accept_length, 2.5);
 }
 
 }  // namespace
