@@ -142,3 +142,22 @@ assert "## Speculative decoding" in md and "decode figures are a floor" in md, "
 print(f"speculative decoding: {c['spec_draft_tokens']} draft tokens, {100 * share:.0f}% accepted, "
       f"{c['total_tok_s']:.0f} tok/s, {c.get('tokens_per_chunk')} tokens per chunk")
 PY
+# A draft that is another model (another seed, the same vocabulary) guesses the target's tokens
+# far less often: the counters say so.
+draft="$work/e2e-small-draft.gguf"
+"$binary" synth-model --shape small --seed 4 --out "$draft" >/dev/null
+spec2="$work/e2e-spec-other"
+rm -rf "$spec2"
+launch4="$server -m $model -md $draft --spec-type draft-simple --host 127.0.0.1 --port $port -c 4096 -np 1 -t 1 --metrics"
+"$binary" run --launch "$launch4" --no-selftest \
+  --contexts 0 --concurrency 1 --prefill-contexts none --duration 3 --max-output 128 --out "$spec2" --quiet
+python3 - "$spec" "$spec2" <<'PY'
+import json, sys
+def share(run):
+    c = [c for c in json.load(open(f"{run}/result.json"))["decode"] if c["status"] == "valid"][0]
+    assert c.get("spec_draft_tokens", 0) > 0, f"no draft tokens counted: {c}"
+    return c["spec_accepted_tokens"] / c["spec_draft_tokens"]
+same, other = share(sys.argv[1]), share(sys.argv[2])
+assert other < same and other < 0.5, f"another model's drafts should be accepted less: {other:.2f} vs {same:.2f}"
+print(f"speculative decoding: the same model's drafts {100 * same:.0f}% accepted, another's {100 * other:.0f}%")
+PY
