@@ -45,6 +45,7 @@ void measure_burst_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt& 
   ctx.progress.end();
   const int64_t target = cell.context == 0 ? prompt.counted_tokens : prompt.target_tokens;
   compute_burst_metrics(out.records, target, cell);
+  if (ctx.result.settings.natural_eos) summarize_output_lengths(out.records, cell);
   if (ctx.result.settings.slo && out.window_opened)
     cell.slo = judge_closed_loop(out.records, out.window, *ctx.result.settings.slo);
   if (out.window_opened)

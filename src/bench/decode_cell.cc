@@ -102,6 +102,7 @@ void measure_decode_cell(PhaseContext& ctx, DecodeCell& cell, const BuiltPrompt&
   const int64_t target = cell.context == 0 ? prompt.counted_tokens : prompt.target_tokens;
   if (out.window_opened) {
     compute_decode_metrics(out.records, out.window, target, cell);
+    if (ctx.result.settings.natural_eos) summarize_output_lengths(out.records, cell);
     // Report the full window's projection, not the early window's mean; from the records as
     // reconciled after the cut (streams counted by chunks are scaled then), like every figure.
     if (cell.settled == true)

@@ -82,9 +82,13 @@ std::string PhaseContext::unique_head(std::string_view what, int64_t tokens) con
   return fmt::format("{:016x} speedmatrix {} {}:", nonce, what, tokens);
 }
 
+std::unique_ptr<PromptBuilder> PhaseContext::make_builder() const {
+  return std::make_unique<PromptBuilder>(*counter, result.settings.seed, config.prompts.corpus);
+}
+
 Result<BuiltPrompt> PhaseContext::build_prompt(int64_t context, const std::string& head) {
   const int64_t t0 = clock.now_ns();
-  if (!builder) builder = std::make_unique<PromptBuilder>(*counter, result.settings.seed);
+  if (!builder) builder = make_builder();
   auto built = builder->build(context, head);
   timing.prompts_s += seconds_since(t0);
   return built;

@@ -68,6 +68,8 @@ struct PhaseContext {
   void note_once_ignores_max_tokens(const RequestRecord& r);
   /// A prompt of exactly `context` tokens starting with `head` (its time goes to timing.prompts_s).
   Result<BuiltPrompt> build_prompt(int64_t context, const std::string& head);
+  /// A prompt builder over the run's prompt source (--prompts, --dataset; random words by default).
+  std::unique_ptr<PromptBuilder> make_builder() const;
   /// A head no prefix cache can hold yet: unique per run, session, purpose and length.
   std::string unique_head(std::string_view what, int64_t tokens) const;
   /// The idle barrier, sampler and aborts around windows (made at first use).

@@ -24,6 +24,8 @@ std::vector<std::string> profile_departures(const Profile& profile, const RunCon
   if (m.requests_per_cell > 0) out.emplace_back("--requests");
   if (c.temperature != profile.temperature) out.emplace_back("--temperature");
   if ((c.target.api == ApiKind::Chat ? "chat" : "completions") != profile.api) out.emplace_back("--api");
+  if (c.prompts.name != "random") out.emplace_back(c.prompts.name == "dataset" ? "--dataset" : "--prompts");
+  if (c.target.natural_eos) out.emplace_back("--natural-eos");
   return out;
 }
 

@@ -17,7 +17,7 @@ namespace sm {
 // per context, outside every window. Returns true when interrupted.
 bool RetrievalPhase::run(PhaseContext& ctx) {
   if (!ctx.result.settings.retrieval_check.value_or(false)) return false;
-  if (!ctx.builder) ctx.builder = std::make_unique<PromptBuilder>(*ctx.counter, ctx.result.settings.seed);
+  if (!ctx.builder) ctx.builder = ctx.make_builder();
   RetrievalCheckHooks hooks;
   hooks.head = [&ctx](int64_t context) { return ctx.unique_head("retrieval", context); };
   hooks.ask = [&ctx](const std::string& prompt, int64_t tokens, int64_t max_tokens) -> Result<CompletionResponse> {

@@ -12,6 +12,7 @@
 #include "net/stream_client.h"
 #include "result/result.h"
 #include "system/target_locality.h"
+#include "workload/prompt_corpus.h"
 
 namespace sm {
 
@@ -44,6 +45,7 @@ struct TargetConfig {
   double read_timeout_s = 600;    ///< a stream silent this long fails (prefill of long prompts is slow)
   int64_t busy_poll_ns = kDefaultBusyPollNs;  ///< StreamClientOptions::busy_poll_ns
   ConnectionOptions connection;   ///< --cacert, --insecure, --header, --proxy, --http2: on every request
+  bool natural_eos = false;       ///< --natural-eos: no ignore_eos / min_tokens, answers end where the model ends them
 };
 
 /// The validated configuration of one run.
@@ -69,6 +71,7 @@ struct RunConfig {
   std::string server_gpus;         ///< --server-gpus: the server's GPUs, "0,3" or UUIDs; empty = found
   double temperature = 0.0;        ///< sampling temperature sent with every request
   uint64_t seed = 0;               ///< prompt text seed (0 = derive from the run id)
+  PromptSource prompts;            ///< --prompts random|text|code, or --dataset FILE: what prompts are cut from
   std::string out_dir;             ///< run folder; empty = runs/<timestamp>-<model>
   bool dry_run = false;            ///< print the plan, contact nothing
   bool quiet = false;              ///< no live progress line

@@ -133,6 +133,7 @@ Result<void> start_run(PhaseContext& ctx) {
       s.concurrency.push_back(c.concurrency);
   for (const auto& r : plan.prefill) s.prefill_contexts.push_back(r.context);
   s.temperature = ctx.config.temperature;
+  record_prompt_source(ctx.config.prompts, ctx.config.target.natural_eos, s);
   s.seed = ctx.config.seed != 0 ? ctx.config.seed : std::hash<std::string>{}(ctx.result.run_id);
   s.kv_capacity_override = ctx.config.limits_override.kv_capacity_tokens;
   s.max_model_len_override = ctx.config.limits_override.max_model_len;

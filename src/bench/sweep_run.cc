@@ -80,6 +80,7 @@ Result<void> SweepRun::prepare() {
   s.duration_s = config_.duration_s;
   s.temperature = config_.temperature;
   s.seed = config_.seed != 0 ? config_.seed : std::hash<std::string>{}(result_.run_id);
+  record_prompt_source(config_.prompts, config_.target.natural_eos, s);
   for (const auto& n : probe.notes) result_.warnings.push_back(n);
 
   SweepInfo& w = result_.sweep.emplace();
@@ -121,7 +122,7 @@ Result<void> SweepRun::prepare() {
     result_.warnings.push_back("the server has no tokenize endpoint: prompt lengths are estimates "
                                "(input_tokens_mean is what the server reported)");
   }
-  builder_ = std::make_unique<PromptBuilder>(*counter_, s.seed);
+  builder_ = std::make_unique<PromptBuilder>(*counter_, s.seed, config_.prompts.corpus);
 
   run_dir_ = config_.out_dir.empty() ? default_run_dir(now_ms, probe.engine.model) : config_.out_dir;
   if (auto ok = create_run_folder(run_dir_); !ok) return ok;

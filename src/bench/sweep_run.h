@@ -27,6 +27,7 @@ struct SweepConfig {
   double drain_timeout_s = 120;         ///< after a rate's last arrival, longest wait for its answers
   double temperature = 0;
   uint64_t seed = 0;                    ///< arrivals, lengths and prompt text (0: from the run id)
+  PromptSource prompts;                 ///< --prompts, --dataset: what the prompt text is cut from
   std::string out_dir;                  ///< run folder; empty = runs/<timestamp>-<model>
   bool quiet = false;                   ///< no line per rate on stderr
   bool json_output = false;             ///< print result.json instead of the table

@@ -109,6 +109,7 @@ HttpRequest TargetSession::completion_request(std::string prompt, int64_t max_to
   spec.prompt = std::move(prompt);
   spec.max_tokens = max_tokens;
   spec.temperature = temperature;
+  spec.force_length = !target_.natural_eos;
   return HttpRequest{join_url(base_url_, completion_path(target_.api)),
                      build_completion_body(probe_.kind, target_.api, spec), headers_};
 }

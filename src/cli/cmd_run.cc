@@ -19,6 +19,7 @@
 #include "cli/connection_flags.h"
 #include "cli/cost_flags.h"
 #include "cli/power_limit_flags.h"
+#include "cli/prompt_flags.h"
 #include "core/units.h"
 #include "engines/probe.h"
 #include "net/url.h"
@@ -93,6 +94,7 @@ struct RunFlags {
   double mixed_prefill_around_s = 5;  ///< --mixed-prefill-around
   std::string slo;                  ///< --slo ttft=2s,tpot=50ms[,context=32K][,p=90][,probes=6]
   PowerLimitFlags power_limits;     ///< --power-limits, --power-limit-command, --power-limit-restore
+  PromptFlags prompts;              ///< --prompts, --dataset, --natural-eos
   std::string resume;
   std::vector<std::string> given;  ///< flags set on the command line
   bool duration_given = false;    ///< --duration was on the command line
@@ -204,6 +206,8 @@ Result<RunConfig> to_config(const RunFlags& f) {
   c.matrix.requests_per_cell = std::max<int64_t>(0, f.requests);
   c.matrix.warmup_requests = f.requests > 0 ? (f.warmup_requests >= 0 ? f.warmup_requests : -1) : 0;
   c.temperature = f.temperature;
+  if (f.resume.empty())  // a resumed run's prompts are the stored ones (resume_config)
+    if (auto ok = apply_prompt_flags(f.prompts, c.prompts, c.target); !ok) return std::unexpected(ok.error());
   if (auto ok = apply_target_profile(f, c); !ok) return std::unexpected(ok.error());
   // An adaptive window stops at --duration (the profile's, with --quick): a minimum beyond it is
   // no minimum. Asked for, it is refused; the default 5 s is brought down to the cells' length.
@@ -289,6 +293,7 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   if (!stored) return fail(stored.error().code, "--resume: " + stored.error().message);
   if (auto ok = check_resume_settings(*stored, from_flags, given); !ok) return std::unexpected(ok.error());
   RunConfig c = config_to_resume(*stored, f.resume);
+  if (auto ok = resume_prompt_source(stored->settings, f.prompts, given, c); !ok) return std::unexpected(ok.error());
   // Prices are not measurements: flags given now replace the stored ones.
   if (auto ok = apply_cost_flags(f.cost, c.cost); !ok) return std::unexpected(ok.error());
   if (c.embedded_sim && (!f.url.empty() || !f.launch.empty()))
@@ -540,6 +545,7 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("--temperature", flags->temperature, "Sampling temperature sent with every request")
       ->capture_default_str();
   run->add_option("--seed", flags->seed, "Seed of the prompt text (0: derived from the run id)");
+  add_prompt_flags(run, flags->prompts);
   run->add_flag("--dry-run", flags->dry_run,
                 "Print the plan (cells and their status) and measure nothing; with --url it asks the server for its "
                 "limits first (GET requests only) and plans against them, else it contacts nothing");

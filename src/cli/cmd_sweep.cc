@@ -6,6 +6,7 @@
 #include "bench/sweep_run.h"
 #include "cli/commands.h"
 #include "cli/connection_flags.h"
+#include "cli/prompt_flags.h"
 #include "net/url.h"
 
 namespace sm::cli {
@@ -35,6 +36,7 @@ struct SweepFlags {
   double busy_poll_us = 0;
   double temperature = 0;
   uint64_t seed = 0;
+  PromptFlags prompts;  ///< --prompts, --dataset, --natural-eos
   std::string out;
   std::string format = "term";
   bool quiet = false;
@@ -79,6 +81,7 @@ Result<SweepConfig> to_config(const SweepFlags& f) {
   c.drain_timeout_s = f.drain_timeout_s;
   c.temperature = f.temperature;
   c.seed = f.seed;
+  if (auto ok = apply_prompt_flags(f.prompts, c.prompts, c.target); !ok) return std::unexpected(ok.error());
   c.out_dir = f.out;
   if (f.format != "term" && f.format != "json") return fail(ErrorCode::InvalidArgument, "--format must be 'term' or 'json'");
   c.json_output = f.format == "json";
@@ -145,6 +148,7 @@ void add_sweep_command(CLI::App& app, Action& action) {
   cmd->add_option("--temperature", flags->temperature, "Sampling temperature sent with every request")
       ->capture_default_str();
   cmd->add_option("--seed", flags->seed, "Seed of arrivals, lengths and prompt text (0: derived from the run id)");
+  add_prompt_flags(cmd, flags->prompts);
   cmd->add_option("--out", flags->out, "Run folder (default runs/<timestamp>-<model>)");
   cmd->add_option("--format", flags->format, "What is printed at the end: 'term' table or 'json'")->capture_default_str();
   cmd->add_flag("--quiet", flags->quiet, "No line per rate on stderr");

@@ -137,6 +137,15 @@ bool prompt_length_ok(int64_t prompt_tokens, int64_t target_tokens) {
   return std::fabs(static_cast<double>(prompt_tokens - target_tokens)) <= tolerance;
 }
 
+void summarize_output_lengths(std::span<const RequestRecord> records, DecodeCell& cell) {
+  std::vector<double> lengths;
+  for (const auto& r : records)
+    if (r.end == RequestEnd::Finished || r.end == RequestEnd::EndedEarly) lengths.push_back(static_cast<double>(r.tokens));
+  if (lengths.empty()) return;
+  cell.requests_ended = static_cast<int64_t>(lengths.size());
+  cell.ended_output_tokens = Percentiles{percentile(lengths, 0.5), percentile(lengths, 0.9), percentile(lengths, 0.99)};
+}
+
 void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow window,
                             int64_t target_prompt_tokens, DecodeCell& cell) {
   summarize_checked_output(records, cell);

@@ -49,6 +49,11 @@ bool prompt_length_ok(int64_t prompt_tokens, int64_t target_tokens);
 void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow window,
                             int64_t target_prompt_tokens, DecodeCell& cell);
 
+/// run --natural-eos: how long the cell's answers were (DecodeCell::requests_ended and
+/// ended_output_tokens) over the requests that ended by themselves, at end of sequence or max
+/// output (failed and window-cut requests are left out); nothing set when none ended.
+void summarize_output_lengths(std::span<const RequestRecord> records, DecodeCell& cell);
+
 /// Fills the measured fields of a burst cell (docs/METRICS.md, "Burst cells") from its measured
 /// requests (warm-up excluded): total tok/s = every output token ÷ (last end − first send);
 /// per-request tok/s, TTFT, time per output token and end-to-end latency over the requests.

@@ -217,6 +217,8 @@ CompareModel build_compare_model(const std::vector<RunResult>& runs, const std::
   add_difference(m.setting_differences, tr("Time per measurement"),
                  collect([](const RunResult& r) { return measurement_time_text(r.settings); }), m.runs);
   add_difference(m.setting_differences, tr("API"), collect([](const RunResult& r) { return r.settings.api; }), m.runs);
+  add_difference(m.setting_differences, tr("Prompts"),
+                 collect([](const RunResult& r) { return prompt_source_text(r.settings); }), m.runs);
   add_difference(m.setting_differences, tr("Contexts"),
                  collect([](const RunResult& r) { return list_text(r.settings.contexts, true); }), m.runs);
   add_difference(m.setting_differences, tr("Concurrency"),

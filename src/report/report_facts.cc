@@ -84,6 +84,27 @@ std::string measurement_time_text(const RunSettings& s) {
   return format_duration_s(s.duration_s);
 }
 
+std::string prompt_source_text(const RunSettings& s) {
+  std::string text;
+  if (s.prompts == "random" || s.prompts.empty()) {
+    text = tr("Random common words");
+  } else {
+    const std::string kind = s.prompts == "text"   ? tr("Natural text")
+                             : s.prompts == "code" ? tr("Source code")
+                                                   : tr("Dataset");
+    text = kind;
+    if (s.prompt_corpus) {
+      const PromptCorpusInfo& c = *s.prompt_corpus;
+      text += ": " + c.name;
+      if (c.texts > 1) text += " " + trf("({} prompts)", format_thousands(c.texts));
+      if (!c.licence.empty() && s.prompts != "dataset") text += ", " + c.licence;
+      if (!c.sha256.empty()) text += " · sha256 " + c.sha256.substr(0, 12);
+    }
+  }
+  if (s.natural_eos) text += tr("; answers ended by the model (--natural-eos)");
+  return text;
+}
+
 std::string hardware_display_name(const HardwareInfo& hw) {
   if (hw.source == HardwareSource::Unknown) return std::string(kUnknownHardwareName);
   if (!hw.gpus.empty()) {
@@ -248,6 +269,7 @@ FactGroup run_facts(const RunResult& r) {
   add(g.facts, tr("Max output"), trf("{} tokens", format_thousands(s.max_output_tokens)));
   add(g.facts, tr("API"), s.api == "chat" ? tr("Chat completions") : s.api == "completions" ? tr("Completions") : sentence_case(s.api));
   add(g.facts, tr("Temperature"), fmt::format("{:g}", s.temperature));
+  if (r.kind != "predicted") add(g.facts, tr("Prompts"), prompt_source_text(s));
   if (s.seed != 0) add(g.facts, tr("Prompt seed"), fmt::format("{}", s.seed));
   if (s.kv_capacity_override)
     add(g.facts, tr("KV capacity (given)"), trf("{} tokens", format_thousands(*s.kv_capacity_override)));

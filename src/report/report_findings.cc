@@ -80,7 +80,11 @@ std::vector<Finding> findings(const RunResult& r) {
              r.hardware.source_detail));
   for (auto& note : telemetry_notes(r)) out.push_back(std::move(note));
   for (auto& note : connection_findings(r)) out.push_back(std::move(note));
-  if (!r.engine.forces_output_length)
+  if (r.settings.natural_eos)
+    info(tr("Answers ended where the model ended them (--natural-eos): cells mix new requests' prefills into "
+            "decode, so their tok/s is not the pure decode speed of a forced-length run; each cell gives its "
+            "answers' lengths."));
+  else if (!r.engine.forces_output_length)
     warn(tr("Output length not forced: this engine cannot ignore end of sequence, so requests may end before "
             "max output and cells measure a mix of prefill and decode."));
   for (const auto& w : r.warnings) warn(w);
@@ -121,7 +125,7 @@ std::vector<Finding> findings(const RunResult& r) {
       warn(trf("{}: prompt length missed: the server counted {} prompt tokens, {} were asked for.", name, seen,
                format_thousands(c.context)));
     }
-    if (c.ended_early && *c.ended_early > 0)
+    if (c.ended_early && *c.ended_early > 0 && !r.settings.natural_eos)
       warn(*c.ended_early == 1
                ? trf("{}: output length not forced: {} request ended before max output.", name, format_thousands(*c.ended_early))
                : trf("{}: output length not forced: {} requests ended before max output.", name,
@@ -176,7 +180,7 @@ std::vector<std::string> checks_passed(const RunResult& r) {
   bool any_cell = !r.prefill.empty() || !r.decode.empty();
   if (!any_cell) return out;
   out.push_back(tr("Every prompt was within max(16 tokens, 0.5%) of the length asked for, where the server counted it."));
-  if (r.engine.forces_output_length) out.push_back(tr("Output length was forced (end of sequence ignored)."));
+  if (r.engine.forces_output_length && !r.settings.natural_eos) out.push_back(tr("Output length was forced (end of sequence ignored)."));
   out.push_back(tr("No cell failed and none ran fewer requests than asked, where that was measured."));
   if (r.client_ceiling) out.push_back(trf("Every cell stayed below {} of the client's own ceiling.", percent(kClientCeilingShare)));
   if (auto check = throttle_check(r)) out.push_back(std::move(*check));

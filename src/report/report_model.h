@@ -133,6 +133,8 @@ struct ReportModel {
   Table mixed_prefill;                         ///< run --mixed-prefill: a row per long prompt; no rows without
   Table speculation;                           ///< decode cells where the server speculated; no rows otherwise
   std::string speculation_caption;             ///< above that table
+  Table answer_lengths;                        ///< run --natural-eos: each decode cell's answer lengths
+  std::string answer_lengths_caption;          ///< above that table
   std::string mixed_prefill_caption;           ///< above that table: what was measured
   std::vector<Definition> definitions;
   std::string token_counts;     ///< where the output token counts came from
@@ -156,6 +158,12 @@ std::string hardware_display_name(const HardwareInfo& hardware);
 /// 10 s to 30 s, closed within ±2% (a settled cell's rate is projected to 30 s)". The report's
 /// run facts and compare's setting differences both say it this way.
 std::string measurement_time_text(const RunSettings& settings);
+
+/// The run's "Prompts": "Random common words", or the corpus they were cut from with its hash's
+/// start ("Natural text: News from Nowhere (William Morris, 1890), public domain · sha256 1a2b3c4d5e6f"),
+/// and "; answers ended by the model" with --natural-eos. The report's run facts and compare's
+/// setting differences both say it this way.
+std::string prompt_source_text(const RunSettings& settings);
 
 /// Works out the report of one run.
 ReportModel build_report_model(const RunResult& result);

@@ -66,6 +66,10 @@ Table speculation_table(const RunResult& r);  ///< no rows where the server did 
 std::string speculation_caption(const RunResult& r);
 void add_speculation_findings(const RunResult& r, std::vector<Finding>& out);
 
+// report_answer_lengths.cc
+Table answer_lengths_table(const RunResult& r);  ///< no rows without --natural-eos
+std::string answer_lengths_caption(const RunResult& r);
+
 // report_definitions.cc
 std::string token_count_text(const RunResult& r);
 std::vector<Definition> definitions(const RunResult& r);

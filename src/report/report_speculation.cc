@@ -6,6 +6,7 @@
 
 #include "core/units.h"
 #include "report/cell_format.h"
+#include "report/report_model.h"
 #include "report/report_sections.h"
 #include "report/translate.h"
 
@@ -66,11 +67,17 @@ void add_speculation_findings(const RunResult& r, std::vector<Finding>& out) {
   if (!any) return;
   const std::string share =
       drafted > 0 ? fmt::format("{:.0f}%", 100.0 * static_cast<double>(accepted) / static_cast<double>(drafted)) : "–";
-  out.push_back({Severity::Warning,
-                 trf("The server decodes speculatively ({} of its draft tokens accepted over the matrix), and these "
-                     "prompts are random tokens, on which drafts are rarely accepted: its decode figures are a floor, "
-                     "and real text decodes faster.",
-                     share)});
+  if (r.settings.prompts == "random" || r.settings.prompts.empty()) {
+    out.push_back({Severity::Warning,
+                   trf("The server decodes speculatively ({} of its draft tokens accepted over the matrix), and these "
+                       "prompts are random tokens, on which drafts are rarely accepted: its decode figures are a "
+                       "floor, and real text decodes faster (run --prompts text or code, or --dataset FILE).",
+                       share)});
+    return;
+  }
+  out.push_back({Severity::Info, trf("The server decodes speculatively: {} of its draft tokens accepted over the "
+                                     "matrix; prompts: {}.",
+                                     share, prompt_source_text(r.settings))});
 }
 
 }  // namespace sm::report::section

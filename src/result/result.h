@@ -105,6 +105,16 @@ struct CostSettings {
 };
 
 /// How the run was set up (the seed page's Run section).
+/// Where a run's prompts were cut from, other than random words (docs/METRICS.md, "Prompt sources").
+struct PromptCorpusInfo {
+  std::string name;     ///< "News from Nowhere (William Morris, 1890)", a dataset's file name
+  std::string origin;   ///< where it came from, in words
+  std::string licence;  ///< its terms
+  int64_t texts = 1;    ///< texts joined into it (a dataset's prompts)
+  int64_t bytes = 0;    ///< its size
+  std::string sha256;   ///< of its text: runs with the same hash cut prompts from the same corpus
+};
+
 struct RunSettings {
   std::string api = "completions";      ///< "completions" or "chat"
   std::string decode_test = "fixed_duration";
@@ -151,6 +161,13 @@ struct RunSettings {
   int64_t mixed_prefill_streams = 0;    ///< requests decoding while each long prompt lands
   double mixed_prefill_around_s = 0;    ///< seconds they decode before it is sent and after its first token
   CostSettings cost;  ///< prices for the cost per million tokens; all empty: energy figures only
+  /// --prompts / --dataset: what prompts were cut from, "random" (seeded common words), "text",
+  /// "code" or "dataset"; the corpus's name, origin and hash beside it (absent for "random").
+  std::string prompts = "random";
+  std::optional<PromptCorpusInfo> prompt_corpus;
+  /// --natural-eos: requests end where the model ends its answer (no ignore_eos), so decode cells
+  /// mix prefills in and each reports its requests' output lengths (DecodeCell::ended_output_tokens).
+  bool natural_eos = false;
 };
 
 /// A median with its tails. All in the unit the field name says.
@@ -358,6 +375,9 @@ struct DecodeCell {
   std::optional<int64_t> requests_started;  ///< requests sent for this cell (warm-up excluded)
   std::optional<int64_t> requests_failed;   ///< of those, ended by an error
   std::optional<int64_t> ended_early;       ///< of those, ended by the server before max output
+  std::optional<int64_t> requests_ended;    ///< run --natural-eos: requests whose answer ended in the cell
+                                            ///< (end of sequence or max output; not cut at the window's end)
+  std::optional<Percentiles> ended_output_tokens;  ///< ... and their output lengths, tokens
   std::optional<double> server_tok_s;       ///< median per-request tok/s the server itself reported (llama.cpp timings)
   std::optional<double> server_rate_ratio;  ///< median over the same finished requests of client-measured
                                             ///< (tokens−1)/(last−first) ÷ the server's figure; 1 = agreement

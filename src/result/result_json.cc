@@ -129,6 +129,13 @@ json settings_to_json(const RunSettings& s) {
     j["mixed_prefill_streams"] = s.mixed_prefill_streams;
     j["mixed_prefill_around_s"] = s.mixed_prefill_around_s;
   }
+  if (s.prompts != "random") j["prompts"] = s.prompts;  // --prompts text|code, --dataset only
+  if (s.prompt_corpus) {
+    const PromptCorpusInfo& c = *s.prompt_corpus;
+    j["prompt_corpus"] = {{"name", c.name},   {"origin", c.origin}, {"licence", c.licence},
+                          {"texts", c.texts}, {"bytes", c.bytes},   {"sha256", c.sha256}};
+  }
+  if (s.natural_eos) j["natural_eos"] = true;
   if (s.requests_per_cell > 0) {
     j["requests_per_cell"] = s.requests_per_cell;
     j["warmup_requests"] = s.warmup_requests;
@@ -176,6 +183,18 @@ RunSettings settings_from_json(const json& j) {
   read(j, "mixed_prefill_around_s", s.mixed_prefill_around_s);
   read(j, "requests_per_cell", s.requests_per_cell);
   read(j, "warmup_requests", s.warmup_requests);
+  read(j, "prompts", s.prompts);
+  if (auto c = j.find("prompt_corpus"); c != j.end() && c->is_object()) {
+    PromptCorpusInfo info;
+    read(*c, "name", info.name);
+    read(*c, "origin", info.origin);
+    read(*c, "licence", info.licence);
+    read(*c, "texts", info.texts);
+    read(*c, "bytes", info.bytes);
+    read(*c, "sha256", info.sha256);
+    s.prompt_corpus = std::move(info);
+  }
+  read(j, "natural_eos", s.natural_eos);
   if (auto c = j.find("cost"); c != j.end() && c->is_object()) {
     read_opt(*c, "power_price_per_kwh", s.cost.power_price_per_kwh);
     read(*c, "currency", s.cost.currency);
@@ -401,6 +420,8 @@ json decode_to_json(const DecodeCell& c) {
           {"requests_started", opt(c.requests_started)},
           {"requests_failed", opt(c.requests_failed)},
           {"ended_early", opt(c.ended_early)},
+          {"requests_ended", opt(c.requests_ended)},
+          {"ended_output_tokens", json_fields::percentiles_to_json(c.ended_output_tokens)},
           {"server_tok_s", opt(c.server_tok_s)},
           {"server_rate_ratio", opt(c.server_rate_ratio)},
           {"token_count_source", c.token_count_source},
@@ -475,6 +496,8 @@ Result<DecodeCell> decode_from_json(const json& j) {
   read_opt(j, "requests_started", c.requests_started);
   read_opt(j, "requests_failed", c.requests_failed);
   read_opt(j, "ended_early", c.ended_early);
+  read_opt(j, "requests_ended", c.requests_ended);
+  json_fields::read_percentiles(j, "ended_output_tokens", c.ended_output_tokens);
   read_opt(j, "server_tok_s", c.server_tok_s);
   read_opt(j, "server_rate_ratio", c.server_rate_ratio);
   read(j, "token_count_source", c.token_count_source);

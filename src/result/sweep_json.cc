@@ -13,25 +13,10 @@ namespace {
 
 using json_fields::opt;
 using json_fields::read;
+using json_fields::percentiles_to_json;
 using json_fields::read_opt;
+using json_fields::read_percentiles;
 
-json percentiles_to_json(const std::optional<Percentiles>& p) {
-  if (!p) return nullptr;
-  return {{"p50", p->p50}, {"p90", p->p90}, {"p99", p->p99}};
-}
-
-void read_percentiles(const json& j, const char* key, std::optional<Percentiles>& out) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_object()) {
-    out.reset();
-    return;
-  }
-  Percentiles p;
-  read(*it, "p50", p.p50);
-  read(*it, "p90", p.p90);
-  read(*it, "p99", p.p99);
-  out = p;
-}
 
 json point_to_json(const SweepPoint& p) {
   json out = {{"rate_rps", p.rate_rps},

@@ -21,12 +21,47 @@ constexpr std::array<std::string_view, 96> kWords = {
 
 }  // namespace
 
-PromptBuilder::PromptBuilder(TokenCounter& counter, uint64_t seed) : counter_(counter), rng_(seed) {}
+PromptBuilder::PromptBuilder(TokenCounter& counter, uint64_t seed, std::shared_ptr<const PromptCorpus> corpus)
+    : counter_(counter), rng_(seed), corpus_(std::move(corpus)) {
+  if (!corpus_ || corpus_->piece_ends.empty()) {
+    corpus_.reset();
+    return;
+  }
+  // Start at a seeded piece, moved on to the first that begins a line (the corpus's first if none).
+  const auto& ends = corpus_->piece_ends;
+  const std::string& text = corpus_->text;
+  auto starts_line = [&](size_t i) {
+    if (i == 0) return true;
+    const size_t newline = text.find('\n', ends[i - 1]);
+    return newline != std::string::npos && newline < text.find_first_not_of(" \t\r\n", ends[i - 1]);
+  };
+  size_t start = static_cast<size_t>(rng_.below(ends.size()));
+  while (start < ends.size() && !starts_line(start)) ++start;
+  next_piece_ = start < ends.size() ? start : 0;
+}
+
+void PromptBuilder::append_piece() {
+  const auto& ends = corpus_->piece_ends;
+  const std::string& text = corpus_->text;
+  size_t begin = next_piece_ == 0 ? 0 : ends[next_piece_ - 1];
+  // The first piece after the head, or after wrapping, starts a paragraph of its own.
+  const size_t word = text.find_first_not_of(" \t\r\n", begin);
+  if (filler_word_ends_.empty() || next_piece_ == 0) {
+    filler_text_.append(filler_word_ends_.empty() ? "\n" : "\n\n");
+    begin = std::min<size_t>(word, ends[next_piece_]);
+  }
+  filler_text_.append(text, begin, ends[next_piece_] - begin);
+  next_piece_ = next_piece_ + 1 < ends.size() ? next_piece_ + 1 : 0;
+}
 
 const std::string& PromptBuilder::filler(size_t words) {
   while (filler_word_ends_.size() < words) {
-    filler_text_.push_back(' ');
-    filler_text_.append(kWords[rng_.below(kWords.size())]);
+    if (corpus_) {
+      append_piece();
+    } else {
+      filler_text_.push_back(' ');
+      filler_text_.append(kWords[rng_.below(kWords.size())]);
+    }
     filler_word_ends_.push_back(filler_text_.size());
   }
   return filler_text_;

@@ -1,13 +1,16 @@
 #pragma once
 // Prompts of an exact token length: a unique head (the nonce, so no prefix cache can hold the
-// prompt before we send it) followed by seeded random common words, grown or trimmed until the
-// server's own count hits the target.
+// prompt before we send it) followed by filler grown or trimmed until the server's own count hits
+// the target. The filler is seeded random common words, or a stretch of a corpus (built-in text or
+// code, a dataset: workload/prompt_corpus.h) from a seeded starting line, wrapping at its end.
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "workload/prompt_corpus.h"
 #include "workload/token_counter.h"
 
 namespace sm {
@@ -21,8 +24,9 @@ struct BuiltPrompt {
 
 class PromptBuilder {
  public:
-  /// `counter` must outlive the builder. `seed` fixes the filler words.
-  PromptBuilder(TokenCounter& counter, uint64_t seed);
+  /// `counter` must outlive the builder. `seed` fixes the filler words, or where in `corpus` the
+  /// filler starts; no corpus: random common words.
+  PromptBuilder(TokenCounter& counter, uint64_t seed, std::shared_ptr<const PromptCorpus> corpus = nullptr);
 
   /// A prompt of `target_tokens` tokens starting with `head` and ending with `tail` (the filler
   /// goes between them). When the target is at or below head + tail's own length, head + tail
@@ -30,7 +34,8 @@ class PromptBuilder {
   Result<BuiltPrompt> build(int64_t target_tokens, const std::string& head, const std::string& tail = {});
 
  private:
-  const std::string& filler(size_t words);  ///< first `words` filler words, space-joined (cached)
+  const std::string& filler(size_t words);  ///< first `words` filler words or pieces, joined (cached)
+  void append_piece();                      ///< the next piece of the corpus (wrapping at its end)
   Result<int64_t> count(BuiltPrompt& p, const std::string& text);
 
   TokenCounter& counter_;
@@ -38,6 +43,8 @@ class PromptBuilder {
   std::string filler_text_;              ///< " word word word ..." grown on demand
   std::vector<size_t> filler_word_ends_; ///< end offset of each filler word in filler_text_
   double tokens_per_word_ = 0;           ///< measured on a sample, 0 until then
+  std::shared_ptr<const PromptCorpus> corpus_;  ///< null: random words
+  size_t next_piece_ = 0;                ///< the corpus piece filler() takes next
 };
 
 }  // namespace sm

@@ -12,8 +12,7 @@
 #include "metrics/mixed_prefill.h"
 #include "report/report.h"
 #include "result/result_json.h"
-#include "site/json_schema.h"
-#include "site/site_data.h"
+#include "support/result_schema.h"
 #include "support/scripted_server.h"
 #include "support/temp_dir.h"
 
@@ -201,11 +200,7 @@ TEST(MixedPrefill, ARunMeasuresEachLengthAndReportsIt) {
   EXPECT_EQ(alone, 1);
   EXPECT_EQ(among, 1);
   // The file follows the schema, and the reports have the section.
-  auto schema = site::JsonSchema::parse(*site::site_data_file("result-schema.json"));
-  ASSERT_TRUE(schema.has_value());
-  std::ifstream written(dir.file("run/result.json"));
-  auto ok = schema->validate(nlohmann::json::parse(written));
-  EXPECT_TRUE(ok.has_value()) << ok.error().message;
+  EXPECT_TRUE(test::follows_result_schema(dir.file("run/result.json")));
   const std::string md = render_report(*result, ReportFormat::Markdown, {});
   EXPECT_NE(md.find("## Mixed prefill"), std::string::npos);
   EXPECT_NE(md.find("TTFT among streams"), std::string::npos);

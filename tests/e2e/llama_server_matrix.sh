@@ -161,3 +161,50 @@ same, other = share(sys.argv[1]), share(sys.argv[2])
 assert other < same and other < 0.5, f"another model's drafts should be accepted less: {other:.2f} vs {same:.2f}"
 print(f"speculative decoding: the same model's drafts {100 * same:.0f}% accepted, another's {100 * other:.0f}%")
 PY
+
+# Issue 33 point 1: prompts cut from the built-in natural text, answers ended by the model
+# (--natural-eos: no ignore_eos), and prompts cut from a user's JSON Lines dataset; each at the
+# exact length llama-server's own tokenizer counts.
+natural="$work/e2e-natural"
+rm -rf "$natural"
+"$binary" run --launch "$launch2" --no-selftest \
+  --contexts 1K --concurrency 2 --prefill-contexts 1K --duration 3 --max-output 64 --out "$natural" --quiet \
+  --prompts text --natural-eos --save-requests
+dataset="$work/e2e-prompts.jsonl"
+python3 -c '
+import json, sys
+with open(sys.argv[1], "w") as f:
+    for i in range(40):
+        f.write(json.dumps({"messages": [{"role": "user", "content": f"Request {i}: summarise the benefits of paged attention for serving many users at once."}]}) + "\n")
+' "$dataset"
+fromdata="$work/e2e-dataset"
+rm -rf "$fromdata"
+"$binary" run --launch "$launch2" --no-selftest \
+  --contexts 2K --concurrency 1 --prefill-contexts none --duration 2 --max-output 32 --out "$fromdata" --quiet \
+  --dataset "$dataset"
+python3 - "$natural" "$fromdata" "$source_dir" <<'PY'
+import json, sys
+natural, fromdata, source = sys.argv[1], sys.argv[2], sys.argv[3]
+r = json.load(open(f"{natural}/result.json"))
+s = r["settings"]
+assert s["prompts"] == "text" and s["natural_eos"] is True, s
+assert s["prompt_corpus"]["licence"] == "public domain" and len(s["prompt_corpus"]["sha256"]) == 64, s["prompt_corpus"]
+assert "profile" not in s or not s["profile"], s.get("profile")
+c = r["decode"][0]
+assert c["status"] == "valid" and c["prompt_length_ok"], c
+assert c["prompt_tokens_min"] == c["prompt_tokens_max"] == 1024, c
+assert c["requests_ended"] > 0 and 0 < c["ended_output_tokens"]["p50"] <= 64, c
+assert r["prefill"][0]["status"] == "valid", r["prefill"][0]
+import hashlib  # the run read exactly the shipped text
+assert hashlib.sha256(open(f"{source}/data/corpus/natural-text.txt", "rb").read()).hexdigest() == s["prompt_corpus"]["sha256"]
+lines = [json.loads(l) for l in open(f"{natural}/requests.jsonl")]
+assert all(l["prompt_tokens"] == 1024 for l in lines if l["purpose"] in ("prefill", "decode") and l.get("prompt_tokens")), "exact lengths"
+md = open(f"{natural}/report.md").read()
+assert "Natural text: News from Nowhere" in md and "## Answer lengths" in md, "the report's prompts fact and answer lengths"
+d = json.load(open(f"{fromdata}/result.json"))
+assert d["settings"]["prompts"] == "dataset" and d["settings"]["prompt_corpus"]["texts"] == 40, d["settings"]
+dc = d["decode"][0]
+assert dc["status"] == "valid" and dc["prompt_tokens_min"] == dc["prompt_tokens_max"] == 2048, dc
+print(f"prompt sources: natural text 1K x 2 at {c['total_tok_s']:.0f} tok/s, {c['requests_ended']} answers ended "
+      f"(p50 {c['ended_output_tokens']['p50']:.0f} tokens); dataset 2K x 1 at {dc['total_tok_s']:.0f} tok/s")
+PY
