@@ -53,6 +53,10 @@ nlohmann::json request_line(const RequestTag& tag, const RequestRecord& r, const
   j["last_token_ms"] = r.chunks.empty() ? nlohmann::json(nullptr) : ms_after(r.send_ns, r.chunks.back().t_ns);
   j["end_ms"] = ms_after(r.send_ns, r.end_ns);
   j["output_tokens"] = r.tokens;
+  if (r.reasoning_tokens >= 0) {  // only where the server streamed reasoning apart from the answer
+    j["reasoning_tokens"] = r.reasoning_tokens;
+    j["first_answer_ms"] = ms_after(r.send_ns, r.first_answer_ns);
+  }
   j["max_tokens"] = r.max_tokens;
   j["chunks"] = r.chunks.size();
   j["prompt_tokens"] = count_or_null(r.usage_prompt_tokens);

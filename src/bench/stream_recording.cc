@@ -67,6 +67,11 @@ bool StreamRecording::on_chunk(RequestRecord& r, const ChunkInfo& c, int64_t t_n
   r.tokens += tokens;
   ++counted_chunks_;
   if (r.first_token_ns < 0) r.first_token_ns = t_ns;
+  if (!c.reasoning.empty()) reasoning_seen_ = true;
+  if (!c.text.empty() && r.first_answer_ns < 0) {
+    r.first_answer_ns = t_ns;
+    first_answer_chunk_ = static_cast<int64_t>(r.chunks.size()) - 1;
+  }
   if (r.tokens > overrun_limit(r.max_tokens)) {
     r.error = fmt::format("server ignores max_tokens: it sent {} tokens, {} were asked for", r.tokens, r.max_tokens);
     r.error_code = ErrorCode::Protocol;
@@ -77,13 +82,22 @@ bool StreamRecording::on_chunk(RequestRecord& r, const ChunkInfo& c, int64_t t_n
 
 void StreamRecording::finalize(RequestRecord& r) {
   r.source = mode_;
-  if (r.source != TokenSource::Chunks || r.chunks.empty()) return;
-  if (r.usage_completion_tokens >= 0) {
-    spread_tokens(r, r.usage_completion_tokens);
-    r.source = TokenSource::UsageFinal;
-  } else if (r.finish == FinishReason::Length && r.max_tokens > 0 && r.tokens <= r.max_tokens) {
-    spread_tokens(r, r.max_tokens);
-    r.source = TokenSource::FinishLength;
+  if (r.source == TokenSource::Chunks && !r.chunks.empty()) {
+    if (r.usage_completion_tokens >= 0) {
+      spread_tokens(r, r.usage_completion_tokens);
+      r.source = TokenSource::UsageFinal;
+    } else if (r.finish == FinishReason::Length && r.max_tokens > 0 && r.tokens <= r.max_tokens) {
+      spread_tokens(r, r.max_tokens);
+      r.source = TokenSource::FinishLength;
+    }
+  }
+  // Reasoning is streamed before the answer: its tokens are those of the chunks before the first
+  // with answer text (all of them when no answer came), counted after the reconciliation above.
+  if (reasoning_seen_) {
+    const auto before = first_answer_chunk_ < 0 ? r.chunks.size() : static_cast<size_t>(first_answer_chunk_);
+    int64_t tokens = 0;
+    for (size_t i = 0; i < before && i < r.chunks.size(); ++i) tokens += r.chunks[i].tokens;
+    r.reasoning_tokens = tokens;
   }
 }
 

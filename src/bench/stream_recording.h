@@ -48,6 +48,8 @@ class StreamRecording {
   TokenSource mode_ = TokenSource::Chunks;
   int64_t last_cumulative_ = 0;
   int64_t counted_chunks_ = 0;
+  bool reasoning_seen_ = false;      ///< a chunk carried reasoning text
+  int64_t first_answer_chunk_ = -1;  ///< index in r.chunks of the first chunk with answer text
 };
 
 /// Drains `checks` and puts each finished stream's verdict on its record (`record_of`: the record

@@ -146,9 +146,31 @@ void summarize_output_lengths(std::span<const RequestRecord> records, DecodeCell
   cell.ended_output_tokens = Percentiles{percentile(lengths, 0.5), percentile(lengths, 0.9), percentile(lengths, 0.99)};
 }
 
+void summarize_reasoning(std::span<const RequestRecord> records, DecodeCell& cell) {
+  std::vector<double> answer_ms, reasoning;
+  int64_t reasoned = 0;
+  for (const auto& r : records) {
+    if (r.reasoning_tokens < 0) continue;
+    ++reasoned;
+    if (r.first_answer_ns >= 0) answer_ms.push_back(static_cast<double>(r.first_answer_ns - r.send_ns) / kNsPerMsD);
+    // Its reasoning's whole length is known once the answer began or the request ended.
+    if (r.first_answer_ns >= 0 || r.end == RequestEnd::Finished || r.end == RequestEnd::EndedEarly)
+      reasoning.push_back(static_cast<double>(r.reasoning_tokens));
+  }
+  if (reasoned == 0) return;
+  cell.reasoning_requests = reasoned;
+  cell.answered_requests = static_cast<int64_t>(answer_ms.size());
+  auto tails = [](std::vector<double>& v) {
+    return Percentiles{percentile(v, 0.5), percentile(v, 0.9), percentile(v, 0.99)};
+  };
+  if (!answer_ms.empty()) cell.first_answer_ms = tails(answer_ms);
+  if (!reasoning.empty()) cell.reasoning_tokens = tails(reasoning);
+}
+
 void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow window,
                             int64_t target_prompt_tokens, DecodeCell& cell) {
   summarize_checked_output(records, cell);
+  summarize_reasoning(records, cell);
   const double window_s = static_cast<double>(window.end_ns - window.begin_ns) / kNsPerSD;
   int64_t window_tokens = 0;
   int64_t window_chunks = 0;

@@ -54,6 +54,13 @@ void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow
 /// output (failed and window-cut requests are left out); nothing set when none ended.
 void summarize_output_lengths(std::span<const RequestRecord> records, DecodeCell& cell);
 
+/// Reasoning streamed apart from the answer (docs/METRICS.md, "Reasoning and the first answer
+/// token"): over the requests that streamed any, DecodeCell::reasoning_requests, answered_requests,
+/// first_answer_ms (send → first answer token) and reasoning_tokens (each request's reasoning
+/// before its answer, where its whole length is known). Nothing set when no request reasoned.
+/// compute_decode_metrics calls it.
+void summarize_reasoning(std::span<const RequestRecord> records, DecodeCell& cell);
+
 /// Fills the measured fields of a burst cell (docs/METRICS.md, "Burst cells") from its measured
 /// requests (warm-up excluded): total tok/s = every output token ÷ (last end − first send);
 /// per-request tok/s, TTFT, time per output token and end-to-end latency over the requests.

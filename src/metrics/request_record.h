@@ -47,6 +47,9 @@ struct RequestRecord {
   int64_t max_tokens = 0;      ///< output tokens asked for
   int64_t send_ns = 0;         ///< handed to the HTTP client
   int64_t first_token_ns = -1; ///< first token-bearing chunk; -1 = none yet
+  int64_t first_answer_ns = -1; ///< first chunk with answer text (not reasoning); -1 = none yet
+  int64_t reasoning_tokens = -1; ///< tokens streamed as reasoning before the answer (the server streams
+                                 ///< reasoning apart: delta "reasoning_content"/"reasoning"); -1 = none seen
   int64_t end_ns = -1;         ///< stream ended (any way); -1 = running
   std::vector<ChunkStamp> chunks;  ///< token-bearing chunks in arrival order
   int64_t tokens = 0;          ///< sum of chunks[].tokens

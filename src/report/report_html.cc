@@ -77,6 +77,7 @@ std::string header_html(const ReportModel& m, const RunResult& r, bool timeline)
   if (!m.slo.rows.empty()) links.push_back({"slo", tr("SLO search")});
   if (!m.mixed_prefill.rows.empty()) links.push_back({"mixed-prefill", tr("Mixed prefill")});
   if (!m.speculation.rows.empty()) links.push_back({"speculation", tr("Speculative decoding")});
+  if (!m.reasoning.rows.empty()) links.push_back({"reasoning", tr("Reasoning")});
   if (!m.answer_lengths.rows.empty()) links.push_back({"answer-lengths", tr("Answer lengths")});
   links.push_back({"definitions", tr("Definitions")});
   for (const auto& [id, text] : links) out += "<a href=\"#" + id + "\">" + html_escape(text) + "</a>";
@@ -303,6 +304,13 @@ std::string speculation_html(const ReportModel& m) {
          "</section>\n";
 }
 
+// Reasoning and the first answer token per cell; "" where no request streamed reasoning.
+std::string reasoning_html(const ReportModel& m) {
+  if (m.reasoning.rows.empty()) return "";
+  return "<section id=\"reasoning\">\n<h2>" + html_escape(tr("Reasoning")) + "</h2>\n<p class=\"caption\">" +
+         html_escape(m.reasoning_caption) + "</p>\n" + data_table_html(m.reasoning, "reasoning-table") + "</section>\n";
+}
+
 // The answers' lengths per cell; "" without --natural-eos.
 std::string answer_lengths_html(const ReportModel& m) {
   if (m.answer_lengths.rows.empty()) return "";
@@ -383,6 +391,7 @@ std::string render_html(const RunResult& r, const ReportModel& m, const Telemetr
   body += prefill_html(m);
   body += decode_html(m, r);
   body += speculation_html(m);
+  body += reasoning_html(m);
   body += answer_lengths_html(m);
   body += telemetry_html(chart);
   body += measurements_html(m);

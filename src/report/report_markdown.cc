@@ -107,6 +107,8 @@ std::string render_markdown(const ReportModel& m) {
     out += md_section(tr("SLO search")) + md_escape(m.slo_caption) + "\n\n" + md_table(m.slo);
   if (!m.speculation.rows.empty())
     out += md_section(tr("Speculative decoding")) + md_escape(m.speculation_caption) + "\n\n" + md_table(m.speculation);
+  if (!m.reasoning.rows.empty())
+    out += md_section(tr("Reasoning")) + md_escape(m.reasoning_caption) + "\n\n" + md_table(m.reasoning);
   if (!m.answer_lengths.rows.empty())
     out += md_section(tr("Answer lengths")) + md_escape(m.answer_lengths_caption) + "\n\n" + md_table(m.answer_lengths);
   if (!m.mixed_prefill.rows.empty())

@@ -205,6 +205,8 @@ ReportModel build_report_model(const RunResult& r) {
   add_speculation_findings(r, m.findings);
   m.speculation = speculation_table(r);
   if (!m.speculation.rows.empty()) m.speculation_caption = speculation_caption(r);
+  m.reasoning = reasoning_table(r);
+  if (!m.reasoning.rows.empty()) m.reasoning_caption = reasoning_caption(r);
   m.answer_lengths = answer_lengths_table(r);
   if (!m.answer_lengths.rows.empty()) m.answer_lengths_caption = answer_lengths_caption(r);
   m.mixed_prefill = mixed_prefill_table(r);

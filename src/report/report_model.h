@@ -133,6 +133,8 @@ struct ReportModel {
   Table mixed_prefill;                         ///< run --mixed-prefill: a row per long prompt; no rows without
   Table speculation;                           ///< decode cells where the server speculated; no rows otherwise
   std::string speculation_caption;             ///< above that table
+  Table reasoning;                             ///< decode cells where the server streamed reasoning apart
+  std::string reasoning_caption;               ///< above that table
   Table answer_lengths;                        ///< run --natural-eos: each decode cell's answer lengths
   std::string answer_lengths_caption;          ///< above that table
   std::string mixed_prefill_caption;           ///< above that table: what was measured

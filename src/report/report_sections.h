@@ -66,6 +66,10 @@ Table speculation_table(const RunResult& r);  ///< no rows where the server did 
 std::string speculation_caption(const RunResult& r);
 void add_speculation_findings(const RunResult& r, std::vector<Finding>& out);
 
+// report_reasoning.cc
+Table reasoning_table(const RunResult& r);  ///< no rows where no request streamed reasoning
+std::string reasoning_caption(const RunResult& r);
+
 // report_answer_lengths.cc
 Table answer_lengths_table(const RunResult& r);  ///< no rows without --natural-eos
 std::string answer_lengths_caption(const RunResult& r);

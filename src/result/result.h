@@ -378,6 +378,10 @@ struct DecodeCell {
   std::optional<int64_t> requests_ended;    ///< run --natural-eos: requests whose answer ended in the cell
                                             ///< (end of sequence or max output; not cut at the window's end)
   std::optional<Percentiles> ended_output_tokens;  ///< ... and their output lengths, tokens
+  std::optional<int64_t> reasoning_requests;  ///< requests that streamed reasoning apart from their answer
+  std::optional<int64_t> answered_requests;   ///< ... of those, the ones whose answer began
+  std::optional<Percentiles> first_answer_ms; ///< ... send → their first answer token (TTFT counts reasoning)
+  std::optional<Percentiles> reasoning_tokens; ///< ... each one's reasoning before its answer, tokens
   std::optional<double> server_tok_s;       ///< median per-request tok/s the server itself reported (llama.cpp timings)
   std::optional<double> server_rate_ratio;  ///< median over the same finished requests of client-measured
                                             ///< (tokens−1)/(last−first) ÷ the server's figure; 1 = agreement

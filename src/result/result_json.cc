@@ -422,6 +422,10 @@ json decode_to_json(const DecodeCell& c) {
           {"ended_early", opt(c.ended_early)},
           {"requests_ended", opt(c.requests_ended)},
           {"ended_output_tokens", json_fields::percentiles_to_json(c.ended_output_tokens)},
+          {"reasoning_requests", opt(c.reasoning_requests)},
+          {"answered_requests", opt(c.answered_requests)},
+          {"first_answer_ms", json_fields::percentiles_to_json(c.first_answer_ms)},
+          {"reasoning_tokens", json_fields::percentiles_to_json(c.reasoning_tokens)},
           {"server_tok_s", opt(c.server_tok_s)},
           {"server_rate_ratio", opt(c.server_rate_ratio)},
           {"token_count_source", c.token_count_source},
@@ -498,6 +502,10 @@ Result<DecodeCell> decode_from_json(const json& j) {
   read_opt(j, "ended_early", c.ended_early);
   read_opt(j, "requests_ended", c.requests_ended);
   json_fields::read_percentiles(j, "ended_output_tokens", c.ended_output_tokens);
+  read_opt(j, "reasoning_requests", c.reasoning_requests);
+  read_opt(j, "answered_requests", c.answered_requests);
+  json_fields::read_percentiles(j, "first_answer_ms", c.first_answer_ms);
+  json_fields::read_percentiles(j, "reasoning_tokens", c.reasoning_tokens);
   read_opt(j, "server_tok_s", c.server_tok_s);
   read_opt(j, "server_rate_ratio", c.server_rate_ratio);
   read(j, "token_count_source", c.token_count_source);

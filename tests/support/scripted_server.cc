@@ -254,8 +254,9 @@ struct ScriptedServer::Impl {
       if (script.malformed_at_chunk == chunk_index) {
         data = R"({"choices":[{"index":0,"text":"broken)";
       } else if (chat) {
-        data = fmt::format(R"({{"id":"c","object":"chat.completion.chunk","choices":[{{"index":0,"delta":{{"content":"{}"}},"finish_reason":{}}}]{}}})",
-                           text, finish, usage_here ? "," + usage_json(sent + k) : "");
+        const char* field = sent < script.reasoning_tokens ? "reasoning_content" : "content";
+        data = fmt::format(R"({{"id":"c","object":"chat.completion.chunk","choices":[{{"index":0,"delta":{{"{}":"{}"}},"finish_reason":{}}}]{}}})",
+                           field, text, finish, usage_here ? "," + usage_json(sent + k) : "");
       } else {
         data = fmt::format(R"({{"id":"c","object":"text_completion","choices":[{{"index":0,"text":"{}","finish_reason":{}}}]{}{}}})",
                            text, finish, usage_here ? "," + usage_json(sent + k) : "", timing_json);
@@ -411,9 +412,11 @@ struct ScriptedServer::Impl {
     const bool sglang = options.flavour == ScriptedFlavour::Sglang;
     if (req.path == "/metrics") {
       const bool cache_info = options.kv_capacity_tokens && !sglang;
-      if (!options.load_metrics && !cache_info) return respond(fd, 404, "application/json", R"({"detail":"Not Found"})");
+      if (!options.load_metrics && !cache_info && !options.extra_metrics)
+        return respond(fd, 404, "application/json", R"({"detail":"Not Found"})");
       std::string text = cache_info ? metrics_text() : "";
       if (options.load_metrics) text += load_metrics_text();
+      if (options.extra_metrics) text += options.extra_metrics();
       return respond(fd, 200, "text/plain; version=0.0.4", text);
     }
     if (!sglang) return std::nullopt;

@@ -27,6 +27,9 @@ struct StreamScript {
   int64_t ttft_ns = 20 * kNsPerMs;            ///< receipt -> first token chunk written
   int64_t token_interval_ns = 5 * kNsPerMs;   ///< between consecutive token chunks
   int tokens_per_chunk = 1;                   ///< tokens carried by each content chunk
+  int64_t reasoning_tokens = 0;               ///< chat: the first this many tokens stream as
+                                              ///< delta "reasoning_content" (a reasoning model's
+                                              ///< thinking, as vLLM and SGLang send it), the rest as content
   int64_t output_tokens = -1;                 ///< tokens to produce; -1 = the request's max_tokens
   bool honour_include_usage = true;           ///< send the final usage chunk when asked
   bool honour_continuous_usage = true;        ///< put usage on every chunk when asked
@@ -108,6 +111,9 @@ struct ScriptedServerOptions {
   int64_t cancelled_linger_polls = 0;
   /// SGLang flavour: the max_running_requests /get_server_info reports (the probe's slots).
   int64_t max_running_requests = 256;
+  /// More /metrics lines in the flavour's own names (an engine's speculative-decoding counters,
+  /// say), asked for on every poll; /metrics is served when this is set even without load metrics.
+  std::function<std::string()> extra_metrics;
 
   // --- A gateway in front of the engine ---
   /// Every request on every route must carry these headers (name, any case -> exact value), as
