@@ -42,6 +42,8 @@ struct SimFlags {
   std::string attention_window;  ///< --attention-window: the model reads only the last N prompt tokens
   std::string model_config;      ///< --model-config: a Hugging Face config.json (the model, unless --model)
   GpuFigureFlags gpu_figures;    ///< --gpu-bandwidth, --gpu-tflops, --gpu-memory, --gpu-class
+  int32_t spec_tokens = 0;          ///< --spec-tokens
+  double spec_accept_rate = 0.7;    ///< --spec-accept
 };
 
 Result<sim::SimConfig> to_config(const SimFlags& f) {
@@ -103,6 +105,8 @@ Result<sim::SimConfig> to_config(const SimFlags& f) {
   c->block_size = f.block_size;
   c->stream_interval = f.stream_interval;
   c->enable_prefix_caching = !f.no_prefix_caching;
+  c->spec_tokens = f.spec_tokens;
+  c->spec_accept_rate = f.spec_accept_rate;
   if (!f.attention_window.empty()) {
     auto v = parse_token_count(f.attention_window);
     if (!v) return with_flag("--attention-window", v.error());
@@ -193,6 +197,14 @@ void add_sim_command(CLI::App& app, Action& action) {
                   "The simulated model reads only a prompt's last TOKENS tokens (0: all): a retrieval check whose "
                   "needle lies before them gets a wrong answer. Speed is unchanged");
   cmd->add_flag("--no-enable-prefix-caching", flags->no_prefix_caching, "Turn the prefix cache off");
+  cmd->add_option("--spec-tokens", flags->spec_tokens,
+                  "Speculative decoding: draft tokens each decode step verifies per request (vLLM's "
+                  "num_speculative_tokens; 0: none). The step yields 1 + the accepted drafts and /metrics exports "
+                  "vLLM's spec_decode counters")
+      ->capture_default_str();
+  cmd->add_option("--spec-accept", flags->spec_accept_rate,
+                  "Speculative decoding: the chance each draft token is accepted, until the first that is not")
+      ->capture_default_str();
   cmd->callback([flags, &action]() {
     action = [flags]() { return serve(*flags); };
   });

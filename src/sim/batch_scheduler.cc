@@ -19,6 +19,7 @@ struct BatchScheduler::Request {
   int64_t generated = 0;           ///< output tokens sampled so far
   int64_t computed = 0;            ///< tokens whose KV is in the pool (vLLM num_computed_tokens)
   int64_t scheduled = 0;           ///< tokens computed by the step in flight
+  int32_t drafts = 0;              ///< draft tokens the step in flight verifies (speculative decoding)
   int64_t eos_at = 0;              ///< output token number that is EOS; 0 = never
   int64_t cached_prompt_tokens = 0;  ///< prefix-cache hit at first admission
   int32_t hashed_blocks = 0;       ///< leading blocks of `blocks` registered in the prefix cache
@@ -32,6 +33,17 @@ struct BatchScheduler::Request {
 namespace {
 
 int64_t blocks_for(int64_t tokens, int32_t block_size) { return (tokens + block_size - 1) / block_size; }
+
+// A uniform draw in [0, 1) fixed by the request, its output so far and the draft's place, so a
+// run accepts the same drafts every time (splitmix64).
+double draft_draw(uint64_t id, int64_t generated, int32_t draft) {
+  uint64_t x = id * 0x9e3779b97f4a7c15ull + static_cast<uint64_t>(generated) * 0xd1b54a32d192ed03ull +
+               static_cast<uint64_t>(draft) + 1;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return static_cast<double>(x >> 11) / static_cast<double>(1ull << 53);
+}
 
 }  // namespace
 
@@ -189,7 +201,13 @@ std::optional<double> BatchScheduler::begin_step() {
     Request& r = *running_[i];
     int64_t num_new = std::min(r.num_tokens() - r.computed, budget);
     if (num_new <= 0) continue;
-    int64_t need = blocks_for(r.computed + num_new, bs) - static_cast<int64_t>(r.blocks.size());
+    // A decode step also verifies drafts, each a token of KV and of the budget, never more than
+    // the request may still produce after this step's own token.
+    int32_t drafts = 0;
+    if (config_.spec_tokens > 0 && num_new == 1 && r.computed >= r.spec.prompt_tokens)
+      drafts = static_cast<int32_t>(std::max<int64_t>(
+          0, std::min<int64_t>({config_.spec_tokens, r.spec.max_tokens - r.generated - 1, budget - 1})));
+    int64_t need = blocks_for(r.computed + num_new + drafts, bs) - static_cast<int64_t>(r.blocks.size());
     bool self_preempted = false;
     while (need > pool_.num_free()) {
       Request* victim = running_.back();
@@ -203,7 +221,8 @@ std::optional<double> BatchScheduler::begin_step() {
     }
     if (self_preempted) break;
     if (need > 0) pool_.allocate(static_cast<int32_t>(need), r.blocks);
-    budget -= num_new;
+    budget -= num_new + drafts;
+    r.drafts = drafts;
     schedule_tokens(r, num_new);
   }
 
@@ -234,6 +253,7 @@ std::optional<double> BatchScheduler::begin_step() {
     running_.push_back(&r);
     int64_t num_new = std::min(num_tokens - r.computed, budget);
     budget -= num_new;
+    r.drafts = 0;
     schedule_tokens(r, num_new);
   }
 
@@ -287,12 +307,23 @@ void BatchScheduler::finish_step() {
     r.computed += r.scheduled;
     r.scheduled = 0;
     if (r.computed < r.num_tokens()) continue;  // a prefill chunk that did not reach the end
-    ++r.generated;
-    ++stats_.generation_tokens;
+    int64_t accepted = 0;
+    if (r.drafts > 0) {
+      ++stats_.spec_drafts;
+      stats_.spec_draft_tokens += r.drafts;
+      while (accepted < r.drafts && draft_draw(r.id(), r.generated, static_cast<int32_t>(accepted)) < config_.spec_accept_rate)
+        ++accepted;
+      stats_.spec_accepted_tokens += accepted;
+      if (r.eos_at > 0) accepted = std::clamp<int64_t>(r.eos_at - r.generated - 1, 0, accepted);  // nothing after EOS
+      r.computed += accepted;  // the accepted drafts' KV was computed by this step
+      r.drafts = 0;
+    }
+    r.generated += 1 + accepted;
+    stats_.generation_tokens += 1 + accepted;
     if (r.generated == 1) stats_.prompt_tokens += r.spec.prompt_tokens;
     TokenUpdate u;
     u.generated = r.generated;
-    u.new_tokens = 1;
+    u.new_tokens = static_cast<int32_t>(1 + accepted);
     u.cached_prompt_tokens = r.cached_prompt_tokens;
     if (r.eos_at > 0 && r.generated == r.eos_at) {
       u.eos = true;

@@ -30,6 +30,12 @@ struct SchedulerConfig {
   int32_t max_num_seqs = 256;            ///< running requests at most
   int32_t max_num_batched_tokens = 2048; ///< tokens (prefill + decode) one step may compute
   bool enable_prefix_caching = true;     ///< share full prompt blocks between requests
+  /// Speculative decoding (vLLM's num_speculative_tokens): each decode step also verifies up to
+  /// this many draft tokens per request, each accepted with spec_accept_rate until the first that
+  /// is not; the step yields 1 + accepted tokens. 0: none. The step's duration is unchanged (a
+  /// memory-bound step reads the weights once however many tokens it verifies).
+  int32_t spec_tokens = 0;
+  double spec_accept_rate = 0;           ///< per draft token, 0..1
 };
 
 /// Counters since start; gauges at the time of the call.
@@ -47,6 +53,9 @@ struct SchedulerStats {
   int64_t preemptions = 0;             ///< running requests preempted (recompute) for KV space
   int64_t prefix_cache_queries = 0;    ///< tokens looked up in the prefix cache at admission
   int64_t prefix_cache_hits = 0;       ///< of those, tokens found cached
+  int64_t spec_drafts = 0;             ///< speculative: drafts verified (one per decode step and request)
+  int64_t spec_draft_tokens = 0;       ///< ... draft tokens proposed in them
+  int64_t spec_accepted_tokens = 0;    ///< ... of those, accepted (the step's extra tokens)
   int32_t running = 0;                 ///< requests in the running queue (prefilling or decoding)
   int32_t waiting = 0;                 ///< requests waiting for admission (incl. preempted ones)
   int32_t max_running = 0;             ///< highest `running` once a step was composed

@@ -14,7 +14,7 @@ enum class FinishKind : uint8_t {
 /// What one engine step produced for one request.
 struct TokenUpdate {
   int64_t generated = 0;             ///< output tokens so far, this step's included (completion_tokens)
-  int32_t new_tokens = 0;            ///< output tokens produced by this step (1 per step)
+  int32_t new_tokens = 0;            ///< output tokens produced by this step (1, or 1 + accepted drafts)
   FinishKind finish = FinishKind::None;  ///< set on the request's last update
   bool eos = false;                  ///< the last new token is EOS (it has no text)
   int64_t cached_prompt_tokens = 0;  ///< prompt tokens found in the prefix cache at admission

@@ -20,6 +20,10 @@ Result<void> SimConfig::validate() const {
   if (stream_interval <= 0) return fail(ErrorCode::InvalidArgument, "stream interval must be positive");
   if (natural_length_min < 1 || natural_length_max < natural_length_min)
     return fail(ErrorCode::InvalidArgument, "natural answer length range is empty");
+  if (spec_tokens < 0 || spec_tokens > 16)
+    return fail(ErrorCode::InvalidArgument, "speculative tokens must be in 0..16");
+  if (!(spec_accept_rate >= 0 && spec_accept_rate <= 1))
+    return fail(ErrorCode::InvalidArgument, "the draft acceptance rate must be in 0..1");
   if (model_id().empty()) return fail(ErrorCode::InvalidArgument, "model name is empty");
   return {};
 }

@@ -27,6 +27,8 @@ struct SimConfig {
   std::string gpu_name;                   ///< only reported (/metrics info label); may be empty
   int64_t natural_length_min = 256;       ///< without ignore_eos, a request's answer ends with EOS
   int64_t natural_length_max = 2048;      ///< after a length in [min, max) chosen from its prompt
+  int32_t spec_tokens = 0;                ///< speculative decoding: draft tokens per step (0: none)
+  double spec_accept_rate = 0.7;          ///< ... each accepted with this probability (sim/batch_scheduler.h)
   /// The simulated model sees only the last this many tokens of a prompt (0 = all of it): a
   /// retrieval question whose needle lies before them is answered wrongly (sim/retrieval_answer.h).
   /// What it reads changes nothing in its timing.

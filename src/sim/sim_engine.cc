@@ -34,6 +34,8 @@ SchedulerConfig scheduler_config(const SimConfig& c) {
   s.max_num_seqs = c.max_num_seqs;
   s.max_num_batched_tokens = c.max_num_batched_tokens;
   s.enable_prefix_caching = c.enable_prefix_caching;
+  s.spec_tokens = c.spec_tokens;
+  s.spec_accept_rate = c.spec_accept_rate;
   return s;
 }
 
@@ -196,6 +198,14 @@ std::string SimEngine::metrics_text() const {
   metric("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.", static_cast<double>(e.prompt_tokens));
   metric("vllm:generation_tokens_total", "counter", "Number of generation tokens processed.",
          static_cast<double>(e.generation_tokens));
+  if (config_.spec_tokens > 0) {  // vLLM's speculative-decoding counters
+    metric("vllm:spec_decode_num_drafts_total", "counter", "Number of spec decoding drafts.",
+           static_cast<double>(e.spec_drafts));
+    metric("vllm:spec_decode_num_draft_tokens_total", "counter", "Number of draft tokens.",
+           static_cast<double>(e.spec_draft_tokens));
+    metric("vllm:spec_decode_num_accepted_tokens_total", "counter", "Number of accepted tokens.",
+           static_cast<double>(e.spec_accepted_tokens));
+  }
   out += "# HELP vllm:request_success_total Count of successfully processed requests.\n";
   out += "# TYPE vllm:request_success_total counter\n";
   for (auto [reason, count] : {std::pair<const char*, int64_t>{"stop", e.requests_finished_stop},

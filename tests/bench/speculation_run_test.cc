@@ -9,6 +9,8 @@
 #include "bench/runner.h"
 #include "report/report.h"
 #include "result/result_json.h"
+#include "sim/linear_cost_model.h"
+#include "sim/sim_server.h"
 #include "support/scripted_server.h"
 #include "support/temp_dir.h"
 
@@ -88,6 +90,49 @@ TEST(SpeculationRun, SglangsAcceptLengthGaugeIsTheCellsTokensPerDraft) {
   const std::string md = render_report(*result, ReportFormat::Markdown, {});
   EXPECT_NE(md.find("## Speculative decoding"), std::string::npos);
   EXPECT_NE(md.find("3.25"), std::string::npos);
+}
+
+// The simulated engine drafting (sim --spec-tokens): a run reads its counters like vLLM's, and the
+// accepted drafts arrive several tokens to a chunk.
+TEST(SpeculationRun, TheSimulatedEngineSpeculatesAtItsAcceptanceRate) {
+  sim::SimConfig sc;
+  sc.kv_capacity_tokens = 1 << 16;
+  sc.max_model_len = 8192;
+  sc.spec_tokens = 4;
+  sc.spec_accept_rate = 0.8;
+  sim::LinearCostParams p;
+  p.fixed_s = 0.004;
+  p.per_stream_s = 0;
+  p.per_context_token_s = 0;
+  p.per_prefill_token_s = 1e-7;
+  sc.cost_model = std::make_shared<sim::LinearCostModel>(p);
+  auto server = sim::SimServer::start(sc);
+  ASSERT_TRUE(server.has_value()) << server.error().message;
+  test::TempDir dir;
+  RunConfig c;
+  c.target.base_url = (*server)->base_url();
+  c.matrix.contexts = {0};
+  c.contexts_given = true;
+  c.matrix.concurrency = {2};
+  c.matrix.prefill_contexts = {};
+  c.matrix.max_output_tokens = 4096;
+  c.matrix.duration_s = 1.5;
+  c.out_dir = dir.file("run");
+  c.quiet = true;
+  c.client_selftest = false;
+  c.json_output = true;
+  c.telemetry_interval_s = 0.1;
+  ASSERT_EQ(run_matrix(c), 0);
+  auto result = read_result_file(dir.file("run/result.json"));
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  const DecodeCell& cell = result->decode.at(0);
+  ASSERT_EQ(cell.status, CellStatus::Valid) << cell.error;
+  const CellTelemetry& t = cell.telemetry;
+  ASSERT_TRUE(t.spec_draft_tokens && t.spec_accepted_tokens && t.spec_accept_length);
+  // Accepted with 0.8 until the first rejection, of 4: 0.8 + 0.64 + 0.512 + 0.41 = 2.36 per draft.
+  EXPECT_NEAR(*t.spec_accept_length, 3.36, 0.25);
+  ASSERT_TRUE(cell.tokens_per_chunk.has_value());
+  EXPECT_GT(*cell.tokens_per_chunk, 2.5);  // each step's tokens arrive in one chunk
 }
 
 }  // namespace

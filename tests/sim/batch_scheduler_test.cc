@@ -335,3 +335,65 @@ TEST(BatchScheduler, AbortedRequestsStopAndFreeTheirBlocks) {
 
 }  // namespace
 }  // namespace sm::sim
+
+namespace sm::sim {
+namespace {
+
+// Speculative decoding: every draft accepted, a decode step yields 1 + 3 tokens, never past
+// max_tokens; the counters count drafts, draft tokens and accepted ones.
+TEST(BatchSchedulerSpeculation, EachDecodeStepYieldsItsAcceptedDrafts) {
+  SchedulerConfig c = config();
+  c.spec_tokens = 3;
+  c.spec_accept_rate = 1.0;
+  Harness h(c);
+  auto& s = h.sink();
+  h.add(s, 10, 10);
+  h.run_until_idle();
+  ASSERT_TRUE(s.finished());
+  // Step 1 prefills and samples token 1; then 1 + 3, 1 + 3, and the last one alone.
+  std::vector<int32_t> per_step;
+  for (const auto& u : s.updates) per_step.push_back(u.new_tokens);
+  EXPECT_EQ(per_step, (std::vector<int32_t>{1, 4, 4, 1}));
+  EXPECT_EQ(s.updates.back().generated, 10);
+  EXPECT_EQ(s.updates.back().finish, FinishKind::Length);
+  const SchedulerStats st = h.scheduler.stats();
+  EXPECT_EQ(st.spec_drafts, 2);  // the last step had no room for a draft
+  EXPECT_EQ(st.spec_draft_tokens, 6);
+  EXPECT_EQ(st.spec_accepted_tokens, 6);
+  EXPECT_EQ(st.generation_tokens, 10);
+  EXPECT_EQ(st.free_blocks, st.num_blocks);  // every block back
+}
+
+TEST(BatchSchedulerSpeculation, AcceptanceFollowsTheRateAndEndsAtEndOfSequence) {
+  SchedulerConfig c = config();
+  c.spec_tokens = 4;
+  c.spec_accept_rate = 0.5;
+  Harness h(c);
+  for (int i = 0; i < 20; ++i) h.add(h.sink(), 32, 200, i * 1000);
+  h.run_until_idle();
+  const SchedulerStats st = h.scheduler.stats();
+  ASSERT_GT(st.spec_draft_tokens, 1000);
+  // Each draft token is accepted with 1/2 until the first rejection: 1/2 + 1/4 + 1/8 + 1/16
+  // = 0.94 accepted per draft of 4, 23% of its tokens.
+  const double per_draft = static_cast<double>(st.spec_accepted_tokens) / static_cast<double>(st.spec_drafts);
+  EXPECT_NEAR(per_draft, 0.9375, 0.1);
+  EXPECT_EQ(st.generation_tokens, 20 * 200);
+  // Without ignore_eos, an answer ends at its EOS even when drafts were accepted past it.
+  SchedulerConfig all = config();
+  all.spec_tokens = 4;
+  all.spec_accept_rate = 1.0;
+  Harness e(all);
+  auto& s = e.sink();
+  SimRequestSpec spec;
+  spec.prompt_tokens = 16;
+  spec.max_tokens = 100;
+  spec.natural_length = 7;
+  e.scheduler.add(std::move(spec), &s);
+  e.run_until_idle();
+  ASSERT_TRUE(s.finished());
+  EXPECT_EQ(s.updates.back().generated, 7);
+  EXPECT_EQ(s.updates.back().finish, FinishKind::Stop);
+}
+
+}  // namespace
+}  // namespace sm::sim

@@ -70,5 +70,43 @@ TEST(SimMetricsReading, PreemptionsKvUsageAndPrefixCacheReadUnderVllmNames) {
   EXPECT_FALSE(after->spec_draft_tokens_total.has_value()) << "the simulated engine does not speculate";
 }
 
+// Speculative decoding (sim --spec-tokens): vLLM's spec_decode counters under their names, read
+// by the run's reader, and an answer of 40 tokens streamed in fewer chunks than tokens.
+TEST(SimMetricsReading, SpeculationCountersReadUnderVllmNames) {
+  SimConfig c = small_pool_config();
+  c.kv_capacity_tokens = 4096;
+  c.max_model_len = 1024;
+  c.spec_tokens = 3;
+  c.spec_accept_rate = 0.6;
+  auto server = SimServer::start(c);
+  ASSERT_TRUE(server.has_value()) << server.error().message;
+  const std::string url = (*server)->base_url();
+  auto reader = ServerLoadReader::detect(EngineKind::Vllm, url, {}, load_transport());
+  ASSERT_TRUE(reader.has_value());
+  const std::string body = json{{"prompt", words(12, "s")}, {"max_tokens", 40}, {"ignore_eos", true},
+                                {"stream", true}, {"stream_options", {{"include_usage", true}}}}
+                               .dump();
+  auto replies = test::http_stream_many(url + "/v1/completions", {body});
+  ASSERT_EQ(replies.at(0).status, 200);
+  EXPECT_NE(replies[0].raw.find("\"completion_tokens\":40"), std::string::npos);
+  size_t chunks = 0;
+  for (size_t at = replies[0].raw.find("\"text\""); at != std::string::npos; at = replies[0].raw.find("\"text\"", at + 1))
+    ++chunks;
+  EXPECT_LT(chunks, 40u) << "accepted drafts arrive together";
+  auto after = reader->read_reading();
+  ASSERT_TRUE(after.has_value()) << after.error().message;
+  const std::string text = test::http_get(url + "/metrics").body;
+  ASSERT_TRUE(after->spec_draft_tokens_total && after->spec_accepted_tokens_total && after->spec_drafts_total) << text;
+  EXPECT_GT(*after->spec_drafts_total, 0);
+  EXPECT_LE(*after->spec_draft_tokens_total, 3 * *after->spec_drafts_total);
+  EXPECT_GT(*after->spec_accepted_tokens_total, 0);
+  EXPECT_DOUBLE_EQ(*after->spec_accepted_tokens_total, test::metric_value(text, "vllm:spec_decode_num_accepted_tokens_total"));
+  // 39 tokens after the first: one per decode step plus the accepted drafts; every step but
+  // perhaps the last (one token left) verified a draft.
+  const double drafted_steps_and_accepted = *after->spec_drafts_total + *after->spec_accepted_tokens_total;
+  EXPECT_GE(drafted_steps_and_accepted, 38);
+  EXPECT_LE(drafted_steps_and_accepted, 39);
+}
+
 }  // namespace
 }  // namespace sm::sim
