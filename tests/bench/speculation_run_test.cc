@@ -17,9 +17,9 @@
 namespace sm {
 namespace {
 
-RunConfig one_cell(const test::ScriptedServer& server, const std::string& out_dir) {
+RunConfig one_cell(const std::string& url, const std::string& out_dir) {
   RunConfig c;
-  c.target.base_url = server.url();
+  c.target.base_url = url;
   c.matrix.contexts = {0};
   c.contexts_given = true;
   c.matrix.concurrency = {2};
@@ -51,7 +51,7 @@ TEST(SpeculationRun, VllmCountersGiveEachCellItsAcceptance) {
   };
   test::ScriptedServer server(opts);
   test::TempDir dir;
-  ASSERT_EQ(run_matrix(one_cell(server, dir.file("run"))), 0);
+  ASSERT_EQ(run_matrix(one_cell(server.url(), dir.file("run"))), 0);
   auto result = read_result_file(dir.file("run/result.json"));
   ASSERT_TRUE(result.has_value()) << result.error().message;
   const CellTelemetry& t = result->decode.at(0).telemetry;
@@ -79,7 +79,7 @@ TEST(SpeculationRun, SglangsAcceptLengthGaugeIsTheCellsTokensPerDraft) {
   };
   test::ScriptedServer server(opts);
   test::TempDir dir;
-  ASSERT_EQ(run_matrix(one_cell(server, dir.file("run"))), 0);
+  ASSERT_EQ(run_matrix(one_cell(server.url(), dir.file("run"))), 0);
   auto result = read_result_file(dir.file("run/result.json"));
   ASSERT_TRUE(result.has_value()) << result.error().message;
   EXPECT_EQ(result->engine.kind, "sglang");
@@ -109,19 +109,7 @@ TEST(SpeculationRun, TheSimulatedEngineSpeculatesAtItsAcceptanceRate) {
   auto server = sim::SimServer::start(sc);
   ASSERT_TRUE(server.has_value()) << server.error().message;
   test::TempDir dir;
-  RunConfig c;
-  c.target.base_url = (*server)->base_url();
-  c.matrix.contexts = {0};
-  c.contexts_given = true;
-  c.matrix.concurrency = {2};
-  c.matrix.prefill_contexts = {};
-  c.matrix.max_output_tokens = 4096;
-  c.matrix.duration_s = 1.5;
-  c.out_dir = dir.file("run");
-  c.quiet = true;
-  c.client_selftest = false;
-  c.json_output = true;
-  c.telemetry_interval_s = 0.1;
+  RunConfig c = one_cell((*server)->base_url(), dir.file("run"));
   ASSERT_EQ(run_matrix(c), 0);
   auto result = read_result_file(dir.file("run/result.json"));
   ASSERT_TRUE(result.has_value()) << result.error().message;
