@@ -47,7 +47,12 @@ enum CsvColumn : size_t {
   kSloBasis, kSloMeets, kSloMetFraction, kSloTtftMs, kSloTpotMs, kSloGoodputRps, kSloGoodputTokS,
   // Energy and cost (docs/METRICS.md, "Energy and cost per million tokens").
   kHostEnergyJ, kHostEnergySource, kGpuJPerOutputToken, kJPerOutputToken, kJPerTotalToken, kServedJPerOutputToken,
-  kCostPerMtok, kColumnCount
+  kCostPerMtok,
+  // Speculative decoding (the server's counters over the window), answers ended by the model
+  // (--natural-eos) and reasoning streamed apart from the answer (docs/METRICS.md).
+  kSpecDraftTokens, kSpecAcceptedTokens, kSpecAcceptLength, kRequestsEnded, kEndedOutputTokensP50,
+  kEndedOutputTokensP90, kEndedOutputTokensP99, kReasoningRequests, kAnsweredRequests, kFirstAnswerMs,
+  kFirstAnswerP90Ms, kReasoningTokensP50, kColumnCount
 };
 
 constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
@@ -62,7 +67,9 @@ constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
     "tpot_ms", "tpot_p90_ms", "tpot_p99_ms", "window_tok_s", "settled", "projected_to_s",
     "slo_basis", "slo_meets", "slo_met_fraction", "slo_ttft_ms", "slo_tpot_ms", "slo_goodput_rps", "slo_goodput_tok_s",
     "host_energy_j", "host_energy_source", "gpu_j_per_output_token", "j_per_output_token", "j_per_total_token",
-    "served_j_per_output_token", "cost_per_mtok"};
+    "served_j_per_output_token", "cost_per_mtok", "spec_draft_tokens", "spec_accepted_tokens", "spec_accept_length",
+    "requests_ended", "ended_output_tokens_p50", "ended_output_tokens_p90", "ended_output_tokens_p99",
+    "reasoning_requests", "answered_requests", "first_answer_ms", "first_answer_p90_ms", "reasoning_tokens_p50"};
 
 using Row = std::array<std::string, kColumnCount>;
 
@@ -190,6 +197,22 @@ std::string render_csv(const RunResult& r) {
     if (d->settled) c[kSettled] = *d->settled ? "true" : "false";
     if (d->settled && *d->settled && r.settings.precision) c[kProjectedToS] = fmt::format("{}", r.settings.duration_s);
     if (d->slo) put_slo(c, *d->slo);
+    c[kSpecDraftTokens] = num(d->telemetry.spec_draft_tokens);
+    c[kSpecAcceptedTokens] = num(d->telemetry.spec_accepted_tokens);
+    c[kSpecAcceptLength] = num(d->telemetry.spec_accept_length);
+    c[kRequestsEnded] = num(d->requests_ended);
+    if (const auto& q = d->ended_output_tokens) {
+      c[kEndedOutputTokensP50] = num(std::optional<double>(q->p50));
+      c[kEndedOutputTokensP90] = num(std::optional<double>(q->p90));
+      c[kEndedOutputTokensP99] = num(std::optional<double>(q->p99));
+    }
+    c[kReasoningRequests] = num(d->reasoning_requests);
+    c[kAnsweredRequests] = num(d->answered_requests);
+    if (const auto& q = d->first_answer_ms) {
+      c[kFirstAnswerMs] = num(std::optional<double>(q->p50));
+      c[kFirstAnswerP90Ms] = num(std::optional<double>(q->p90));
+    }
+    if (d->reasoning_tokens) c[kReasoningTokensP50] = num(std::optional<double>(d->reasoning_tokens->p50));
     out += line(c);
   }
   // The SLO search: each probe (phase slo_probe), then each context's answer (phase slo_search,

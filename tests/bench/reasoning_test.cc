@@ -104,6 +104,10 @@ TEST(Reasoning, AChatRunSeparatesTheThinkingFromTheAnswer) {
   EXPECT_NE(md.find("## Reasoning"), std::string::npos);
   EXPECT_NE(md.find("First answer token"), std::string::npos);
   EXPECT_NE(render_report(*result, ReportFormat::Html, {}).find("id=\"reasoning\""), std::string::npos);
+  // measurements.csv ends each decode row with the reasoning's median length.
+  const std::string csv = render_report(*result, ReportFormat::Csv, {});
+  EXPECT_NE(csv.find(",first_answer_ms,first_answer_p90_ms,reasoning_tokens_p50\n"), std::string::npos);
+  EXPECT_NE(csv.find(",6\n"), std::string::npos) << csv;
 }
 
 TEST(Reasoning, AServerThatDoesNotReasonAddsNothing) {

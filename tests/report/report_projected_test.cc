@@ -34,8 +34,10 @@ TEST(ReportProjected, TheCsvCarriesTheWindowsOwnRateAndTheHorizon) {
   for (const DecodeCell& c : r.decode)
     if (c.settled) settled = &c;
   ASSERT_NE(settled, nullptr);
-  // (then the SLO columns, empty without --slo, and the energy columns, empty without telemetry)
-  EXPECT_NE(csv.find(fmt::format(",{},true,30,,,,,,,,,,,,,,\n", *settled->window_tok_s)), std::string::npos) << csv.substr(0, 2000);
+  // (then the SLO columns, empty without --slo, the energy columns, empty without telemetry, and
+  // the speculation, answer-length and reasoning ones, empty here)
+  EXPECT_NE(csv.find(fmt::format(",{},true,30,,,,,,,,,,,,,,,,,,,,,,,,,,\n", *settled->window_tok_s)), std::string::npos)
+      << csv.substr(0, 2000);
   // Without --precision nothing is projected: the columns stay empty.
   const std::string plain = render_report(test::seed_fixture(), ReportFormat::Csv, {});
   EXPECT_EQ(plain.find(",true,30,"), std::string::npos);

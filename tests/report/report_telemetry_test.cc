@@ -284,7 +284,8 @@ TEST(ReportTelemetry, CsvHasEveryTelemetryFieldForEveryRun) {
   for (const RunResult& r : {test::telemetry_fixture(), test::seed_fixture()}) {
     auto lines = csv_lines(render_report(r, ReportFormat::Csv, {}));
     auto header = fields(lines.front());
-    ASSERT_EQ(header.size(), 70u);  // then the intervals (2), the burst latencies (6), adaptive windows (3), SLO (7), energy (7)
+    ASSERT_EQ(header.size(), 82u);  // then the intervals (2), the burst latencies (6), adaptive windows (3), SLO (7),
+                                    // energy (7), speculation (3), answer lengths (4), reasoning (5)
     EXPECT_EQ(header[32], "warnings");  // the older columns keep their places
     EXPECT_EQ(std::vector<std::string>(header.begin() + 33, header.begin() + 45), telemetry_columns);
     EXPECT_EQ(header[45], "total_tok_s_ci");
