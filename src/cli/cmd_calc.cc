@@ -16,6 +16,7 @@
 #include "calc/catalog.h"
 #include "calc/hf_config.h"
 #include "cli/gpu_figure_flags.h"
+#include "calc/calibration_pairs.h"
 #include "calc/catalog_listing.h"
 #include "calc/corpus.h"
 #include "calc/fit.h"
@@ -280,6 +281,7 @@ struct FitFlags {
   std::vector<std::string> engines;  // default: every engine with usable rows
   std::string out;
   bool cross_validate = false;
+  bool calibration_pairs = false;  ///< --calibration-pairs
   bool residuals = false;
   /// Engines whose shipped values were fitted to the corpus, at values that never saw it:
   /// cross-validation refits these per fold from here, and scores every other engine as it is.
@@ -406,6 +408,24 @@ int run_fit(const CalcFlags& cf, const FitFlags& f) {
     if (!cv.unfitted_sources.empty())
       text += fmt::format("catalog values used (no other rows of the engine): {}\n", fmt::join(cv.unfitted_sources, ", "));
   }
+  if (f.calibration_pairs) {
+    // --calibrate-from, measured: fit one GPU's rows, predict the same source's other GPU, both
+    // from the parameters `calc` would have without that source (the --cv-start engines refitted
+    // without it, the others as shipped).
+    auto refit = engine_ids_in(f.cv_start);
+    if (!refit) return usage_error(refit.error().message);
+    calc::Catalog start = *catalog;
+    if (auto ok = start.add_file(f.cv_start, "engines"); !ok) return usage_error("--cv-start: " + ok.error().message);
+    text += fmt::format(
+        "\nCalibration from a run, on held-out pairs: one source's rows of one setup fit the engine, as "
+        "--calibrate-from fits it to a run, and predict the same source's rows of another; before: the engines of "
+        "{} fitted without that source, the others as shipped.\n",
+        f.cv_start);
+    text += "\nThe same model on another GPU:\n" +
+            calc::calibration_pairs_table(calc::evaluate_calibration_pairs(cases, start, *refit, calc::PairAcross::Gpu));
+    text += "\nAnother model on the same GPU:\n" +
+            calc::calibration_pairs_table(calc::evaluate_calibration_pairs(cases, start, *refit, calc::PairAcross::Model));
+  }
   if (!f.out.empty()) {
     std::ofstream out(f.out, std::ios::binary | std::ios::trunc);
     out << calc::engine_file_json(fitted).dump(2) << "\n";
@@ -477,7 +497,9 @@ void add_calc_command(CLI::App& app, Action& action) {
   cmd->add_option("--engine-file", flags->engine_files, "JSON file of engine parameters (data/engines.json layout)");
   cmd->add_option("--calibrate-from", flags->calibrate_from,
                   "A result.json measured on this GPU: fit the engine's efficiencies and step overhead to it, then "
-                  "predict (any model) with them");
+                  "predict (any model) with them. On published pairs it removes the corpus fit's bias but not its "
+                  "typical error (calc fit --calibration-pairs; docs/calculator.md): use it where the corpus does not "
+                  "describe your setup");
   cmd->add_option("--calibrate-model", flags->calibrate_model,
                   "Catalog model of the --calibrate-from run (default: the run's served model name)");
   cmd->add_option("--calibrate-quant", flags->calibrate_quant,
@@ -493,6 +515,10 @@ void add_calc_command(CLI::App& app, Action& action) {
   fit->add_option("--corpus", fit_flags->corpus, "measurements.csv to fit")->capture_default_str();
   fit->add_option("--engine", fit_flags->engines, "Engines to fit (default: every engine with usable rows)");
   fit->add_option("--out", fit_flags->out, "Write the fitted engines (data/engines.json layout) to this file");
+  fit->add_flag("--calibration-pairs", fit_flags->calibration_pairs,
+                "Measure what --calibrate-from gains: for every source that measured a model on two GPUs, fit the "
+                "engine to one GPU's rows and predict the other's, beside the uncalibrated predictions "
+                "(docs/calculator.md, \"Calibrating from a run, measured\")");
   fit->add_flag("--cross-validate", fit_flags->cross_validate,
                 "Also run leave-one-source-out cross-validation: print the shipped parameters' in-sample errors, "
                 "the held-out error table, and 80% bands with their coverage on sources they were not "
