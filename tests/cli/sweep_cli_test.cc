@@ -104,6 +104,22 @@ TEST(SweepCli, EmbeddedEngineEndToEnd) {
   EXPECT_EQ(j["connection"]["http_version"], "1.1") << j["connection"].dump();
 }
 
+// --prompts and --natural-eos are sweep flags too (docs/METRICS.md, "Prompt sources").
+TEST(SweepCli, PromptsComeFromTheBuiltInText) {
+  test::TempDir dir;
+  Outcome o = run_binary(dir, "sweep --rates 3 --requests 3 --input-len 300 --output-len 4 --prompts text --natural-eos "
+                              "--format json --quiet --out '" + dir.file("run") + "'");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["settings"]["prompts"], "text");
+  EXPECT_EQ(j["settings"]["natural_eos"], true);
+  EXPECT_EQ(j["settings"]["prompt_corpus"]["licence"], "public domain");
+  EXPECT_EQ(j["sweep"]["points"][0]["requests"], 3);
+  Outcome bad = run_binary(dir, "sweep --rates 3 --prompts poems");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--prompts poems: expected random, text or code"), std::string::npos) << bad.err;
+}
+
 TEST(SweepCli, FlagErrorsNameTheFlag) {
   test::TempDir dir;
   Outcome o = run_binary(dir, "sweep --rates 0");
