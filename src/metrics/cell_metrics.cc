@@ -143,7 +143,7 @@ void summarize_output_lengths(std::span<const RequestRecord> records, DecodeCell
     if (r.end == RequestEnd::Finished || r.end == RequestEnd::EndedEarly) lengths.push_back(static_cast<double>(r.tokens));
   if (lengths.empty()) return;
   cell.requests_ended = static_cast<int64_t>(lengths.size());
-  cell.ended_output_tokens = Percentiles{percentile(lengths, 0.5), percentile(lengths, 0.9), percentile(lengths, 0.99)};
+  cell.ended_output_tokens = percentiles_of(std::move(lengths));
 }
 
 void summarize_reasoning(std::span<const RequestRecord> records, DecodeCell& cell) {
@@ -160,11 +160,8 @@ void summarize_reasoning(std::span<const RequestRecord> records, DecodeCell& cel
   if (reasoned == 0) return;
   cell.reasoning_requests = reasoned;
   cell.answered_requests = static_cast<int64_t>(answer_ms.size());
-  auto tails = [](std::vector<double>& v) {
-    return Percentiles{percentile(v, 0.5), percentile(v, 0.9), percentile(v, 0.99)};
-  };
-  if (!answer_ms.empty()) cell.first_answer_ms = tails(answer_ms);
-  if (!reasoning.empty()) cell.reasoning_tokens = tails(reasoning);
+  cell.first_answer_ms = percentiles_of(std::move(answer_ms));
+  cell.reasoning_tokens = percentiles_of(std::move(reasoning));
 }
 
 void compute_decode_metrics(std::span<const RequestRecord> records, DecodeWindow window,

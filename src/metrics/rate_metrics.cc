@@ -12,19 +12,6 @@
 
 namespace sm {
 
-namespace {
-
-std::optional<Percentiles> percentiles_of(std::vector<double> values) {
-  if (values.empty()) return std::nullopt;
-  Percentiles p;
-  p.p50 = percentile(values, 0.50);
-  p.p90 = percentile(values, 0.90);
-  p.p99 = percentile(values, 0.99);
-  return p;
-}
-
-}  // namespace
-
 RequestLatency request_latency(const TimedRequest& t) { return request_latency(t.record, t.intended_ns); }
 
 void compute_rate_point(std::span<const TimedRequest> requests, int64_t window_begin_ns, int64_t window_ns,

@@ -16,6 +16,15 @@ double percentile(std::vector<double>& values, double q) {
   return values[lo] + (values[hi] - values[lo]) * frac;
 }
 
+std::optional<Percentiles> percentiles_of(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
+  Percentiles p;
+  p.p50 = percentile(values, 0.50);
+  p.p90 = percentile(values, 0.90);
+  p.p99 = percentile(values, 0.99);
+  return p;
+}
+
 double median(std::vector<double> values) { return percentile(values, 0.5); }
 
 double time_weighted_count(std::span<const Interval> intervals, int64_t window_begin_ns, int64_t window_end_ns) {

@@ -1,14 +1,20 @@
 #pragma once
 // Order statistics and time-weighted means.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
+
+#include "result/result.h"
 
 namespace sm {
 
 /// Percentile q in [0, 1] by linear interpolation between closest ranks (type 7: the median of
 /// an even count is the mean of the two middle values). Sorts `values`. NaN when empty.
 double percentile(std::vector<double>& values, double q);
+
+/// p50, p90 and p99 of `values`; nullopt when empty.
+std::optional<Percentiles> percentiles_of(std::vector<double> values);
 
 /// The median (percentile 0.5) of a copy.
 double median(std::vector<double> values);

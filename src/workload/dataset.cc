@@ -83,12 +83,6 @@ bool collect(element record, std::vector<std::string>& texts) {
   return false;
 }
 
-size_t total_bytes(const std::vector<std::string>& texts) {
-  size_t n = 0;
-  for (const auto& t : texts) n += t.size() + 2;
-  return n;
-}
-
 }  // namespace
 
 Result<std::shared_ptr<const PromptCorpus>> parse_dataset(std::string_view content, const std::string& name) {
@@ -98,11 +92,13 @@ Result<std::shared_ptr<const PromptCorpus>> parse_dataset(std::string_view conte
   simdjson::dom::parser parser;
   std::vector<std::string> texts;
   int64_t records = 0, skipped = 0;
+  size_t kept_bytes = 0, counted = 0;  // bytes of texts[0, counted), blank-line separators included
   bool capped = false;
   auto take = [&](element record) {
     ++records;
     if (!collect(record, texts)) ++skipped;
-    capped = total_bytes(texts) >= kDatasetTextLimitBytes;
+    for (; counted < texts.size(); ++counted) kept_bytes += texts[counted].size() + 2;
+    capped = kept_bytes >= kDatasetTextLimitBytes;
   };
   if (content[content.find_first_not_of(" \t\r\n")] == '[') {
     element root;

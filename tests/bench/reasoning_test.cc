@@ -27,6 +27,25 @@ RequestRecord reasoned(int64_t send_ms, int64_t answer_ms, int64_t reasoning, Re
   return r;
 }
 
+// One decode cell over the chat route, no prefill rows.
+RunConfig chat_cell(const std::string& url, const std::string& out, int64_t context, int64_t concurrency,
+                    int64_t max_output, double duration_s) {
+  RunConfig c;
+  c.target.base_url = url;
+  c.target.api = ApiKind::Chat;
+  c.matrix.contexts = {context};
+  c.contexts_given = true;
+  c.matrix.concurrency = {concurrency};
+  c.matrix.prefill_contexts = {};
+  c.matrix.max_output_tokens = max_output;
+  c.matrix.duration_s = duration_s;
+  c.out_dir = out;
+  c.quiet = true;
+  c.client_selftest = false;
+  c.json_output = true;
+  return c;
+}
+
 TEST(Reasoning, ACellsFiguresComeFromTheRequestsThatReasoned) {
   std::vector<RequestRecord> records = {
       reasoned(0, 100, 20, RequestEnd::Finished),
@@ -61,19 +80,7 @@ TEST(Reasoning, AChatRunSeparatesTheThinkingFromTheAnswer) {
   };
   test::ScriptedServer server(opts);
   test::TempDir dir;
-  RunConfig c;
-  c.target.base_url = server.url();
-  c.target.api = ApiKind::Chat;
-  c.matrix.contexts = {256};
-  c.contexts_given = true;
-  c.matrix.concurrency = {2};
-  c.matrix.prefill_contexts = {};
-  c.matrix.max_output_tokens = 24;
-  c.matrix.duration_s = 0.3;
-  c.out_dir = dir.file("run");
-  c.quiet = true;
-  c.client_selftest = false;
-  c.json_output = true;
+  RunConfig c = chat_cell(server.url(), dir.file("run"), 256, 2, 24, 0.3);
   c.save_requests = true;
   ASSERT_EQ(run_matrix(c), 0);
   auto result = read_result_file(dir.file("run/result.json"));
@@ -113,19 +120,7 @@ TEST(Reasoning, AChatRunSeparatesTheThinkingFromTheAnswer) {
 TEST(Reasoning, AServerThatDoesNotReasonAddsNothing) {
   test::ScriptedServer server;
   test::TempDir dir;
-  RunConfig c;
-  c.target.base_url = server.url();
-  c.target.api = ApiKind::Chat;
-  c.matrix.contexts = {0};
-  c.contexts_given = true;
-  c.matrix.concurrency = {1};
-  c.matrix.prefill_contexts = {};
-  c.matrix.max_output_tokens = 16;
-  c.matrix.duration_s = 0.2;
-  c.out_dir = dir.file("run");
-  c.quiet = true;
-  c.client_selftest = false;
-  c.json_output = true;
+  RunConfig c = chat_cell(server.url(), dir.file("run"), 0, 1, 16, 0.2);
   ASSERT_EQ(run_matrix(c), 0);
   auto result = read_result_file(dir.file("run/result.json"));
   ASSERT_TRUE(result.has_value());
