@@ -77,7 +77,7 @@ PY
 "$binary" compare "$out/result.json" "$out2/result.json" --format md >"$work/compare.md"
 "$binary" compare "$out/result.json" "$out2/result.json" --format html >"$work/compare.html"
 NO_COLOR=1 "$binary" compare "$out/result.json" "$out2/result.json" --format term >"$work/compare.txt"
-python3 "$here/check_llama_compare.py" "$work/compare.md" "$work/compare.html" "$work/compare.txt" "$out2/result.json"
+python3 "$here/check_llama_compare.py" "$work/compare.md" "$work/compare.html" "$work/compare.txt" "$out/result.json" "$out2/result.json"
 
 # Issue 34: the first run's capacity (users at each default floor per context) and the HTML
 # report's first screen (capacity table, Pareto chart).
