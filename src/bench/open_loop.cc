@@ -34,6 +34,8 @@ OpenLoop::~OpenLoop() { set_interrupt_waker(nullptr, nullptr); }
 
 void OpenLoop::send(size_t index, int64_t intended_ns) {
   const PlannedRequest& planned = spec_->requests[index];
+  const HttpRequest request =
+      planned.after >= 0 && spec_->prepare ? spec_->prepare(index, outcome_.answers) : HttpRequest{};
   TimedRequest t;
   t.intended_ns = intended_ns;
   t.record.id = next_id_++;
@@ -44,14 +46,17 @@ void OpenLoop::send(size_t index, int64_t intended_ns) {
   outcome_.requests.push_back(std::move(t));
   recordings_.emplace_back(output_checks_);
   RequestRecord& r = outcome_.requests.back().record;
-  r.send_ns = client_.start(r.id, planned.request);
+  r.send_ns = client_.start(r.id, planned.after >= 0 && spec_->prepare ? request : planned.request);
 }
 
 bool OpenLoop::on_event(uint64_t id, int64_t t_ns, std::string_view data) {
   auto it = index_of_.find(id);
   if (it == index_of_.end()) return false;
   parser_.parse(data, chunk_);
-  return recordings_[it->second].on_chunk(outcome_.requests[it->second].record, chunk_, t_ns);
+  RequestRecord& r = outcome_.requests[it->second].record;
+  const auto index = static_cast<size_t>(r.slot);
+  if (spec_->requests[index].keep_text) outcome_.answers[index].append(chunk_.text);
+  return recordings_[it->second].on_chunk(r, chunk_, t_ns);
 }
 
 void OpenLoop::on_end(uint64_t id, int64_t t_ns, const TransferEnd& end) {
@@ -64,6 +69,15 @@ void OpenLoop::on_end(uint64_t id, int64_t t_ns, const TransferEnd& end) {
     r.error_code = ErrorCode::Timeout;
     r.error = cut_error_;
   }
+  // The requests waiting for this one may go now (at their time, if it is later).
+  const auto index = static_cast<size_t>(r.slot);
+  if (index < waiting_on_.size() && !waiting_on_[index].empty()) {
+    for (size_t next : waiting_on_[index]) {
+      ready_.emplace_back(std::max(start_ns_ + spec_->requests[next].at_ns, t_ns), next);
+      std::push_heap(ready_.begin(), ready_.end(), std::greater<>{});
+    }
+    client_.stop();
+  }
 }
 
 OpenLoopOutcome OpenLoop::run(const OpenLoopSpec& spec) {
@@ -75,12 +89,22 @@ OpenLoopOutcome OpenLoop::run(const OpenLoopSpec& spec) {
   index_of_.clear();
   cut_error_.clear();
 
+  outcome_.answers.assign(spec.requests.size(), std::string());
+  waiting_on_.assign(spec.requests.size(), {});
+  ready_.clear();
   const int64_t start_ns = clock_.now_ns();
+  start_ns_ = start_ns;
   outcome_.start_ns = start_ns;
-  const int64_t last_arrival_ns = spec.requests.empty() ? start_ns : start_ns + spec.requests.back().at_ns;
-  const int64_t drain_deadline_ns =
-      spec.drain_timeout_ns > 0 ? last_arrival_ns + spec.drain_timeout_ns : INT64_MAX;
-  size_t next = 0;
+  for (size_t i = 0; i < spec.requests.size(); ++i) {
+    const int64_t after = spec.requests[i].after;
+    if (after >= 0 && static_cast<size_t>(after) < spec.requests.size())
+      waiting_on_[static_cast<size_t>(after)].push_back(i);
+    else
+      ready_.emplace_back(start_ns + spec.requests[i].at_ns, i);
+  }
+  std::make_heap(ready_.begin(), ready_.end(), std::greater<>{});
+  size_t sent = 0;
+  int64_t last_intended_ns = start_ns;  // the drain timeout counts from the last request's time
   int64_t next_tick_ns = start_ns;
   while (true) {
     if (interrupt_requested()) {
@@ -89,20 +113,26 @@ OpenLoopOutcome OpenLoop::run(const OpenLoopSpec& spec) {
     }
     int64_t now_ns = clock_.now_ns();
     // Every request whose time has come goes out now, late ones included; their intended start
-    // stays where the schedule put it.
-    while (next < spec.requests.size() && start_ns + spec.requests[next].at_ns <= now_ns) {
-      send(next, start_ns + spec.requests[next].at_ns);
-      ++next;
+    // stays where the schedule (or the end of what they waited for) put it.
+    while (!ready_.empty() && ready_.front().first <= now_ns) {
+      std::pop_heap(ready_.begin(), ready_.end(), std::greater<>{});
+      const auto [intended_ns, index] = ready_.back();
+      ready_.pop_back();
+      send(index, intended_ns);
+      last_intended_ns = std::max(last_intended_ns, intended_ns);
+      ++sent;
     }
-    const bool all_sent = next == spec.requests.size();
-    if (all_sent && client_.active() == 0) break;
+    const bool all_sent = sent == spec.requests.size();
+    if (client_.active() == 0 && (all_sent || ready_.empty())) break;  // (a wait on a request never sent)
+    const int64_t drain_deadline_ns =
+        all_sent && spec.drain_timeout_ns > 0 ? last_intended_ns + spec.drain_timeout_ns : INT64_MAX;
     if (all_sent && now_ns >= drain_deadline_ns) {
       outcome_.drain_timed_out = true;
       cut_error_ = fmt::format("still running {:.0f} s after the last arrival (the drain timeout)",
                                static_cast<double>(spec.drain_timeout_ns) / 1e9);
       break;
     }
-    int64_t deadline_ns = all_sent ? drain_deadline_ns : start_ns + spec.requests[next].at_ns;
+    int64_t deadline_ns = all_sent ? drain_deadline_ns : ready_.empty() ? INT64_MAX : ready_.front().first;
     if (spec.on_tick) {
       if (now_ns >= next_tick_ns) {
         spec.on_tick();

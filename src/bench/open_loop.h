@@ -10,6 +10,8 @@
 // time between arrivals with nothing in flight is spent in `idle_wait` (a sleep by default).
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -26,17 +28,29 @@ struct PlannedRequest {
   int64_t at_ns = 0;        ///< intended start, from the schedule's start
   HttpRequest request;
   int64_t max_tokens = 1;   ///< output tokens it asks for
+  /// Sessions (bench/sessions_phase.h): the index of a request that must end first (this one's
+  /// intended start is then the later of at_ns and that end); -1 = none.
+  int64_t after = -1;
+  bool keep_text = false;   ///< keep its answer's text (OpenLoopOutcome::answers) for a later request
 };
+
+/// Builds a request that waits for another just before it is sent, from the answers kept so far
+/// (parallel to the schedule; "" where not kept or not yet ended).
+using PrepareRequest = std::function<HttpRequest(size_t index, const std::vector<std::string>& answers)>;
 
 struct OpenLoopSpec {
   std::vector<PlannedRequest> requests;  ///< in schedule order (at_ns ascending)
   int64_t drain_timeout_ns = 0;          ///< after the last arrival, longest wait for answers still
                                          ///< running (then cut and failed); 0 = no limit
   std::function<void()> on_tick;         ///< called about every 250 ms (progress line)
+  PrepareRequest prepare;                ///< set: makes each request with `after` >= 0 when it is sent
 };
 
 struct OpenLoopOutcome {
-  std::vector<TimedRequest> requests;  ///< every request sent, in schedule order
+  /// Every request sent, in the order sent: schedule order unless a request waited for another
+  /// (then record.slot is its index in the schedule).
+  std::vector<TimedRequest> requests;
+  std::vector<std::string> answers;    ///< parallel to the schedule: the text of those with keep_text
   int64_t start_ns = 0;                ///< the schedule's zero on the loop's clock
   bool interrupted = false;            ///< Ctrl-C arrived; requests not sent yet were dropped
   bool drain_timed_out = false;        ///< answers were still running at the drain timeout
@@ -62,6 +76,8 @@ class OpenLoop final : public StreamHandler {
 
  private:
   void send(size_t index, int64_t intended_ns);
+  /// Requests whose time is known (no wait, or what they waited for ended), earliest first.
+  using Ready = std::pair<int64_t, size_t>;
 
   const Clock& clock_;
   /// The requests' text is checked on its thread (declared before the client, which may end
@@ -75,6 +91,9 @@ class OpenLoop final : public StreamHandler {
   OpenLoopOutcome outcome_;
   std::vector<StreamRecording> recordings_;         ///< parallel to outcome_.requests
   std::unordered_map<uint64_t, size_t> index_of_;   ///< request id -> position in outcome_.requests
+  std::vector<Ready> ready_;                        ///< a min-heap on (intended start, index)
+  std::vector<std::vector<size_t>> waiting_on_;     ///< schedule index -> the requests waiting for it
+  int64_t start_ns_ = 0;
   std::string cut_error_;                           ///< set: cancelled streams failed for this reason
   uint64_t next_id_ = 1;
 };

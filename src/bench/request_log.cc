@@ -44,6 +44,10 @@ nlohmann::json request_line(const RequestTag& tag, const RequestRecord& r, const
   j["purpose"] = tag.purpose;
   j["context"] = tag.context;
   j["concurrency"] = tag.concurrency;
+  if (tag.session > 0) {  // the sessions workload: which conversation, which turn
+    j["session"] = tag.session;
+    j["turn"] = tag.turn;
+  }
   j["request"] = r.id;
   j["slot"] = r.slot;
   const int64_t since_origin_us = (r.send_ns - origin.t_ns) / kNsPerUs;

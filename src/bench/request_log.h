@@ -24,9 +24,11 @@ inline constexpr std::string_view kRequestsFile = "requests.jsonl";
 
 /// What a batch of requests was sent for.
 struct RequestTag {
-  std::string_view purpose;  ///< "calibration", "warm-up", "prefill", "decode", "burst", "slo probe"
+  std::string_view purpose;  ///< "calibration", "warm-up", "prefill", "decode", "burst", "slo probe", "session"
   int64_t context = 0;       ///< the prompt's context (tokens); 0 where it has none
   int64_t concurrency = 1;   ///< simultaneous requests
+  int64_t session = 0;       ///< sessions workload: the session (1-based); 0 = not a session's turn
+  int64_t turn = 0;          ///< ... and its turn (1-based)
 };
 
 /// Where a line's times are counted from: a monotonic instant and the wall clock at it.

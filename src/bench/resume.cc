@@ -98,6 +98,15 @@ Result<void> check_resume_settings(const RunResult& stored, const RunConfig& r, 
       sorted_unique(r.mixed_prefill.contexts) != s.mixed_prefill_contexts)
     return differ("--mixed-prefill", fmt::format("{}", fmt::join(r.mixed_prefill.contexts, ",")),
                   fmt::format("{}", fmt::join(s.mixed_prefill_contexts, ",")));
+  if (is_given("--sessions") && r.sessions && s.sessions) {
+    const SessionShape& shape = r.sessions->shape;
+    const std::string now = fmt::format("{}x{} first={},user={},answer={}", shape.sessions, shape.turns,
+                                        format_token_range(shape.first), format_token_range(shape.user),
+                                        format_token_range(shape.answer));
+    const std::string before = fmt::format("{}x{} first={},user={},answer={}", s.sessions->sessions, s.sessions->turns,
+                                           s.sessions->first_tokens, s.sessions->user_tokens, s.sessions->answer_tokens);
+    if (now != before) return differ("--sessions", now, before);
+  }
   if (is_given("--model") && r.target.model != stored.engine.model)
     return differ("--model", r.target.model, stored.engine.model);
   return {};
@@ -137,6 +146,11 @@ ResumeWork resume_work(const RunResult& stored, bool retry_failed, std::optional
     w.checks_owed = static_cast<int64_t>(retrieval_contexts_owed(stored).size());
   w.checks_owed += static_cast<int64_t>(slo_contexts_owed(stored).size());
   w.checks_owed += static_cast<int64_t>(mixed_prefill_contexts_owed(stored).size());
+  if (stored.settings.sessions && !stored.sessions) ++w.checks_owed;  // the sessions workload, all or nothing
+  else if (stored.sessions && stored.sessions->status == CellStatus::Error) {
+    if (retry_failed) ++w.to_measure;
+    else ++w.errors_left;
+  }
   return w;
 }
 

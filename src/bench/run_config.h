@@ -13,6 +13,7 @@
 #include "result/result.h"
 #include "system/target_locality.h"
 #include "workload/prompt_corpus.h"
+#include "workload/session_plan.h"
 
 namespace sm {
 
@@ -33,6 +34,14 @@ struct MixedPrefillSpec {
   std::vector<int64_t> contexts;  ///< the long prompts' lengths; empty: none
   int64_t streams = 0;            ///< --mixed-prefill-streams; 0: default_mixed_prefill_streams
   double around_s = 5;            ///< --mixed-prefill-around: decoding before the send and after the first token
+};
+
+/// --sessions SxT / --trace FILE: conversations growing turn by turn (bench/sessions_phase.h).
+struct SessionsSpec {
+  SessionShape shape;          ///< --sessions, --session-lengths (generated sessions)
+  std::string trace_name;      ///< --trace: the file's name; empty: generated sessions
+  std::string trace_content;   ///< --trace: its bytes (already checked by parse_session_trace)
+  double trace_speed = 1;      ///< --trace-speed
 };
 
 /// Where the server is and how to talk to it.
@@ -97,6 +106,7 @@ struct RunConfig {
   /// --slo: the SLO search after the matrix (bench/slo_search.h); nullopt: none.
   std::optional<SloSpec> slo;
   MixedPrefillSpec mixed_prefill;  ///< --mixed-prefill: none when its contexts are empty
+  std::optional<SessionsSpec> sessions;  ///< --sessions / --trace; nullopt: none
   /// --power-limits: the GPU power limits (W) to measure the matrix at, each a run of its own
   /// (bench/power_limit_sweep.h); empty: one run at the limit in force.
   std::vector<double> power_limits_w;

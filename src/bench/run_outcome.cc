@@ -34,6 +34,9 @@ Tally tally(const RunResult& r) {
   };
   for (const auto& row : r.prefill) add(row.status, row.error);
   for (const auto& cell : r.decode) add(cell.status, cell.error);
+  // The workloads after the matrix count like rows: a run of sessions alone measured something.
+  for (const auto& row : r.mixed_prefill) add(row.status, row.error);
+  if (r.sessions) add(r.sessions->status, r.sessions->error);
   return t;
 }
 }  // namespace

@@ -10,6 +10,7 @@
 #include "bench/retrieval_check.h"
 #include "bench/run_folder.h"
 #include "bench/mixed_prefill_phase.h"
+#include "bench/sessions_phase.h"
 #include "bench/slo_search.h"
 #include "core/build_info.h"
 #include "result/redact.h"
@@ -46,6 +47,12 @@ Result<void> resume_run(PhaseContext& ctx) {
   // So does --mixed-prefill (a different list was refused).
   if (!ctx.config.mixed_prefill.contexts.empty() && ctx.result.settings.mixed_prefill_contexts.empty())
     apply_mixed_prefill_settings(ctx.result.settings, ctx.config.mixed_prefill, ctx.session.probed().engine.slots);
+  // The sessions workload in error is measured again with --retry-failed.
+  if (ctx.config.retry_failed && ctx.result.sessions && ctx.result.sessions->status == CellStatus::Error)
+    ctx.result.sessions.reset();
+  // And --sessions / --trace (a run that had them keeps its own: the phase checks a trace's hash).
+  if (ctx.config.sessions && !ctx.result.settings.sessions)
+    apply_sessions_settings(ctx.result.settings, *ctx.config.sessions, ctx.result.settings.seed);
   ctx.run_dir = ctx.config.resume_dir;
   ctx.matrix = ctx.config.matrix;
   ctx.limits.kv_capacity_tokens = ctx.result.engine.kv_capacity_tokens;
@@ -135,6 +142,7 @@ Result<void> start_run(PhaseContext& ctx) {
   s.temperature = ctx.config.temperature;
   record_prompt_source(ctx.config.prompts, ctx.config.target.natural_eos, s);
   s.seed = ctx.config.seed != 0 ? ctx.config.seed : std::hash<std::string>{}(ctx.result.run_id);
+  if (ctx.config.sessions) apply_sessions_settings(s, *ctx.config.sessions, s.seed);
   s.kv_capacity_override = ctx.config.limits_override.kv_capacity_tokens;
   s.max_model_len_override = ctx.config.limits_override.max_model_len;
   if (ctx.limits.kv_capacity_tokens) ctx.result.engine.kv_capacity_tokens = ctx.limits.kv_capacity_tokens;

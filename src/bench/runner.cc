@@ -20,6 +20,7 @@
 #include "bench/run_folder.h"
 #include "bench/run_outcome.h"
 #include "bench/run_start.h"
+#include "bench/sessions_phase.h"
 #include "bench/slo_phase.h"
 #include "bench/target_session.h"
 #include "core/interrupt.h"
@@ -43,6 +44,7 @@ std::vector<std::unique_ptr<Phase>> run_phases() {
   phases.push_back(std::make_unique<RetrievalPhase>());  // after the last pass, outside every window
   phases.push_back(std::make_unique<SloPhase>());  // --slo: probes measured like decode cells
   phases.push_back(std::make_unique<MixedPrefillPhase>());  // --mixed-prefill: a long prompt among decoders
+  phases.push_back(std::make_unique<SessionsPhase>());  // --sessions / --trace: conversations turn by turn
   return phases;
 }
 
@@ -139,11 +141,13 @@ int MatrixRun::execute() {
     std::fprintf(stderr, "speedmatrix run: %s\n", ok.error().message.c_str());
     return kExitFailure;
   }
-  if (config_.save_requests) {
+  // requests.jsonl with --save-requests, and always for the sessions workload (its turns are its figures).
+  if (config_.save_requests || ctx_.result.settings.sessions) {
     auto log = RequestLog::open((std::filesystem::path(ctx_.run_dir) / kRequestsFile).string(),
                                 {ctx_.session_start_ns, session_start_unix_ms}, session_.redact_options());
     if (!log) {
-      std::fprintf(stderr, "speedmatrix run: --save-requests: %s\n", log.error().message.c_str());
+      std::fprintf(stderr, "speedmatrix run: %s: %s\n", config_.save_requests ? "--save-requests" : "requests.jsonl",
+                   log.error().message.c_str());
       return kExitFailure;
     }
     ctx_.request_log = std::move(*log);

@@ -53,6 +53,7 @@ bool StreamRecording::on_chunk(RequestRecord& r, const ChunkInfo& c, int64_t t_n
   if (c.usage_prompt_tokens >= 0) r.usage_prompt_tokens = c.usage_prompt_tokens;
   if (c.usage_completion_tokens >= 0) r.usage_completion_tokens = c.usage_completion_tokens;
   if (c.timings_cache_n >= 0) r.cached_prompt_tokens = c.timings_cache_n;
+  else if (c.usage_cached_tokens >= 0) r.cached_prompt_tokens = c.usage_cached_tokens;
   if (c.usage_prompt_tokens < 0 && c.timings_prompt_n >= 0 && c.timings_cache_n >= 0 && r.usage_prompt_tokens < 0)
     r.usage_prompt_tokens = c.timings_prompt_n + c.timings_cache_n;
   if (c.timings_predicted_per_second > 0) r.server_tok_s = c.timings_predicted_per_second;

@@ -20,6 +20,7 @@
 #include "cli/cost_flags.h"
 #include "cli/power_limit_flags.h"
 #include "cli/prompt_flags.h"
+#include "cli/session_flags.h"
 #include "core/units.h"
 #include "engines/probe.h"
 #include "net/url.h"
@@ -95,6 +96,7 @@ struct RunFlags {
   std::string slo;                  ///< --slo ttft=2s,tpot=50ms[,context=32K][,p=90][,probes=6]
   PowerLimitFlags power_limits;     ///< --power-limits, --power-limit-command, --power-limit-restore
   PromptFlags prompts;              ///< --prompts, --dataset, --natural-eos
+  SessionFlags sessions;            ///< --sessions, --session-lengths, --trace, --trace-speed
   std::string resume;
   std::vector<std::string> given;  ///< flags set on the command line
   bool duration_given = false;    ///< --duration was on the command line
@@ -208,6 +210,8 @@ Result<RunConfig> to_config(const RunFlags& f) {
   c.temperature = f.temperature;
   if (f.resume.empty())  // a resumed run's prompts are the stored ones (resume_config)
     if (auto ok = apply_prompt_flags(f.prompts, c.prompts, c.target); !ok) return std::unexpected(ok.error());
+  if (auto spec = session_spec_from_flags(f.sessions, f.given); !spec) return std::unexpected(spec.error());
+  else c.sessions = std::move(*spec);
   if (auto ok = apply_target_profile(f, c); !ok) return std::unexpected(ok.error());
   // An adaptive window stops at --duration (the profile's, with --quick): a minimum beyond it is
   // no minimum. Asked for, it is refused; the default 5 s is brought down to the cells' length.
@@ -227,7 +231,10 @@ Result<RunConfig> to_config(const RunFlags& f) {
     return fail(ErrorCode::InvalidArgument, "--retry-failed needs --resume DIR (the run whose error cells to measure again)");
   c.retry_failed = f.retry_failed;
   if (!c.contexts_given) c.matrix.contexts = default_contexts(c.limits_override.max_model_len, c.matrix.max_output_tokens);
-  if (auto ok = validate(c.matrix); !ok) return std::unexpected(ok.error());
+  // --contexts none --prefill-contexts none with --sessions: the sessions alone.
+  const bool sessions_alone = c.sessions && c.matrix.contexts.empty() && c.matrix.prefill_contexts.empty();
+  if (!sessions_alone)
+    if (auto ok = validate(c.matrix); !ok) return std::unexpected(ok.error());
   if (f.format != "term" && f.format != "json") return fail(ErrorCode::InvalidArgument, "--format must be 'term' or 'json'");
   c.ramp_timeout_s = f.ramp_timeout_s;
   c.request_timeout_s = f.request_timeout_s;
@@ -332,6 +339,7 @@ Result<RunConfig> resume_config(const RunFlags& f, const RunConfig& from_flags, 
   c.retry_failed = from_flags.retry_failed;
   c.sim_attention_window = from_flags.sim_attention_window;  // the built-in engine is started again
   if (from_flags.retrieval_check) c.retrieval_check = from_flags.retrieval_check;  // turned on or off for what is left
+  c.sessions = from_flags.sessions;  // a trace given again (its hash is checked), or sessions added
   c.mixed_prefill = from_flags.mixed_prefill;  // adds the rows to a run that had none (a different list is refused)
   c.slo = from_flags.slo;  // adds the search to a run that had none (check_resume_settings refused another)
   if (c.target.base_url.empty() && !c.launch_command.empty()) {
@@ -546,6 +554,7 @@ void add_run_command(CLI::App& app, Action& action) {
       ->capture_default_str();
   run->add_option("--seed", flags->seed, "Seed of the prompt text (0: derived from the run id)");
   add_prompt_flags(run, flags->prompts);
+  add_session_flags(run, flags->sessions);
   run->add_flag("--dry-run", flags->dry_run,
                 "Print the plan (cells and their status) and measure nothing; with --url it asks the server for its "
                 "limits first (GET requests only) and plans against them, else it contacts nothing");

@@ -94,6 +94,10 @@ void parse_root(object root, ChunkInfo& out) {
       for (auto [ukey, uvalue] : as_object(value)) {
         if (ukey == "prompt_tokens") out.usage_prompt_tokens = read_count(uvalue);
         else if (ukey == "completion_tokens") out.usage_completion_tokens = read_count(uvalue);
+        else if (ukey == "prompt_tokens_details" && uvalue.type() == element_type::OBJECT) {
+          for (auto [dkey, dvalue] : as_object(uvalue))
+            if (dkey == "cached_tokens") out.usage_cached_tokens = read_count(dvalue);
+        }
       }
     } else if (key == "timings" && t == element_type::OBJECT) {
       for (auto [tkey, tvalue] : as_object(value)) {

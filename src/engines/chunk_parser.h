@@ -35,6 +35,7 @@ struct ChunkInfo {
   int32_t token_ids = -1;           ///< length of choice 0 "token_ids" (vLLM return_token_ids)
   int64_t usage_prompt_tokens = -1;      ///< usage.prompt_tokens
   int64_t usage_completion_tokens = -1;  ///< usage.completion_tokens (cumulative when continuous)
+  int64_t usage_cached_tokens = -1;      ///< usage.prompt_tokens_details.cached_tokens (vLLM, SGLang)
   int64_t timings_predicted_n = -1;      ///< llama.cpp timings.predicted_n (cumulative)
   double timings_predicted_per_second = -1;  ///< llama.cpp timings.predicted_per_second
   int64_t timings_prompt_n = -1;         ///< llama.cpp timings.prompt_n (prompt tokens processed)

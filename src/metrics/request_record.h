@@ -55,7 +55,9 @@ struct RequestRecord {
   int64_t tokens = 0;          ///< sum of chunks[].tokens
   int64_t usage_prompt_tokens = -1;      ///< server's usage.prompt_tokens; -1 = not reported
   int64_t usage_completion_tokens = -1;  ///< server's final usage.completion_tokens; -1 = not reported
-  int64_t cached_prompt_tokens = -1;     ///< llama.cpp timings.cache_n; -1 = not reported
+  int64_t cached_prompt_tokens = -1;     ///< prompt tokens the server reused from its cache: llama.cpp
+                                         ///< timings.cache_n, else usage.prompt_tokens_details.cached_tokens;
+                                         ///< -1 = not reported
   double server_tok_s = -1;    ///< llama.cpp timings.predicted_per_second of the last chunk; -1 = none
   TokenSource source = TokenSource::Chunks;
   FinishReason finish = FinishReason::None;

@@ -76,6 +76,7 @@ std::string header_html(const ReportModel& m, const RunResult& r, bool timeline)
   if (!m.retrieval.rows.empty()) links.push_back({"retrieval", tr("Retrieval check")});
   if (!m.slo.rows.empty()) links.push_back({"slo", tr("SLO search")});
   if (!m.mixed_prefill.rows.empty()) links.push_back({"mixed-prefill", tr("Mixed prefill")});
+  if (!m.sessions_caption.empty()) links.push_back({"sessions", tr("Sessions")});
   if (!m.speculation.rows.empty()) links.push_back({"speculation", tr("Speculative decoding")});
   if (!m.reasoning.rows.empty()) links.push_back({"reasoning", tr("Reasoning")});
   if (!m.answer_lengths.rows.empty()) links.push_back({"answer-lengths", tr("Answer lengths")});
@@ -320,6 +321,14 @@ std::string answer_lengths_html(const ReportModel& m) {
 }
 
 // The mixed-prefill rows and each one's timeline; "" without --mixed-prefill.
+// The sessions workload's rows per turn; "" without --sessions / --trace.
+std::string sessions_html(const ReportModel& m) {
+  if (m.sessions_caption.empty()) return "";
+  return "<section id=\"sessions\">\n<h2>" + html_escape(tr("Sessions")) + "</h2>\n<p class=\"caption\">" +
+         html_escape(m.sessions_caption) + "</p>\n" +
+         (m.sessions.rows.empty() ? std::string() : data_table_html(m.sessions, "sessions-table")) + "</section>\n";
+}
+
 std::string mixed_prefill_html(const ReportModel& m, const RunResult& r) {
   if (m.mixed_prefill.rows.empty()) return "";
   std::string out = "<section id=\"mixed-prefill\">\n<h2>" + html_escape(tr("Mixed prefill")) +
@@ -398,6 +407,7 @@ std::string render_html(const RunResult& r, const ReportModel& m, const Telemetr
   body += retrieval_html(m);
   body += slo_html(m);
   body += mixed_prefill_html(m, r);
+  body += sessions_html(m);
   body += checks_html(m);
   body += definitions_html(m);
   body += "<footer>" + html_escape(trf("{} · a self-contained page: no scripts, nothing loaded from the network.", m.footer)) +

@@ -113,6 +113,9 @@ std::string render_markdown(const ReportModel& m) {
     out += md_section(tr("Answer lengths")) + md_escape(m.answer_lengths_caption) + "\n\n" + md_table(m.answer_lengths);
   if (!m.mixed_prefill.rows.empty())
     out += md_section(tr("Mixed prefill")) + md_escape(m.mixed_prefill_caption) + "\n\n" + md_table(m.mixed_prefill);
+  if (!m.sessions_caption.empty())
+    out += md_section(tr("Sessions")) + md_escape(m.sessions_caption) + "\n\n" +
+           (m.sessions.rows.empty() ? std::string() : md_table(m.sessions));
 
   out += md_section("What the numbers mean");
   for (const auto& d : m.definitions) out += "- **" + md_escape(d.term) + ":** " + md_escape(d.meaning) + "\n";

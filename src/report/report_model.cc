@@ -203,6 +203,7 @@ ReportModel build_report_model(const RunResult& r) {
   m.slo_caption = slo_caption(r);
   add_mixed_prefill_findings(r, m.findings);
   add_speculation_findings(r, m.findings);
+  add_sessions_findings(r, m.findings);
   m.speculation = speculation_table(r);
   if (!m.speculation.rows.empty()) m.speculation_caption = speculation_caption(r);
   m.reasoning = reasoning_table(r);
@@ -211,6 +212,8 @@ ReportModel build_report_model(const RunResult& r) {
   if (!m.answer_lengths.rows.empty()) m.answer_lengths_caption = answer_lengths_caption(r);
   m.mixed_prefill = mixed_prefill_table(r);
   m.mixed_prefill_caption = mixed_prefill_caption(r);
+  m.sessions = sessions_table(r);
+  m.sessions_caption = sessions_caption(r);
   bool warned = std::any_of(m.findings.begin(), m.findings.end(),
                             [](const Finding& f) { return f.severity != Severity::Info; });
   if (!warned) m.checks_passed = checks_passed(r);

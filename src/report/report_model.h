@@ -138,6 +138,8 @@ struct ReportModel {
   Table answer_lengths;                        ///< run --natural-eos: each decode cell's answer lengths
   std::string answer_lengths_caption;          ///< above that table
   std::string mixed_prefill_caption;           ///< above that table: what was measured
+  Table sessions;                              ///< run --sessions / --trace: a row per turn number
+  std::string sessions_caption;                ///< above that table: what ran and the whole's figures
   std::vector<Definition> definitions;
   std::string token_counts;     ///< where the output token counts came from
   std::string footer;           ///< tool, commit, build, run id, times

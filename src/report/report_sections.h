@@ -61,6 +61,11 @@ Table mixed_prefill_table(const RunResult& r);
 std::string mixed_prefill_caption(const RunResult& r);
 void add_mixed_prefill_findings(const RunResult& r, std::vector<Finding>& out);
 
+// report_sessions.cc
+Table sessions_table(const RunResult& r);  ///< a row per turn number; no rows without --sessions / --trace
+std::string sessions_caption(const RunResult& r);
+void add_sessions_findings(const RunResult& r, std::vector<Finding>& out);
+
 // report_speculation.cc
 Table speculation_table(const RunResult& r);  ///< no rows where the server did not speculate
 std::string speculation_caption(const RunResult& r);

@@ -257,6 +257,17 @@ std::string render_term(const ReportModel& m, const RenderOptions& options) {
       out += "  " + wrap(row.status == CellStatus::Valid ? line : ansi.yellow(line), width - 2, "    ");
     }
   }
+  if (!m.sessions_caption.empty()) {
+    // Turn, context, cached share, TTFT, decode rate; the caption and the rest in report.html.
+    out += "\n" + ansi.bold(tr("Sessions")) + "\n";
+    for (const auto& row : m.sessions.rows) {
+      std::string line = trf("turn {}: {} tokens, {} cached, TTFT {} (p90 {}), {} tok/s each", row.cells[0],
+                             row.cells[2], row.cells[3], row.cells[4], row.cells[5], row.cells[6]);
+      if (!row.cells[7].empty()) line += " — " + trf("{} failed", row.cells[7]);
+      out += "  " + wrap(row.status == CellStatus::Valid ? line : ansi.yellow(line), width - 2, "    ");
+    }
+    if (m.sessions.rows.empty()) out += "  " + wrap(m.sessions_caption, width - 2, "    ");
+  }
   if (!m.slo.rows.empty()) {
     // Context, requests at once, TTFT and TPOT at the percentile, goodput; the rest in report.html.
     out += "\n" + ansi.bold(tr("SLO search")) + "\n";

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "result/cell_status.h"
+#include "result/sessions.h"
 
 namespace sm {
 
@@ -168,6 +169,8 @@ struct RunSettings {
   /// --natural-eos: requests end where the model ends its answer (no ignore_eos), so decode cells
   /// mix prefills in and each reports its requests' output lengths (DecodeCell::ended_output_tokens).
   bool natural_eos = false;
+  /// --sessions / --trace: conversations that grow turn by turn (docs/METRICS.md, "Sessions").
+  std::optional<SessionsSettings> sessions;
 };
 
 /// A median with its tails. All in the unit the field name says.
@@ -616,6 +619,7 @@ struct RunResult {
   std::vector<RetrievalCheck> retrieval;  ///< the retrieval check of each context checked, ascending context
   std::vector<SloSearch> slo_search;      ///< run --slo: each context's search, ascending context
   std::vector<MixedPrefillRow> mixed_prefill;  ///< run --mixed-prefill: each length's row, ascending context
+  std::optional<SessionsResult> sessions;      ///< run --sessions / --trace, once measured
 };
 
 }  // namespace sm

@@ -10,6 +10,7 @@
 #include "result/json_fields.h"
 #include "result/output_check_json.h"
 #include "result/mixed_prefill_json.h"
+#include "result/sessions_json.h"
 #include "result/slo_json.h"
 #include "result/sweep_json.h"
 
@@ -129,6 +130,7 @@ json settings_to_json(const RunSettings& s) {
     j["mixed_prefill_streams"] = s.mixed_prefill_streams;
     j["mixed_prefill_around_s"] = s.mixed_prefill_around_s;
   }
+  if (s.sessions) j["sessions"] = sessions_settings_to_json(*s.sessions);  // run --sessions / --trace only
   if (s.prompts != "random") j["prompts"] = s.prompts;  // --prompts text|code, --dataset only
   if (s.prompt_corpus) {
     const PromptCorpusInfo& c = *s.prompt_corpus;
@@ -184,6 +186,7 @@ RunSettings settings_from_json(const json& j) {
   read(j, "requests_per_cell", s.requests_per_cell);
   read(j, "warmup_requests", s.warmup_requests);
   read(j, "prompts", s.prompts);
+  if (auto it = j.find("sessions"); it != j.end() && it->is_object()) s.sessions = sessions_settings_from_json(*it);
   if (auto c = j.find("prompt_corpus"); c != j.end() && c->is_object()) {
     PromptCorpusInfo info;
     read(*c, "name", info.name);
@@ -669,6 +672,7 @@ json to_json(const RunResult& r) {
     for (const auto& row : r.mixed_prefill) rows.push_back(mixed_prefill_to_json(row));
     j["mixed_prefill"] = std::move(rows);
   }
+  if (r.sessions) j["sessions"] = sessions_to_json(*r.sessions);  // only runs with --sessions / --trace
   if (r.timing)
     j["timing"] = {{"total_s", r.timing->total_s},         {"setup_s", r.timing->setup_s},
                    {"prompts_s", r.timing->prompts_s},     {"idle_wait_s", r.timing->idle_wait_s},
@@ -780,6 +784,11 @@ Result<RunResult> result_from_json(const json& j) {
         if (!row) return std::unexpected(row.error());
         r.mixed_prefill.push_back(std::move(*row));
       }
+    }
+    if (auto it = j.find("sessions"); it != j.end() && it->is_object()) {
+      auto sessions = sessions_from_json(*it);
+      if (!sessions) return std::unexpected(sessions.error());
+      r.sessions = std::move(*sessions);
     }
     if (auto it = j.find("sweep"); it != j.end() && it->is_object()) {
       auto sweep = sweep_from_json(*it);

@@ -30,13 +30,19 @@ void ChunkFormatter::make_head(StreamRequest& request, uint64_t request_number, 
                              mix64(request_number + 0x9e3779b97f4a7c15ull), object, created_s, model_escaped_);
 }
 
-void ChunkFormatter::append_usage(std::string& out, int64_t prompt_tokens, int64_t completion_tokens) const {
+void ChunkFormatter::append_usage(std::string& out, int64_t prompt_tokens, int64_t completion_tokens,
+                                  int64_t cached_prompt_tokens) const {
   out.append(R"("usage":{"prompt_tokens":)");
   append_int(out, prompt_tokens);
   out.append(R"(,"total_tokens":)");
   append_int(out, prompt_tokens + completion_tokens);
   out.append(R"(,"completion_tokens":)");
   append_int(out, completion_tokens);
+  if (cached_prompt_tokens >= 0) {
+    out.append(R"(,"prompt_tokens_details":{"cached_tokens":)");
+    append_int(out, cached_prompt_tokens);
+    out.push_back('}');
+  }
   out.push_back('}');
 }
 
@@ -113,11 +119,12 @@ void ChunkFormatter::append_role_event(std::string& out, const StreamRequest& re
   out.append("}\n\n");
 }
 
-void ChunkFormatter::append_usage_event(std::string& out, const StreamRequest& request, int64_t completion_tokens) const {
+void ChunkFormatter::append_usage_event(std::string& out, const StreamRequest& request, int64_t completion_tokens,
+                                        int64_t cached_prompt_tokens) const {
   out.append("data: ");
   out.append(request.head);
   out.append("],");
-  append_usage(out, request.prompt_tokens, completion_tokens);
+  append_usage(out, request.prompt_tokens, completion_tokens, cached_prompt_tokens);
   out.append("}\n\n");
 }
 

@@ -44,7 +44,10 @@ class ChunkFormatter {
   /// Appends the chat stream's first event: delta {"role":"assistant","content":""}.
   void append_role_event(std::string& out, const StreamRequest& request) const;
   /// Appends the final usage event (choices: []) for `completion_tokens` outputs.
-  void append_usage_event(std::string& out, const StreamRequest& request, int64_t completion_tokens) const;
+  /// The final usage event; with `cached_prompt_tokens` >= 0, usage.prompt_tokens_details.cached_tokens
+  /// (what vLLM sends with --enable-prompt-tokens-details: the prompt tokens its prefix cache held).
+  void append_usage_event(std::string& out, const StreamRequest& request, int64_t completion_tokens,
+                          int64_t cached_prompt_tokens = -1) const;
   /// Makes `answer` (words separated by single spaces, each one token) the request's first output
   /// tokens; an empty answer clears it.
   static void set_answer(StreamRequest& request, std::string_view answer);
@@ -55,7 +58,8 @@ class ChunkFormatter {
   std::string full_body(const StreamRequest& request, int64_t completion_tokens, FinishKind finish, bool eos) const;
 
  private:
-  void append_usage(std::string& out, int64_t prompt_tokens, int64_t completion_tokens) const;
+  void append_usage(std::string& out, int64_t prompt_tokens, int64_t completion_tokens,
+                    int64_t cached_prompt_tokens = -1) const;
   void append_text(std::string& out, const StreamRequest& request, int64_t from, int64_t to, bool eos) const;
   void append_token_ids(std::string& out, const StreamRequest& request, int64_t from, int64_t to, bool eos) const;
 

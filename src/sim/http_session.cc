@@ -278,7 +278,7 @@ void HttpSession::on_tokens(const TokenUpdate& u) {
   f.append_token_event(out_pending_, stream_request_, sent_tokens_, u.generated, u.finish, u.eos);
   sent_tokens_ = u.generated;
   if (finished) {
-    if (include_usage_) f.append_usage_event(out_pending_, stream_request_, u.generated);
+    if (include_usage_) f.append_usage_event(out_pending_, stream_request_, u.generated, u.cached_prompt_tokens);
     ChunkFormatter::append_done(out_pending_);
   }
   end_http_chunk(out_pending_, data_start);

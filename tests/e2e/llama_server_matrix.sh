@@ -208,3 +208,72 @@ assert dc["status"] == "valid" and dc["prompt_tokens_min"] == dc["prompt_tokens_
 print(f"prompt sources: natural text 1K x 2 at {c['total_tok_s']:.0f} tok/s, {c['requests_ended']} answers ended "
       f"(p50 {c['ended_output_tokens']['p50']:.0f} tokens); dataset 2K x 1 at {dc['total_tok_s']:.0f} tok/s")
 PY
+
+# Issue 33 point 4: sessions that grow turn by turn. 2 sessions of 3 turns on 2 slots, each turn
+# resending the conversation with the model's answers; llama.cpp's timings.cache_n says how much
+# of each prompt its slot still held. Then a small trace with a shared opening, replayed 4x.
+sessions="$work/e2e-sessions"
+rm -rf "$sessions"
+"$binary" run --launch "$launch2" --no-selftest --contexts none --prefill-contexts none --out "$sessions" --quiet \
+  --sessions 2x3 --session-lengths first=512,user=64,answer=32
+trace="$work/e2e-trace.jsonl"
+cat >"$trace" <<'TRACE'
+{"session": "a", "timestamp_s": 0.0, "input_tokens": 80, "output_tokens": 24, "prefix": "sys", "prefix_tokens": 300}
+{"session": "b", "timestamp_s": 0.4, "input_tokens": 60, "output_tokens": 24, "prefix": "sys"}
+{"session": "a", "timestamp_s": 2.0, "input_tokens": 40, "output_tokens": 24}
+{"session": "b", "timestamp_s": 2.4, "input_tokens": 50, "output_tokens": 24}
+TRACE
+replay="$work/e2e-trace-run"
+rm -rf "$replay"
+"$binary" run --launch "$launch2" --no-selftest --contexts none --prefill-contexts none --out "$replay" --quiet \
+  --trace "$trace" --trace-speed 4
+python3 - "$sessions" "$replay" <<'PY'
+import json, sys
+sessions, replay = sys.argv[1], sys.argv[2]
+r = json.load(open(f"{sessions}/result.json"))
+s = r["sessions"]
+assert s["status"] == "valid" and s["requests"] == 6 and s["failed"] == 0, s
+turns = s["by_turn"]
+assert [t["turn"] for t in turns] == [1, 2, 3], turns
+assert turns[0]["cached_share"] < 0.2, f"turn 1 is new text: {turns[0]}"
+for t in turns[1:]:
+    assert t["cached_share"] > 0.5, f"a later turn's conversation is in the slot's cache: {t}"
+    assert t["prompt_tokens_mean"] > turns[0]["prompt_tokens_mean"], turns
+lines = [json.loads(l) for l in open(f"{sessions}/requests.jsonl")]
+mine = [l for l in lines if l["purpose"] == "session"]
+assert len(mine) == 6 and {(l["session"], l["turn"]) for l in mine} == {(a, b) for a in (1, 2) for b in (1, 2, 3)}, mine
+assert all(l["cached_prompt_tokens"] is not None for l in mine), mine
+assert "## Sessions" in open(f"{sessions}/report.md").read()
+t = json.load(open(f"{replay}/result.json"))
+ts = t["sessions"]
+assert t["settings"]["sessions"]["source"] == "trace" and t["settings"]["sessions"]["trace_requests"] == 4, t["settings"]
+assert ts["status"] == "valid" and ts["requests"] == 4 and ts["failed"] == 0, ts
+assert ts["send_late_p90_ms"] is not None, ts
+print("sessions 2x3: context {} -> {} tokens, cached {} -> {}, TTFT {:.0f} -> {:.0f} ms, decode {:.0f} -> {:.0f} tok/s each; "
+      "cache hit rate {:.0%}; trace: {} turns, hit rate {:.0%}, sent late p90 {:.0f} ms".format(
+    round(turns[0]["prompt_tokens_mean"]), round(turns[-1]["prompt_tokens_mean"]),
+    f"{turns[0]['cached_share']:.0%}", f"{turns[-1]['cached_share']:.0%}",
+    turns[0]["ttft_p50_ms"], turns[-1]["ttft_p50_ms"], turns[0]["decode_tok_s_p50"], turns[-1]["decode_tok_s_p50"],
+    s["cache_hit_rate"], ts["requests"], ts["cache_hit_rate"] or 0, ts["send_late_p90_ms"]))
+PY
+
+# Issue 33 point 5: the chat endpoint with the model's own chat template (the synthetic model
+# carries one); prompts still at the exact length by the server's count, template included.
+chat="$work/e2e-chat"
+rm -rf "$chat"
+"$binary" run --launch "$launch2" --no-selftest --api chat \
+  --contexts 1K --concurrency 1,2 --prefill-contexts 512 --duration 2 --max-output 32 --out "$chat" --quiet --save-requests
+python3 - "$chat" <<'PY'
+import json, sys
+run = sys.argv[1]
+r = json.load(open(f"{run}/result.json"))
+assert r["settings"]["api"] == "chat", r["settings"]["api"]
+for c in r["decode"]:
+    assert c["status"] == "valid" and c["prompt_length_ok"], c
+    assert c["prompt_tokens_min"] == c["prompt_tokens_max"] == 1024, c
+assert r["prefill"][0]["status"] == "valid" and r["prefill"][0]["prompt_tokens"] == 512, r["prefill"][0]
+lines = [json.loads(l) for l in open(f"{run}/requests.jsonl")]
+assert all(l["prompt_tokens"] == 1024 for l in lines if l["purpose"] == "decode" and l["prompt_tokens"] is not None), "exact lengths"
+print("chat: 1K x {} at {} tok/s, prefill 512 at {:.0f} tok/s".format(
+    [c["concurrency"] for c in r["decode"]], [round(c["total_tok_s"]) for c in r["decode"]], r["prefill"][0]["prompt_tok_s"]))
+PY

@@ -195,8 +195,12 @@ struct ScriptedServer::Impl {
         "Connection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n";
     if (!write_all(fd, head)) return false;
     auto usage_json = [&](int64_t completion) {
-      return fmt::format(R"("usage":{{"prompt_tokens":{},"completion_tokens":{},"total_tokens":{}}})", prompt_tokens,
-                         completion, std::stoll(prompt_tokens) + completion);
+      const std::string details =
+          script.cached_prompt_tokens >= 0
+              ? fmt::format(R"(,"prompt_tokens_details":{{"cached_tokens":{}}})", script.cached_prompt_tokens)
+              : std::string();
+      return fmt::format(R"("usage":{{"prompt_tokens":{},"completion_tokens":{},"total_tokens":{}{}}})", prompt_tokens,
+                         completion, std::stoll(prompt_tokens) + completion, details);
     };
     const std::string rid = ScriptedServer::request_id(info.index);
     auto event = [&](std::string_view data) { return "data: " + with_request_id(data, rid) + eol + eol; };

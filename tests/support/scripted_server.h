@@ -35,6 +35,8 @@ struct StreamScript {
   bool honour_continuous_usage = true;        ///< put usage on every chunk when asked
   bool send_done = true;                      ///< end with "data: [DONE]"
   int64_t prompt_tokens_delta = 0;            ///< reported usage.prompt_tokens = counted + delta
+  int64_t cached_prompt_tokens = -1;          ///< >= 0: usage.prompt_tokens_details.cached_tokens (vLLM's
+                                              ///< prefix-cache hit with --enable-prompt-tokens-details)
   bool llamacpp_style = false;                ///< like llama-server: usage on a separate finishing
                                               ///< chunk (empty text), cumulative timings.predicted_n
                                               ///< on every chunk when timings_per_token is asked
