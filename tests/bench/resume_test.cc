@@ -11,6 +11,7 @@
 #include <set>
 
 #include "bench/resume.h"
+#include "bench/sessions_phase.h"
 #include "result/result_json.h"
 #include "support/scripted_server.h"
 #include "support/temp_dir.h"
@@ -142,6 +143,31 @@ TEST(Resume, SettingsCheckNamesTheFlag) {
   ASSERT_FALSE(err.has_value());
   EXPECT_NE(err.error().message.find("--duration"), std::string::npos);
   EXPECT_TRUE(check_resume_settings(stored, asked, {}).has_value());  // nothing given: nothing to differ
+}
+
+TEST(Resume, SessionsAreTheRunsOwnOrAddedAndOwedUntilMeasured) {
+  RunResult stored;
+  SessionsSpec spec;
+  spec.shape.sessions = 4;
+  spec.shape.turns = 6;
+  apply_sessions_settings(stored.settings, spec, 1);
+  RunConfig asked;
+  asked.sessions = spec;
+  EXPECT_TRUE(check_resume_settings(stored, asked, {"--sessions"}).has_value());
+  asked.sessions->shape.turns = 8;
+  auto err = check_resume_settings(stored, asked, {"--sessions"});
+  ASSERT_FALSE(err.has_value());
+  EXPECT_NE(err.error().message.find("--sessions 4x8 first=1K,user=256,answer=128 differs from the interrupted run's "
+                                     "4x6 first=1K,user=256,answer=128"),
+            std::string::npos)
+      << err.error().message;
+  // Owed until measured; a workload in error is measured again with --retry-failed only.
+  EXPECT_EQ(resume_work(stored, false).checks_owed, 1);
+  stored.sessions = SessionsResult{};
+  EXPECT_TRUE(resume_work(stored, false).nothing_to_do());
+  stored.sessions->status = CellStatus::Error;
+  EXPECT_EQ(resume_work(stored, false).errors_left, 1);
+  EXPECT_EQ(resume_work(stored, true).to_measure, 1);
 }
 
 // How the server is reached again: the recorded target, or for files from before it was

@@ -53,6 +53,17 @@ TEST(ChunkParser, UsageChunkWithEmptyChoices) {
   EXPECT_FALSE(c.has_token);
   EXPECT_EQ(c.usage_prompt_tokens, 16384);
   EXPECT_EQ(c.usage_completion_tokens, 8192);
+  EXPECT_EQ(c.usage_cached_tokens, -1);  // not said
+}
+
+TEST(ChunkParser, CachedPromptTokensFromUsageDetails) {
+  // vLLM with --enable-prompt-tokens-details, SGLang, OpenAI: the prefix cache's share of the prompt.
+  auto c = parse(R"({"choices":[],"usage":{"prompt_tokens":1300,"completion_tokens":8,)"
+                 R"("prompt_tokens_details":{"cached_tokens":1024,"audio_tokens":null}}})");
+  EXPECT_EQ(c.usage_prompt_tokens, 1300);
+  EXPECT_EQ(c.usage_cached_tokens, 1024);
+  auto none = parse(R"({"choices":[],"usage":{"prompt_tokens":1300,"prompt_tokens_details":null}})");
+  EXPECT_EQ(none.usage_cached_tokens, -1);
 }
 
 TEST(ChunkParser, FinishReasons) {
