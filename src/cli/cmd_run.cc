@@ -12,6 +12,7 @@
 #include "bench/run_config.h"
 #include "bench/power_limit_sweep.h"
 #include "bench/mixed_prefill_phase.h"
+#include "bench/sessions_phase.h"
 #include "bench/resume.h"
 #include "bench/run_outcome.h"
 #include "bench/runner.h"
@@ -425,6 +426,20 @@ int print_dry_run(const RunConfig& config) {
                 static_cast<long long>(cells), window.c_str(), kDecodeCellOverheadEstimateS,
                 static_cast<long long>(rows), kPrefillRowEstimateS,
                 passes > 1 ? fmt::format(") x {} passes", passes).c_str() : "");
+    if (config.sessions) {  // the sessions workload, after the matrix (not in the estimate)
+      RunSettings settings;
+      apply_sessions_settings(settings, *config.sessions, config.seed);
+      const SessionsSettings& s = *settings.sessions;
+      if (s.source == "trace")
+        std::printf("Then the trace %s: %lld sessions, %lld turns, replayed at %gx its recorded speed.\n",
+                    s.trace_file.c_str(), static_cast<long long>(s.sessions), static_cast<long long>(s.trace_requests),
+                    s.trace_speed);
+      else
+        std::printf("Then %lld sessions of %lld turns (opening %s tokens, each turn %s, answers %s), as fast as the "
+                    "server answers.\n",
+                    static_cast<long long>(s.sessions), static_cast<long long>(s.turns), s.first_tokens.c_str(),
+                    s.user_tokens.c_str(), s.answer_tokens.c_str());
+    }
   }
   return kExitOk;
 }

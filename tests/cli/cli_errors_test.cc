@@ -44,6 +44,20 @@ TEST(CliErrors, MisspeltFlagSuggestsTheRightOne) {
       << o.output;
 }
 
+TEST(CliErrors, SessionsAloneArePlannedAndBadOnesRefused) {
+  Outcome o = run_binary("run --dry-run --contexts none --prefill-contexts none --sessions 2x3");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_NE(o.output.find("Then 2 sessions of 3 turns (opening 1K tokens, each turn 256, answers 128)"),
+            std::string::npos)
+      << o.output;
+  o = run_binary("run --dry-run --sessions 2");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.output.find("--sessions: \"2\": SESSIONSxTURNS"), std::string::npos) << o.output;
+  o = run_binary("run --dry-run --trace /nonexistent/trace.jsonl");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.output.find("--trace /nonexistent/trace.jsonl: cannot read the file"), std::string::npos) << o.output;
+}
+
 TEST(CliErrors, RangesAndUrlsAreExplained) {
   Outcome o = run_binary("run --duration 0 --dry-run");
   EXPECT_EQ(o.exit_code, 2);
