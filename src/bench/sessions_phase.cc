@@ -54,9 +54,13 @@ bool measure_sessions(PhaseContext& ctx, const SessionPlan& plan, SessionsResult
   }
   if (!ctx.server_ready(res.status, res.error)) return res.status == CellStatus::Interrupted;
 
-  // The conversation so far of each turn: made when it is sent (from its previous turn's prompt
-  // and answer), handed on to the next turn.
-  std::vector<std::string> prompts(plan.turns.size());
+  // The conversation so far of each turn: made when it is sent (from its previous turn's
+  // conversation and answer), handed on to the next turn. Role-tagged messages on the chat API;
+  // their contents joined by blank lines as one prompt on the completions API.
+  std::vector<std::vector<ChatMessage>> conversations(plan.turns.size());
+  const auto request_of = [&ctx](const std::vector<ChatMessage>& conversation, int64_t max_tokens) {
+    return ctx.session.conversation_request(conversation, kTurnSeparator, max_tokens, ctx.config.temperature);
+  };
   OpenLoopSpec spec;
   for (size_t i = 0; i < plan.turns.size(); ++i) {
     const SessionTurn& t = plan.turns[i];
@@ -65,19 +69,21 @@ bool measure_sessions(PhaseContext& ctx, const SessionPlan& plan, SessionsResult
     r.max_tokens = t.output_tokens;
     r.after = t.after;
     r.keep_text = true;
-    if (t.after < 0) {
-      prompts[i] = t.prefix >= 0 ? openings[static_cast<size_t>(t.prefix)] + std::string(kTurnSeparator) + texts[i]
-                                 : texts[i];
-      r.request = ctx.completion_request(prompts[i], t.output_tokens);
+    if (t.after < 0) {  // the opening and the first turn's text, one user message
+      const std::string first =
+          t.prefix >= 0 ? openings[static_cast<size_t>(t.prefix)] + std::string(kTurnSeparator) + texts[i] : texts[i];
+      conversations[i] = {{"user", first}};
+      r.request = request_of(conversations[i], t.output_tokens);
     }
     spec.requests.push_back(std::move(r));
   }
   spec.prepare = [&](size_t i, const std::vector<std::string>& answers) {
     const auto before = static_cast<size_t>(plan.turns[i].after);
-    std::string prompt = std::move(prompts[before]);
-    prompt.append(kTurnSeparator).append(answers[before]).append(kTurnSeparator).append(texts[i]);
-    prompts[i] = std::move(prompt);
-    return ctx.completion_request(prompts[i], plan.turns[i].output_tokens);
+    std::vector<ChatMessage> conversation = std::move(conversations[before]);
+    conversation.push_back({"assistant", answers[before]});
+    conversation.push_back({"user", texts[i]});
+    conversations[i] = std::move(conversation);
+    return request_of(conversations[i], plan.turns[i].output_tokens);
   };
   const int64_t longest = longest_session_tokens(plan);
   const double timeout_s =

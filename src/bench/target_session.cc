@@ -114,6 +114,26 @@ HttpRequest TargetSession::completion_request(std::string prompt, int64_t max_to
                      build_completion_body(probe_.kind, target_.api, spec), headers_};
 }
 
+HttpRequest TargetSession::conversation_request(const std::vector<ChatMessage>& messages, std::string_view separator,
+                                                int64_t max_tokens, double temperature) const {
+  if (target_.api != ApiKind::Chat) {
+    std::string prompt;
+    for (const ChatMessage& m : messages) {
+      if (!prompt.empty()) prompt.append(separator);
+      prompt.append(m.content);
+    }
+    return completion_request(std::move(prompt), max_tokens, temperature);
+  }
+  CompletionSpec spec;
+  spec.model = probe_.engine.model;
+  spec.messages = messages;
+  spec.max_tokens = max_tokens;
+  spec.temperature = temperature;
+  spec.force_length = !target_.natural_eos;
+  return HttpRequest{join_url(base_url_, completion_path(target_.api)),
+                     build_completion_body(probe_.kind, target_.api, spec), headers_};
+}
+
 Result<void> TargetSession::connect() {
   const HttpRequest models{join_url(base_url_, "/v1/models"), "", headers_};
   if (connection_.http2 && !is_https_url(base_url_) && !libcurl_reuses_cleartext_http2()) {

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench/progress.h"
@@ -19,6 +20,7 @@
 #include "core/clock.h"
 #include "core/error.h"
 #include "engines/probe.h"
+#include "engines/request_builder.h"
 #include "net/round_trip.h"
 #include "net/stream_client.h"
 #include "result/redact.h"
@@ -78,6 +80,10 @@ class TargetSession {
   void open_result(RunResult& result, int64_t now_ms, const RunConfig& attribution) const;
   /// A streamed completion request for `prompt`.
   HttpRequest completion_request(std::string prompt, int64_t max_tokens, double temperature) const;
+  /// A conversation (the sessions workload's turn): role-tagged messages on the chat API, their
+  /// contents joined by `separator` into one prompt on the completions API.
+  HttpRequest conversation_request(const std::vector<ChatMessage>& messages, std::string_view separator,
+                                   int64_t max_tokens, double temperature) const;
   /// The stream client's options for the measuring loops (after connect()'s fallbacks).
   StreamClientOptions client_options() const;
   /// How the result records the connection.

@@ -13,7 +13,12 @@ std::string build_completion_body(EngineKind kind, ApiKind api, const Completion
   nlohmann::json body;
   body["model"] = spec.model;
   if (api == ApiKind::Chat) {
-    body["messages"] = nlohmann::json::array({{{"role", "user"}, {"content", spec.prompt}}});
+    if (spec.messages.empty()) {
+      body["messages"] = nlohmann::json::array({{{"role", "user"}, {"content", spec.prompt}}});
+    } else {
+      body["messages"] = nlohmann::json::array();
+      for (const ChatMessage& m : spec.messages) body["messages"].push_back({{"role", m.role}, {"content", m.content}});
+    }
   } else {
     body["prompt"] = spec.prompt;
   }

@@ -3,11 +3,18 @@
 // setting explicit (servers otherwise apply their own generation defaults).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engines/api_kind.h"
 #include "engines/engine_kind.h"
 
 namespace sm {
+
+/// One message of a chat conversation.
+struct ChatMessage {
+  std::string role;     ///< "user", "assistant", "system"
+  std::string content;
+};
 
 struct CompletionSpec {
   std::string model;        ///< model id
@@ -16,6 +23,9 @@ struct CompletionSpec {
   double temperature = 0;   ///< sent as is
   bool force_length = true; ///< add the engine's fields that make it produce exactly max_tokens
   bool stream = true;       ///< false: one JSON answer (no stream_options, no per-token timings)
+  /// Chat: the whole conversation instead of `prompt` (the sessions workload's turns); empty: one
+  /// user message of `prompt`. Not used by the completions API.
+  std::vector<ChatMessage> messages;
 };
 
 /// The request path for the API: "/v1/completions" or "/v1/chat/completions".

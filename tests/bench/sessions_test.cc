@@ -238,6 +238,43 @@ TEST(SessionsRun, GeneratedSessionsGrowTheirContextAndTheCacheHoldsThem) {
   EXPECT_NE(term.find("turn 3:"), std::string::npos);
 }
 
+TEST(SessionsRun, OnTheChatApiTurnsAreRoleTaggedMessages) {
+  test::ScriptedServer server;
+  test::TempDir dir;
+  RunConfig c = sessions_only(server, dir);
+  c.target.api = ApiKind::Chat;
+  SessionsSpec spec;
+  spec.shape.sessions = 1;
+  spec.shape.turns = 3;
+  spec.shape.first = {30, 30};
+  spec.shape.user = {10, 10};
+  spec.shape.answer = {4, 4};
+  c.sessions = spec;
+  ASSERT_EQ(run_matrix(c), 0);
+  server.stop();
+  // The third turn: user (opening + text), assistant, user, assistant, user; each assistant
+  // message is the answer that streamed back.
+  std::vector<nlohmann::json> turns;
+  for (const auto& r : server.all_requests()) {
+    if (r.path != "/v1/chat/completions") continue;
+    const auto body = nlohmann::json::parse(r.body);
+    if (body["messages"][0]["content"].get<std::string>().find("speedmatrix session opening") != std::string::npos)
+      turns.push_back(body["messages"]);
+  }
+  ASSERT_EQ(turns.size(), 3u);
+  EXPECT_EQ(turns[0].size(), 1u);
+  EXPECT_EQ(turns[1].size(), 3u);
+  ASSERT_EQ(turns[2].size(), 5u);
+  for (size_t m = 0; m < 5; ++m) EXPECT_EQ(turns[2][m]["role"], m % 2 == 0 ? "user" : "assistant") << m;
+  EXPECT_EQ(turns[2][0], turns[1][0]);  // the conversation is resent as it was
+  EXPECT_EQ(turns[2][1], turns[1][1]);
+  EXPECT_FALSE(turns[2][3]["content"].get<std::string>().empty());  // turn 2's answer, as streamed
+  auto result = read_result_file(dir.file("run/result.json"));
+  ASSERT_TRUE(result.has_value()) << result.error().message;
+  EXPECT_EQ(result->sessions->status, CellStatus::Valid) << result->sessions->error;
+  EXPECT_EQ(result->sessions->requests, 3);
+}
+
 TEST(SessionsRun, TheSimulatedEngineServesSessionsFromItsPrefixCache) {
   test::TempDir dir;
   RunConfig c;

@@ -31,6 +31,18 @@ TEST(RequestBuilder, ChatUsesMessages) {
   EXPECT_EQ(completion_path(ApiKind::Chat), "/v1/chat/completions");
 }
 
+TEST(RequestBuilder, AConversationGoesAsItsMessages) {
+  CompletionSpec s{"m", "ignored", 64, 0.0, true};
+  s.messages = {{"user", "first"}, {"assistant", "an answer"}, {"user", "and then?"}};
+  auto b = nlohmann::json::parse(build_completion_body(EngineKind::Vllm, ApiKind::Chat, s));
+  ASSERT_EQ(b["messages"].size(), 3u);
+  EXPECT_EQ(b["messages"][1]["role"], "assistant");
+  EXPECT_EQ(b["messages"][1]["content"], "an answer");
+  EXPECT_EQ(b["messages"][2]["content"], "and then?");
+  auto plain = nlohmann::json::parse(build_completion_body(EngineKind::Vllm, ApiKind::Completions, s));
+  EXPECT_EQ(plain["prompt"], "ignored");  // the completions API has no messages
+}
+
 TEST(RequestBuilder, LlamaCppUsesItsOwnFields) {
   auto b = body(EngineKind::LlamaCpp, ApiKind::Completions);
   EXPECT_EQ(b["n_predict"], 8192);
