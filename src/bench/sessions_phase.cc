@@ -32,25 +32,21 @@ bool measure_sessions(PhaseContext& ctx, const SessionPlan& plan, SessionsResult
   const SessionsSettings& settings = *ctx.result.settings.sessions;
   // The texts: each opening, each turn's own words (a unique head: no cache holds them yet).
   std::vector<std::string> openings, texts;
-  for (const SessionPrefix& p : plan.prefixes) {
-    auto built = ctx.build_prompt(p.tokens, ctx.unique_head("session opening " + p.id, p.tokens));
+  const auto build = [&](int64_t tokens, const std::string& what, std::vector<std::string>& into) {
+    auto built = ctx.build_prompt(tokens, ctx.unique_head(what, tokens));
     if (!built) {
       res.status = CellStatus::Error;
       res.error = "could not build the prompts: " + built.error().message;
       return false;
     }
-    openings.push_back(std::move(built->text));
-  }
+    into.push_back(std::move(built->text));
+    return true;
+  };
+  for (const SessionPrefix& p : plan.prefixes)
+    if (!build(p.tokens, "session opening " + p.id, openings)) return false;
   for (const SessionTurn& t : plan.turns) {
     if (interrupt_requested()) return true;
-    auto built = ctx.build_prompt(t.input_tokens,
-                                  ctx.unique_head(fmt::format("session {} turn {}", t.session + 1, t.turn), t.input_tokens));
-    if (!built) {
-      res.status = CellStatus::Error;
-      res.error = "could not build the prompts: " + built.error().message;
-      return false;
-    }
-    texts.push_back(std::move(built->text));
+    if (!build(t.input_tokens, fmt::format("session {} turn {}", t.session + 1, t.turn), texts)) return false;
   }
   if (!ctx.server_ready(res.status, res.error)) return res.status == CellStatus::Interrupted;
 

@@ -105,8 +105,12 @@ StreamClientOptions TargetSession::client_options() const {
 
 HttpRequest TargetSession::completion_request(std::string prompt, int64_t max_tokens, double temperature) const {
   CompletionSpec spec;
-  spec.model = probe_.engine.model;
   spec.prompt = std::move(prompt);
+  return streamed_request(std::move(spec), max_tokens, temperature);
+}
+
+HttpRequest TargetSession::streamed_request(CompletionSpec spec, int64_t max_tokens, double temperature) const {
+  spec.model = probe_.engine.model;
   spec.max_tokens = max_tokens;
   spec.temperature = temperature;
   spec.force_length = !target_.natural_eos;
@@ -125,13 +129,8 @@ HttpRequest TargetSession::conversation_request(const std::vector<ChatMessage>& 
     return completion_request(std::move(prompt), max_tokens, temperature);
   }
   CompletionSpec spec;
-  spec.model = probe_.engine.model;
   spec.messages = messages;
-  spec.max_tokens = max_tokens;
-  spec.temperature = temperature;
-  spec.force_length = !target_.natural_eos;
-  return HttpRequest{join_url(base_url_, completion_path(target_.api)),
-                     build_completion_body(probe_.kind, target_.api, spec), headers_};
+  return streamed_request(std::move(spec), max_tokens, temperature);
 }
 
 Result<void> TargetSession::connect() {

@@ -101,6 +101,8 @@ class TargetSession {
   const std::string& launch_log_path() const { return launch_log_path_; }
 
  private:
+  /// `spec` (its prompt or messages) with the model, the output length and how it is forced.
+  HttpRequest streamed_request(CompletionSpec spec, int64_t max_tokens, double temperature) const;
   std::vector<int> measurement_processes(bool server_here);
 
   const TargetConfig& target_;

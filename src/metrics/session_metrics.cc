@@ -31,7 +31,6 @@ SessionsResult summarize_sessions(std::span<const SessionRequestView> requests, 
   SessionsResult out;
   std::map<int64_t, SessionTurnTally> turns;
   std::vector<double> cached_ttft, cold_ttft, late_ms;
-  double prompt_sum = 0, cached_sum = 0;
   int64_t output_tokens = 0, first_send = INT64_MAX, last_end = INT64_MIN;
   for (const SessionRequestView& v : requests) {
     const RequestRecord& r = *v.record;
@@ -59,8 +58,6 @@ SessionsResult summarize_sessions(std::span<const SessionRequestView> requests, 
         const auto cached = static_cast<double>(std::min(r.cached_prompt_tokens, r.usage_prompt_tokens));
         t.cached_sum += cached;
         t.cached_prompt_sum += static_cast<double>(r.usage_prompt_tokens);
-        prompt_sum += static_cast<double>(r.usage_prompt_tokens);
-        cached_sum += cached;
         if (cached >= kCachedTurnShare * static_cast<double>(r.usage_prompt_tokens)) {
           ++out.cached_requests;
           cached_ttft.push_back(ttft);
@@ -71,7 +68,10 @@ SessionsResult summarize_sessions(std::span<const SessionRequestView> requests, 
       }
     }
   }
+  double prompt_sum = 0, cached_sum = 0;  // over the turns whose server said what it cached
   for (auto& [turn, t] : turns) {
+    prompt_sum += t.cached_prompt_sum;
+    cached_sum += t.cached_sum;
     SessionTurnRow row;
     row.turn = turn;
     row.requests = t.requests;
