@@ -349,6 +349,8 @@ Result<EngineParams> parse_engine(const json& e, const std::string& where) {
   p.bandwidth_efficiency = r.fraction("bandwidth_efficiency", true, 0.01, 1).value_or(0);
   p.attention_bandwidth_efficiency = r.fraction("attention_bandwidth_efficiency", false, 0.01, 1).value_or(0);
   p.no_flash_attention_efficiency = r.fraction("no_flash_attention_efficiency", false, 0.001, 1).value_or(0);
+  p.no_flash_attention_prefill_efficiency =
+      r.fraction("no_flash_attention_prefill_efficiency", false, 0.001, 1).value_or(0);
   p.decode_compute_efficiency = r.fraction("decode_compute_efficiency", true, 0.01, 1).value_or(0);
   p.prefill_compute_efficiency = r.fraction("prefill_compute_efficiency", true, 0.01, 1).value_or(0);
   p.step_overhead_s = r.fraction("step_overhead_ms", true, 0, 1000).value_or(0) / 1000.0;

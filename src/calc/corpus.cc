@@ -185,6 +185,13 @@ std::vector<CorpusCase> map_corpus(const std::vector<CorpusRow>& rows, const Cat
 
     auto engine = catalog.find_engine(row.engine);
     if (!engine) { reject("engine not in catalog: " + row.engine); continue; }
+    // llama.cpp's parameters describe builds since flash attention (PR 5021, 2024-04-30) and CUDA
+    // graphs (PR 6766, 2024-05-08); a 2023 build reached half the bandwidth on A100/H100 and
+    // prefilled a third as fast (S01's LLaMA 2 table), an engine the calculator does not predict.
+    if (engine->id == "llamacpp" && contains(row.engine_version, "2023")) {
+      reject("llama.cpp build from 2023 (before flash attention and CUDA graphs)");
+      continue;
+    }
     auto gpu = catalog.find_gpu(row.gpu);
     if (!gpu) { reject("gpu not in catalog: " + row.gpu); continue; }
     auto model = catalog.find_model(row.model);

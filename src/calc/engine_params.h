@@ -23,6 +23,11 @@ struct EngineParams {
   /// where the corpus asks for it (llama.cpp decode without flash attention slows with context in
   /// proportion to the GPU's arithmetic, not its bandwidth).
   double no_flash_attention_efficiency = 0;
+  /// The same for prefill: fraction of 16-bit tensor peak that prefill attention reaches without a
+  /// fused kernel (the chunk's whole KQ matrix is written, soft-maxed and read back in float32);
+  /// 0: prefill_compute_efficiency. Fitted where the corpus asks for it (llama.cpp prompt speed
+  /// without flash attention falls from pp512 to pp8192 far faster than its FLOPs grow).
+  double no_flash_attention_prefill_efficiency = 0;
   double decode_compute_efficiency = 0.5;   ///< fraction of tensor peak decode-step matmuls reach
   double prefill_compute_efficiency = 0.5;  ///< fraction of tensor peak prefill (large matmuls, attention) reaches
   double step_overhead_s = 0.002;        ///< fixed time of every scheduler step not hidden behind the GPU (launch, scheduling, sampling)

@@ -26,6 +26,7 @@ double& param_ref(EngineParams& e, std::string_view name) {
   if (name == "step_overhead_ms") return e.step_overhead_s;
   if (name == "attention_bandwidth_efficiency") return e.attention_bandwidth_efficiency;
   if (name == "no_flash_attention_efficiency") return e.no_flash_attention_efficiency;
+  if (name == "no_flash_attention_prefill_efficiency") return e.no_flash_attention_prefill_efficiency;
   return e.tp_loss_per_extra_gpu;
 }
 
@@ -112,7 +113,8 @@ const std::vector<FitBound>& fit_bounds() {
                                           {"step_overhead_ms", 0.05, 30},
                                           {"tp_loss_per_extra_gpu", 0.0, 0.3},
                                           {"attention_bandwidth_efficiency", 0.05, 0.95},
-                                          {"no_flash_attention_efficiency", 0.002, 0.9}};
+                                          {"no_flash_attention_efficiency", 0.002, 0.9},
+                                          {"no_flash_attention_prefill_efficiency", 0.005, 0.9}};
   return b;
 }
 
@@ -120,6 +122,8 @@ double fit_param_value(const EngineParams& e, std::string_view name) {
   EngineParams copy = e;
   if (name == "attention_bandwidth_efficiency" && copy.attention_bandwidth_efficiency <= 0) return e.bandwidth_efficiency;
   if (name == "no_flash_attention_efficiency" && copy.no_flash_attention_efficiency <= 0) return e.decode_compute_efficiency;
+  if (name == "no_flash_attention_prefill_efficiency" && copy.no_flash_attention_prefill_efficiency <= 0)
+    return e.prefill_compute_efficiency;
   return param_ref(copy, name) / scale_of(name);
 }
 
@@ -132,6 +136,8 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
     start_filled.attention_bandwidth_efficiency = start_filled.bandwidth_efficiency;
   if (start_filled.no_flash_attention_efficiency <= 0)  // ... and attention without flash attention at decode's
     start_filled.no_flash_attention_efficiency = start_filled.decode_compute_efficiency;
+  if (start_filled.no_flash_attention_prefill_efficiency <= 0)  // ... and prefill's at prefill's
+    start_filled.no_flash_attention_prefill_efficiency = start_filled.prefill_compute_efficiency;
   std::vector<const CorpusCase*> used;
   std::map<std::string, int> per_source;
   for (const auto& c : cases)
@@ -165,7 +171,8 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
   }
   // An efficiency the catalog leaves unset has no value to keep: no prior on it.
   auto unset_in_start = [&](std::string_view name) {
-    return name == "no_flash_attention_efficiency" && start.no_flash_attention_efficiency <= 0;
+    return (name == "no_flash_attention_efficiency" && start.no_flash_attention_efficiency <= 0) ||
+           (name == "no_flash_attention_prefill_efficiency" && start.no_flash_attention_prefill_efficiency <= 0);
   };
   auto prior_of = [&](EngineParams& e) {
     double sum = 0;
@@ -229,7 +236,10 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
         }
     set_params(work, z);
     // No row without flash attention: nothing constrains that efficiency; it keeps its start.
-    if (!any_without_fa) work.no_flash_attention_efficiency = start.no_flash_attention_efficiency;
+    if (!any_without_fa) {
+      work.no_flash_attention_efficiency = start.no_flash_attention_efficiency;
+      work.no_flash_attention_prefill_efficiency = start.no_flash_attention_prefill_efficiency;
+    }
     const double fitted = loss_of(work);
     EngineParams start_copy = start_filled;
     if (objective(work) < objective(start_copy)) {
@@ -436,6 +446,8 @@ nlohmann::json engine_file_json(const std::vector<EngineParams>& engines) {
       list.back()["attention_bandwidth_efficiency"] = round(e.attention_bandwidth_efficiency, 1e4);
     if (e.no_flash_attention_efficiency > 0)
       list.back()["no_flash_attention_efficiency"] = round(e.no_flash_attention_efficiency, 1e5);
+    if (e.no_flash_attention_prefill_efficiency > 0)
+      list.back()["no_flash_attention_prefill_efficiency"] = round(e.no_flash_attention_prefill_efficiency, 1e4);
     // The combination rules travel with the engine (an engine file without them runs anything).
     if (!e.backends.empty()) list.back()["backends"] = e.backends;
     if (!e.quant_formats.empty()) list.back()["quant_formats"] = e.quant_formats;

@@ -47,6 +47,9 @@ PerfModel::PerfModel(const Setup& setup) : setup_(setup) {
   // reach a smaller fraction of the arithmetic peak.
   if (!s.flash_attention && s.engine.no_flash_attention_efficiency > 0)
     attention_decode_flops_ = s.gpu.tensor_16bit_flops * s.engine.no_flash_attention_efficiency * tp_scale;
+  // Prefill without it writes each chunk's KQ matrix, soft-maxes and reads it back (float32).
+  if (!s.flash_attention && s.engine.no_flash_attention_prefill_efficiency > 0)
+    attention_prefill_flops_ = s.gpu.tensor_16bit_flops * s.engine.no_flash_attention_prefill_efficiency * tp_scale;
 
   auto bytes = [&q](double params, const char* tensor_class) { return params * q.bits_for(tensor_class) / 8.0; };
   dense_weight_bytes_ = bytes(p.attention, "attention") + bytes(p.linear_attention, "linear_attention") +
@@ -70,6 +73,11 @@ PerfModel::PerfModel(const Setup& setup) : setup_(setup) {
   full_prefill_flops_per_pair_ = prefill_pair_flops * static_cast<double>(s.model.full_attention_layers);
   sliding_prefill_flops_per_pair_ = prefill_pair_flops * static_cast<double>(s.model.sliding_window_layers);
   state_traffic_bytes_ = 2.0 * linear_state_bytes_per_sequence(s.model);
+  // Without a fused kernel a prefill chunk's scores go through memory in float32, once per head:
+  // KQ written (4 bytes), soft-maxed in place (read and written, 8) and read by KQV (4).
+  constexpr double kNoFaScoreBytes = 16;
+  if (!s.flash_attention)
+    no_fa_score_bytes_per_pair_ = kNoFaScoreBytes * static_cast<double>(s.model.q_heads);
 
   // Memory of one replica. Weights as stored: every expert, the embedding once when tied.
   MemoryBreakdown& m = memory_;
@@ -156,7 +164,10 @@ StepBreakdown PerfModel::step_breakdown(std::span<const int64_t> decode_contexts
           attention_decode_flops_ +
       (full_prefill_flops_per_pair_ * prefill_pairs_full + sliding_prefill_flops_per_pair_ * prefill_pairs_sliding) /
           attention_prefill_flops_;
-  b.attention_s = std::max(kv_bytes / kv_bandwidth_bytes_per_s_, attention_compute_s);
+  const double score_bytes =
+      no_fa_score_bytes_per_pair_ * (prefill_pairs_full * static_cast<double>(setup_.model.full_attention_layers) +
+                                     prefill_pairs_sliding * static_cast<double>(setup_.model.sliding_window_layers));
+  b.attention_s = std::max((kv_bytes + score_bytes) / kv_bandwidth_bytes_per_s_, attention_compute_s);
 
   // Linear-attention layers: each sequence in the step reads and writes its recurrent state.
   b.state_s = state_traffic_bytes_ * (streams + chunk_count) / bandwidth_bytes_per_s_;

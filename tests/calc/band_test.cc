@@ -3,6 +3,7 @@
 // has too few rows or sources, and predictions that say so.
 #include "calc/fit.h"
 #include "calc/predict.h"
+#include "calc_test_setup.h"
 
 #include <gtest/gtest.h>
 
@@ -130,7 +131,7 @@ TEST(CalcBand, TooLittleEvidenceGivesTheWideBandAndSaysSo) {
 // The committed corpus: every band `calc fit --cross-validate` prints (per engine, family and GPU
 // class) covers at least 75% of its rows, each row
 // checked against the band calibrated without its source. Held-out residuals as the CLI makes
-// them: llama.cpp (whose shipped values were fitted to the corpus) refitted per left-out source
+// them: llama.cpp and MLX (whose shipped values were fitted to the corpus) refitted per left-out source
 // from data/measurements/cv-start-engines.json, the other engines scored with their shipped values.
 TEST(CalcBand, CommittedCorpusBandsCoverThreeQuartersOfHeldOutRows) {
   auto catalog = Catalog::builtin();
@@ -140,7 +141,7 @@ TEST(CalcBand, CommittedCorpusBandsCoverThreeQuartersOfHeldOutRows) {
   auto rows = load_corpus_file(std::string(SPEEDMATRIX_SOURCE_DIR) + "/data/measurements/measurements.csv");
   ASSERT_TRUE(rows) << rows.error().message;
   const auto cases = map_corpus(*rows, *catalog);
-  const std::set<std::string> refit = {"llamacpp"};
+  const std::set<std::string> refit = test::cv_start_engine_ids();
   const CrossValidation cv = cross_validate(cases, *catalog, &refit);
   ASSERT_GE(cv.residuals.size(), 100u);
   const auto inside = band_coverage(cv.residuals);

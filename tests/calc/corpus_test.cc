@@ -137,3 +137,33 @@ TEST(CalcCorpus, FlashAttentionColumn) {
 
 }  // namespace
 }  // namespace sm::calc
+
+namespace sm::calc {
+namespace {
+
+// llama.cpp's parameters describe builds since flash attention and CUDA graphs (2024): a row
+// from a 2023 build is skipped with its reason, one from a later build of the same setup is used,
+// and the rule is llama.cpp's alone.
+TEST(CalcCorpus, LlamaCppBuildsFrom2023AreNotTheEngineModelled) {
+  auto catalog = Catalog::builtin();
+  ASSERT_TRUE(catalog);
+  auto row = [](const char* id, const char* engine, const char* version) {
+    return fmt::format("{},X,rtx3090,geforce,1,,llama-3.1-8b,8,q4_k_m,{},{},decode_tok_s_per_stream,0,1,,512,,,,"
+                       "100,tok/s,tg 512\n", id, engine, version);
+  };
+  auto rows = parse_corpus_csv(std::string(kHeader) + row("X-1", "llamacpp", "Dec 2023 build (b1680)") +
+                               row("X-2", "llamacpp", "b9010 (d05fe1d7d)") +
+                               row("X-3", "llamacpp", "May 2024 build (not stated)") +
+                               row("X-4", "vllm", "0.2.6 (Dec 2023)"));
+  ASSERT_TRUE(rows) << rows.error().message;
+  const auto cases = map_corpus(*rows, *catalog);
+  ASSERT_EQ(cases.size(), 4u);
+  EXPECT_FALSE(cases[0].usable);
+  EXPECT_EQ(cases[0].why_not, "llama.cpp build from 2023 (before flash attention and CUDA graphs)");
+  EXPECT_TRUE(cases[1].usable) << cases[1].why_not;
+  EXPECT_TRUE(cases[2].usable) << cases[2].why_not;
+  EXPECT_TRUE(cases[3].usable) << cases[3].why_not;
+}
+
+}  // namespace
+}  // namespace sm::calc

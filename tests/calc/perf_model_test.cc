@@ -80,6 +80,33 @@ TEST(CalcPerfModel, AttentionWithoutFlashAttentionIsComputeBound) {
   EXPECT_DOUBLE_EQ(PerfModel(unset).decode_step_time_s(long_ctx), PerfModel(fa).decode_step_time_s(long_ctx));
 }
 
+// llama.cpp `-fa off` prefill: attention runs at no_flash_attention_prefill_efficiency of the
+// 16-bit peak, or is bound by the float32 score matrix it writes, soft-maxes and reads back (16
+// bytes per query-key pair per head and layer), whichever is slower; linear layers are untouched
+// and with flash attention nothing changes.
+TEST(CalcPerfModel, PrefillWithoutFlashAttentionMovesTheScoreMatrix) {
+  calc::Setup fa = make_setup("rtx4090", "llama-3.1-8b", "q4_k_m", "llamacpp");
+  ASSERT_GT(fa.engine.no_flash_attention_prefill_efficiency, 0);
+  calc::Setup no_fa = fa;
+  no_fa.flash_attention = false;
+  const PrefillChunk chunk{6144, 2048};  // the last chunk of an 8K prompt
+  const std::span<const PrefillChunk> chunks(&chunk, 1);
+  const StepBreakdown a = PerfModel(fa).step_breakdown({}, chunks);
+  const StepBreakdown b = PerfModel(no_fa).step_breakdown({}, chunks);
+  EXPECT_DOUBLE_EQ(a.linear_s, b.linear_s);
+  EXPECT_GT(b.attention_s, 2 * a.attention_s);
+  // Pairs of the chunk: 2048 × (6144 + 2049/2); 32 heads × 32 layers × 16 bytes each.
+  const double pairs = 2048.0 * (6144.0 + 2049.0 / 2.0);
+  const double score_s = pairs * 32 * 32 * 16 / (no_fa.gpu.bandwidth_bytes_per_s * no_fa.engine.attention_bandwidth_efficiency);
+  const double compute_s = pairs * 4.0 * 32 * 128 * 32 /
+                           (no_fa.gpu.tensor_16bit_flops * no_fa.engine.no_flash_attention_prefill_efficiency);
+  EXPECT_GE(b.attention_s, std::max(score_s, compute_s) * 0.999);
+  EXPECT_LT(b.attention_s, std::max(score_s, compute_s) * 1.1);  // plus the KV read
+  // So an 8K prompt prefills clearly slower per token than 512 without flash attention.
+  const PerfModel m(no_fa);
+  EXPECT_LT(8192 / m.prefill_compute_time_s(8192), 0.8 * 512 / m.prefill_compute_time_s(512));
+}
+
 TEST(CalcPerfModel, PrefillAttentionGrowsWithPosition) {
   PerfModel m(seed_setup());
   EXPECT_GT(m.prefill_chunk_time_s(100000, 2048), m.prefill_chunk_time_s(0, 2048));

@@ -224,9 +224,9 @@ TEST_F(ErrorLanguageTest, CalculatorRefusalsAreJapaneseOnThePageAndEnglishOnTheA
       {"/calc", "gpu=m3-max&model=llama-3.1-8b&quant=bf16&engine=vllm",
        R"({"gpu": "m3-max", "model": "llama-3.1-8b", "quant": "bf16", "engine": "vllm"})",
        "vLLM does not run on Apple M3 Max (64 GB): it has no metal backend (it runs on cuda, rocm, xpu). Use --engine "
-       "llamacpp instead.",
+       "llamacpp, mlx instead.",
        "vLLM は Apple M3 Max (64 GB) では動きません。metal バックエンドがありません（対応するのは cuda, rocm, "
-       "xpu）。代わりに --engine llamacpp を使ってください。"},
+       "xpu）。代わりに --engine llamacpp, mlx を使ってください。"},
       {"/calc", "gpu=m3-max&model=llama-3.1-8b&quant=awq-4bit&engine=vllm",
        R"({"gpu": "m3-max", "model": "llama-3.1-8b", "quant": "awq-4bit", "engine": "vllm"})",
        "vLLM does not run on Apple M3 Max (64 GB): it has no metal backend (it runs on cuda, rocm, xpu). No catalog "
