@@ -354,6 +354,7 @@ Result<EngineParams> parse_engine(const json& e, const std::string& where) {
   p.decode_compute_efficiency = r.fraction("decode_compute_efficiency", true, 0.01, 1).value_or(0);
   p.prefill_compute_efficiency = r.fraction("prefill_compute_efficiency", true, 0.01, 1).value_or(0);
   p.step_overhead_s = r.fraction("step_overhead_ms", true, 0, 1000).value_or(0) / 1000.0;
+  p.eager_overhead_s_per_layer = r.fraction("eager_overhead_ms_per_layer", false, 0, 100).value_or(0) / 1000.0;
   p.shared_prefix_reuse = r.fraction("shared_prefix_reuse", false, 0, 1).value_or(0);
   p.tp_loss_per_extra_gpu = r.fraction("tp_loss_per_extra_gpu", false, 0, 0.5).value_or(0.08);
   p.default_gpu_mem_util = r.fraction("default_gpu_mem_util", true, 0.05, 1).value_or(0);

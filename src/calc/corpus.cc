@@ -211,6 +211,8 @@ std::vector<CorpusCase> map_corpus(const std::vector<CorpusRow>& rows, const Cat
     c.setup.quant = *quant;
     c.setup.engine = *engine;
     c.setup.flash_attention = row.flash_attention.value_or(true);
+    // A run without CUDA graphs says so in its command line.
+    c.setup.cuda_graphs = !contains(row.notes, "--enforce-eager") && !contains(row.notes, "--disable-cuda-graph");
     c.concurrency = *row.concurrency;
     c.context = row.context_tokens.value_or(0);
     c.output = row.output_tokens.value_or(0);

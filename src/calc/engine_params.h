@@ -30,6 +30,10 @@ struct EngineParams {
   double no_flash_attention_prefill_efficiency = 0;
   double decode_compute_efficiency = 0.5;   ///< fraction of tensor peak decode-step matmuls reach
   double prefill_compute_efficiency = 0.5;  ///< fraction of tensor peak prefill (large matmuls, attention) reaches
+  /// Without CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph) every layer's kernels
+  /// are launched from Python each step: seconds added per decoder layer and step; 0: the engine
+  /// has no such mode modelled (calc refuses --enforce-eager for it).
+  double eager_overhead_s_per_layer = 0;
   double step_overhead_s = 0.002;        ///< fixed time of every scheduler step not hidden behind the GPU (launch, scheduling, sampling)
   double shared_prefix_reuse = 0;        ///< fraction of repeated reads of KV blocks shared by several streams served on chip (L2 / cascade)
   double tp_loss_per_extra_gpu = 0.08;   ///< throughput lost per extra tensor-parallel GPU (all-reduce, sync)

@@ -173,6 +173,8 @@ StepBreakdown PerfModel::step_breakdown(std::span<const int64_t> decode_contexts
   b.state_s = state_traffic_bytes_ * (streams + chunk_count) / bandwidth_bytes_per_s_;
 
   b.overhead_s = setup_.engine.step_overhead_s;
+  if (!setup_.cuda_graphs)  // eager: every layer's kernels launched from Python each step
+    b.overhead_s += setup_.engine.eager_overhead_s_per_layer * static_cast<double>(setup_.model.layers);
   b.total_s = b.overhead_s + b.linear_s + b.lm_head_s + b.attention_s + b.state_s;
   return b;
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <limits>
 
 #include "calc/catalog.h"
@@ -303,7 +304,12 @@ Result<RunResult> predict(const Setup& setup, const PredictOptions& options, Pre
 
   r.engine.kind = setup.engine.id;
   r.engine.version = "predicted";
-  if (!setup.flash_attention) r.engine.build = "flash attention off (-fa off)";
+  {
+    std::vector<std::string> build;
+    if (!setup.flash_attention) build.push_back("flash attention off (-fa off)");
+    if (!setup.cuda_graphs) build.push_back("CUDA graphs off (--enforce-eager)");
+    r.engine.build = fmt::format("{}", fmt::join(build, "; "));
+  }
   r.engine.model = setup.model.name;
   r.engine.quantization = setup.quant.name;
   r.engine.backend = setup.gpu.backend.empty() ? "cuda" : setup.gpu.backend;

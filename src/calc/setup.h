@@ -19,6 +19,7 @@ struct Setup {
   EngineParams engine;            ///< engine parameters (fitted per engine)
   double kv_bytes_per_element = 2;    ///< KV cache element size: 2 (BF16/FP16) or 1 (FP8)
   bool flash_attention = true;        ///< fused flash-attention kernels (false: llama.cpp `-fa off`)
+  bool cuda_graphs = true;            ///< decode steps replayed as CUDA graphs (false: vLLM --enforce-eager)
   std::optional<double> gpu_mem_util;  ///< fraction of usable memory the engine takes; default engine.default_gpu_mem_util
   std::optional<int64_t> max_num_seqs;        ///< default engine.max_num_seqs
   std::optional<int64_t> max_batched_tokens;  ///< default: the engine's, by GPU memory

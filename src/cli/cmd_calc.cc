@@ -40,6 +40,7 @@ struct CalcFlags {
   int gpus = 1;
   std::string kv_dtype = "auto";
   bool no_flash_attention = false;
+  bool enforce_eager = false;
   std::optional<double> gpu_mem_util;
   std::optional<int64_t> max_num_seqs;
   std::string max_batched_tokens;
@@ -121,6 +122,12 @@ Result<std::pair<calc::Setup, calc::PredictOptions>> to_config(const CalcFlags& 
   s.gpu_mem_util = f.gpu_mem_util;
   s.max_num_seqs = f.max_num_seqs;
   s.flash_attention = !f.no_flash_attention;
+  s.cuda_graphs = !f.enforce_eager;
+  if (f.enforce_eager && !(s.engine.eager_overhead_s_per_layer > 0))
+    return fail(ErrorCode::InvalidArgument,
+                fmt::format("--enforce-eager: {} has no eager mode in the calculator (its eager_overhead_ms_per_layer is "
+                            "unset); vLLM and SGLang have one",
+                            s.engine.name));
 
   auto with_flag = [](const char* flag, const Error& e) { return fail(e.code, fmt::format("{}: {}", flag, e.message)); };
   if (!f.max_batched_tokens.empty()) {
@@ -455,7 +462,7 @@ void add_calc_command(CLI::App& app, Action& action) {
   cmd->add_option("--gpu", flags->gpu, "GPU from the catalog (see --list), e.g. rtx3090, h100-sxm, m3-ultra");
   cmd->add_option("--model", flags->model, "Model shape from the catalog, e.g. qwen3.5-4b, llama-3.1-8b");
   cmd->add_option("--quant", flags->quant, "Weight quantisation, e.g. awq-4bit, bf16, fp8, q4_k_m");
-  cmd->add_option("--engine", flags->engine, "Engine whose fitted parameters to use: vllm, sglang or llamacpp");
+  cmd->add_option("--engine", flags->engine, "Engine whose fitted parameters to use: vllm, sglang, llamacpp or mlx");
   cmd->add_option("--gpus", flags->gpus, "Tensor-parallel GPUs serving one replica")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
@@ -464,6 +471,9 @@ void add_calc_command(CLI::App& app, Action& action) {
   cmd->add_flag("--no-flash-attention", flags->no_flash_attention,
                "Predict attention without fused flash-attention kernels (llama.cpp -fa off, its default before "
                "September 2025): decode then slows with context in proportion to the GPU's arithmetic");
+  cmd->add_flag("--enforce-eager", flags->enforce_eager,
+               "Predict without CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph): every step also "
+               "launches each layer's kernels from Python (the engine's eager_overhead_ms_per_layer)");
   cmd->add_option("--gpu-mem-util", flags->gpu_mem_util,
                   "Fraction of GPU memory the engine takes (vLLM --gpu-memory-utilization; default: the engine's)")
       ->check(CLI::Range(0.05, 1.0));

@@ -206,3 +206,32 @@ TEST(CalcPerfModel, FreeFunctionsMatchTheClass) {
 
 }  // namespace
 }  // namespace sm::calc
+
+namespace sm::calc {
+namespace {
+
+// Without CUDA graphs every step also pays the engine's eager_overhead_s_per_layer for each
+// decoder layer, whatever the batch; an engine without that figure is unchanged.
+TEST(CalcPerfModel, EagerModeAddsAPerLayerCostToEveryStep) {
+  calc::Setup graphs = test::make_setup("a100-80gb", "qwen2.5-7b", "bf16", "vllm");
+  ASSERT_GT(graphs.engine.eager_overhead_s_per_layer, 0);
+  calc::Setup eager = graphs;
+  eager.cuda_graphs = false;
+  const double per_step = graphs.engine.eager_overhead_s_per_layer * static_cast<double>(graphs.model.layers);
+  for (std::vector<int64_t> contexts : {std::vector<int64_t>{512}, std::vector<int64_t>(32, 4096)}) {
+    const StepBreakdown a = PerfModel(graphs).step_breakdown(contexts);
+    const StepBreakdown b = PerfModel(eager).step_breakdown(contexts);
+    EXPECT_NEAR(b.overhead_s - a.overhead_s, per_step, 1e-12);
+    EXPECT_DOUBLE_EQ(b.linear_s, a.linear_s);
+  }
+  // Qwen2.5-7B's 28 layers: ~9.5 ms per step, vllm-omni issue 7960's eager-minus-graph TPOT on an A800.
+  EXPECT_NEAR(per_step * 1000, 9.5, 0.5);
+  calc::Setup llama = test::make_setup("rtx3090", "llama-3.1-8b", "q4_k_m", "llamacpp");
+  calc::Setup llama_eager = llama;
+  llama_eager.cuda_graphs = false;
+  const std::vector<int64_t> one{512};
+  EXPECT_DOUBLE_EQ(PerfModel(llama_eager).decode_step_time_s(one), PerfModel(llama).decode_step_time_s(one));
+}
+
+}  // namespace
+}  // namespace sm::calc
