@@ -352,6 +352,7 @@ Result<EngineParams> parse_engine(const json& e, const std::string& where) {
   p.no_flash_attention_prefill_efficiency =
       r.fraction("no_flash_attention_prefill_efficiency", false, 0.001, 1).value_or(0);
   p.decode_compute_efficiency = r.fraction("decode_compute_efficiency", true, 0.01, 1).value_or(0);
+  p.emulated_fp4_weight_efficiency = r.fraction("emulated_fp4_weight_efficiency", false, 0.05, 1).value_or(0);
   p.prefill_compute_efficiency = r.fraction("prefill_compute_efficiency", true, 0.01, 1).value_or(0);
   p.step_overhead_s = r.fraction("step_overhead_ms", true, 0, 1000).value_or(0) / 1000.0;
   p.eager_overhead_s_per_layer = r.fraction("eager_overhead_ms_per_layer", false, 0, 100).value_or(0) / 1000.0;

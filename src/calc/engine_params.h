@@ -28,6 +28,10 @@ struct EngineParams {
   /// 0: prefill_compute_efficiency. Fitted where the corpus asks for it (llama.cpp prompt speed
   /// without flash attention falls from pp512 to pp8192 far faster than its FLOPs grow).
   double no_flash_attention_prefill_efficiency = 0;
+  /// FP4 weights (MXFP4, NVFP4) on a GPU without FP4 tensor math are upcast inside the matmul
+  /// (vLLM's Marlin / Triton MXFP4 paths): the fraction of the weight-read rate those kernels keep;
+  /// 0: no penalty (llama.cpp's own FP4 matrix-vector kernels are bandwidth-bound).
+  double emulated_fp4_weight_efficiency = 0;
   double decode_compute_efficiency = 0.5;   ///< fraction of tensor peak decode-step matmuls reach
   double prefill_compute_efficiency = 0.5;  ///< fraction of tensor peak prefill (large matmuls, attention) reaches
   /// Without CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph) every layer's kernels

@@ -446,6 +446,8 @@ nlohmann::json engine_file_json(const std::vector<EngineParams>& engines) {
       list.back()["attention_bandwidth_efficiency"] = round(e.attention_bandwidth_efficiency, 1e4);
     if (e.no_flash_attention_efficiency > 0)
       list.back()["no_flash_attention_efficiency"] = round(e.no_flash_attention_efficiency, 1e5);
+    if (e.emulated_fp4_weight_efficiency > 0)
+      list.back()["emulated_fp4_weight_efficiency"] = e.emulated_fp4_weight_efficiency;
     if (e.eager_overhead_s_per_layer > 0)
       list.back()["eager_overhead_ms_per_layer"] = round(e.eager_overhead_s_per_layer * 1000.0, 1e4);
     if (e.no_flash_attention_prefill_efficiency > 0)

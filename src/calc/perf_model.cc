@@ -37,7 +37,13 @@ PerfModel::PerfModel(const Setup& setup) : setup_(setup) {
                                   ? s.gpu.bandwidth_bytes_per_s * s.engine.attention_bandwidth_efficiency * tp_scale
                                   : bandwidth_bytes_per_s_;
   // 8-bit or FP4 tensor math where the GPU has the quantisation's format, else 16-bit (weight-only).
-  const double matmul_peak = matmul_math(s.gpu, q).peak_flops;
+  const MatmulMath math = matmul_math(s.gpu, q);
+  const double matmul_peak = math.peak_flops;
+  // FP4 weights without FP4 tensor math: the engine's upcasting kernels keep only part of the rate.
+  const bool fp4_emulated = !math.native && (q.tensor_math == "mxfp4" || q.tensor_math == "nvfp4");
+  weight_bandwidth_bytes_per_s_ = bandwidth_bytes_per_s_ * (fp4_emulated && s.engine.emulated_fp4_weight_efficiency > 0
+                                                                 ? s.engine.emulated_fp4_weight_efficiency
+                                                                 : 1.0);
   decode_flops_ = matmul_peak * s.engine.decode_compute_efficiency * tp_scale;
   prefill_flops_ = matmul_peak * s.engine.prefill_compute_efficiency * tp_scale;
   // Attention runs in 16-bit (the KV cache is dequantised on the fly when it is FP8).
@@ -134,7 +140,7 @@ StepBreakdown PerfModel::step_breakdown(std::span<const int64_t> decode_contexts
       dense_weight_bytes_ + moe_layers_ * touched_experts(experts_, active_experts_, tokens) * expert_bytes_;
   const double linear_compute_s = active_linear_flops_per_token_ * streams / decode_flops_ +
                                   active_linear_flops_per_token_ * prefill_tokens / prefill_flops_;
-  const double linear_memory_s = weight_bytes / bandwidth_bytes_per_s_;
+  const double linear_memory_s = weight_bytes / weight_bandwidth_bytes_per_s_;
   b.linear_s = std::max(linear_memory_s, linear_compute_s);
   b.linear_compute_bound = linear_compute_s > linear_memory_s;
 

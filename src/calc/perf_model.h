@@ -98,6 +98,7 @@ class PerfModel {
   MemoryBreakdown memory_;
   double bandwidth_bytes_per_s_ = 0;  ///< effective: × efficiency × TP scaling
   double kv_bandwidth_bytes_per_s_ = 0;  ///< the same for KV-cache reads (attention_bandwidth_efficiency)
+  double weight_bandwidth_bytes_per_s_ = 0;  ///< the same for the linear layers' weights (FP4 upcast where emulated)
   double decode_flops_ = 0;           ///< effective matmul FLOP/s of decode tokens
   double prefill_flops_ = 0;          ///< effective matmul FLOP/s of prefill tokens
   double attention_decode_flops_ = 0; ///< effective 16-bit FLOP/s of decode attention

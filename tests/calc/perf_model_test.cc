@@ -235,3 +235,36 @@ TEST(CalcPerfModel, EagerModeAddsAPerLayerCostToEveryStep) {
 
 }  // namespace
 }  // namespace sm::calc
+
+namespace sm::calc {
+namespace {
+
+// FP4 weights on a GPU without FP4 tensor math (issue 35 point 3): vLLM's upcasting kernels read
+// them at emulated_fp4_weight_efficiency of the weight rate. Checked on the corpus's gpt-oss-120b
+// MXFP4 TPOT rows at 4 requests (S40-012: 11.44 ms on an A100; S41-013: 8.24 ms on an H100),
+// which the uncorrected model put at 6.8 and 4.8 ms; FP8 (native on the H100) and llama.cpp's
+// FP4 kernels are unchanged.
+TEST(CalcPerfModel, Fp4WithoutFp4TensorMathReadsWeightsSlower) {
+  for (auto [gpu, measured_ms] : {std::pair<const char*, double>{"a100-80gb", 11.44}, {"h100-sxm", 8.24}}) {
+    calc::Setup s = test::make_setup(gpu, "gpt-oss-120b", "mxfp4", "vllm");
+    ASSERT_GT(s.engine.emulated_fp4_weight_efficiency, 0);
+    calc::Setup plain = s;
+    plain.engine.emulated_fp4_weight_efficiency = 0;
+    const std::vector<int64_t> four(4, 300);
+    const StepBreakdown slow = PerfModel(s).step_breakdown(four);
+    const StepBreakdown fast = PerfModel(plain).step_breakdown(four);
+    EXPECT_NEAR(slow.linear_s, fast.linear_s / s.engine.emulated_fp4_weight_efficiency, 1e-9 * slow.linear_s);
+    EXPECT_DOUBLE_EQ(slow.attention_s, fast.attention_s);
+    EXPECT_NEAR(slow.total_s * 1000 / measured_ms, 1.0, 0.15) << gpu << " " << slow.total_s * 1000;
+    EXPECT_LT(fast.total_s * 1000 / measured_ms, 0.65) << gpu;
+  }
+  const calc::Setup fp8 = test::make_setup("h100-sxm", "llama-3.1-8b", "fp8", "vllm");
+  calc::Setup fp8_plain = fp8;
+  fp8_plain.engine.emulated_fp4_weight_efficiency = 0;
+  const std::vector<int64_t> one{512};
+  EXPECT_DOUBLE_EQ(PerfModel(fp8).decode_step_time_s(one), PerfModel(fp8_plain).decode_step_time_s(one));
+  EXPECT_EQ(test::make_setup("rtx3090", "gpt-oss-20b", "mxfp4", "llamacpp").engine.emulated_fp4_weight_efficiency, 0);
+}
+
+}  // namespace
+}  // namespace sm::calc
