@@ -114,7 +114,7 @@ Compatibility check_compatibility(const Setup& s, std::span<const EngineParams> 
   // 3. The quantisation's tensor math must exist on the GPU, else the engine runs it weight-only.
   const MatmulMath math = matmul_math(s.gpu, s.quant);
   if (!math.native) {
-    const bool four = s.quant.tensor_math == "nvfp4" || s.quant.tensor_math == "mxfp4";
+    const bool four = s.quant.fp4_math();
     const char* id = four ? (s.gpu.tensor_4bit_formats.empty() ? "calc.warning.weight_only.no_fp4"
                                                                : "calc.warning.weight_only.fp4_only_for")
                           : (!s.gpu.tensor_8bit_flops ? "calc.warning.weight_only.no_8bit"

@@ -7,6 +7,8 @@
 #include <numeric>
 #include <set>
 
+#include <fstream>
+
 #include <fmt/format.h>
 
 #include "metrics/stats.h"
@@ -249,6 +251,18 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
   }
   for (const auto* c : used) out.residuals.push_back({c, predict_corpus_value(*c, out.params), c->row.value});
   return out;
+}
+
+Result<std::set<std::string>> engine_ids_in_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(ErrorCode::InvalidArgument, fmt::format("cannot read {}", path));
+  const auto doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded() || !doc.contains("engines") || !doc["engines"].is_array())
+    return fail(ErrorCode::InvalidArgument, fmt::format("{} is not an engine file ({{\"engines\": [...]}})", path));
+  std::set<std::string> ids;
+  for (const auto& e : doc["engines"])
+    if (e.is_object() && e.contains("id") && e["id"].is_string()) ids.insert(e["id"].get<std::string>());
+  return ids;
 }
 
 ErrorStats error_stats(const std::vector<double>& errors) {

@@ -85,6 +85,10 @@ struct CrossValidation {
 CrossValidation cross_validate(const std::vector<CorpusCase>& cases, const Catalog& catalog,
                                const std::set<std::string>* refit = nullptr);
 
+/// The engine ids an engine file lists (`{"engines": [{"id": ...}, ...]}`): for
+/// cv-start-engines.json, the engines cross_validate refits per fold.
+Result<std::set<std::string>> engine_ids_in_file(const std::string& path);
+
 /// Every usable row predicted with `catalog`'s engine values as they are (no fit): the shipped
 /// parameters' error, in sample for an engine whose values were fitted to these rows.
 std::vector<Residual> predict_cases(const std::vector<CorpusCase>& cases, const Catalog& catalog);

@@ -40,7 +40,7 @@ PerfModel::PerfModel(const Setup& setup) : setup_(setup) {
   const MatmulMath math = matmul_math(s.gpu, q);
   const double matmul_peak = math.peak_flops;
   // FP4 weights without FP4 tensor math: the engine's upcasting kernels keep only part of the rate.
-  const bool fp4_emulated = !math.native && (q.tensor_math == "mxfp4" || q.tensor_math == "nvfp4");
+  const bool fp4_emulated = !math.native && q.fp4_math();
   weight_bandwidth_bytes_per_s_ = bandwidth_bytes_per_s_ * (fp4_emulated && s.engine.emulated_fp4_weight_efficiency > 0
                                                                  ? s.engine.emulated_fp4_weight_efficiency
                                                                  : 1.0);
@@ -82,8 +82,11 @@ PerfModel::PerfModel(const Setup& setup) : setup_(setup) {
   // Without a fused kernel a prefill chunk's scores go through memory in float32, once per head:
   // KQ written (4 bytes), soft-maxed in place (read and written, 8) and read by KQV (4).
   constexpr double kNoFaScoreBytes = 16;
-  if (!s.flash_attention)
-    no_fa_score_bytes_per_pair_ = kNoFaScoreBytes * static_cast<double>(s.model.q_heads);
+  if (!s.flash_attention) {
+    const double per_layer = kNoFaScoreBytes * static_cast<double>(s.model.q_heads);
+    full_score_bytes_per_pair_ = per_layer * static_cast<double>(s.model.full_attention_layers);
+    sliding_score_bytes_per_pair_ = per_layer * static_cast<double>(s.model.sliding_window_layers);
+  }
 
   // Memory of one replica. Weights as stored: every expert, the embedding once when tied.
   MemoryBreakdown& m = memory_;
@@ -171,8 +174,7 @@ StepBreakdown PerfModel::step_breakdown(std::span<const int64_t> decode_contexts
       (full_prefill_flops_per_pair_ * prefill_pairs_full + sliding_prefill_flops_per_pair_ * prefill_pairs_sliding) /
           attention_prefill_flops_;
   const double score_bytes =
-      no_fa_score_bytes_per_pair_ * (prefill_pairs_full * static_cast<double>(setup_.model.full_attention_layers) +
-                                     prefill_pairs_sliding * static_cast<double>(setup_.model.sliding_window_layers));
+      full_score_bytes_per_pair_ * prefill_pairs_full + sliding_score_bytes_per_pair_ * prefill_pairs_sliding;
   b.attention_s = std::max((kv_bytes + score_bytes) / kv_bandwidth_bytes_per_s_, attention_compute_s);
 
   // Linear-attention layers: each sequence in the step reads and writes its recurrent state.

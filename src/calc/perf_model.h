@@ -118,8 +118,9 @@ class PerfModel {
   double full_prefill_flops_per_pair_ = 0;     ///< the same for prefill (differs from decode for MLA)
   double sliding_prefill_flops_per_pair_ = 0;  ///< the same for prefill, sliding-window layers
   /// Without flash attention, bytes of the materialised score matrix per query-key pair of a
-  /// prefill chunk and layer, summed over heads (0 with flash attention).
-  double no_fa_score_bytes_per_pair_ = 0;
+  /// prefill chunk, summed over heads and full-attention layers (0 with flash attention).
+  double full_score_bytes_per_pair_ = 0;
+  double sliding_score_bytes_per_pair_ = 0;  ///< the same for sliding-window layers
   double state_traffic_bytes_ = 0;            ///< 2 × recurrent state per sequence (read + write)
 };
 

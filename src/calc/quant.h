@@ -34,6 +34,8 @@ struct QuantSpec {
   std::map<std::string, double> class_bits;  ///< explicit bits per weight of some classes (wins over the rest)
   std::string source;                    ///< where the layout comes from
 
+  /// Whether the matmuls want FP4 tensor math (NVFP4, MXFP4).
+  bool fp4_math() const { return tensor_math == "nvfp4" || tensor_math == "mxfp4"; }
   /// Bits per weight of quantised tensors, scales and zero points included: 4 + (16 + 4) / 128 = 4.156.
   double bits_per_weight() const;
   /// Bits per weight of one tensor class (class_bits, else 16 for kept classes, else bits_per_weight()).

@@ -295,19 +295,6 @@ struct FitFlags {
   std::string cv_start = "data/measurements/cv-start-engines.json";
 };
 
-// The engine ids of an engine file.
-Result<std::set<std::string>> engine_ids_in(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(ErrorCode::InvalidArgument, fmt::format("--cv-start: cannot read {}", path));
-  const auto doc = nlohmann::json::parse(in, nullptr, false);
-  if (doc.is_discarded() || !doc.contains("engines") || !doc["engines"].is_array())
-    return fail(ErrorCode::InvalidArgument, fmt::format("--cv-start: {} is not an engine file ({{\"engines\": [...]}})", path));
-  std::set<std::string> ids;
-  for (const auto& e : doc["engines"])
-    if (e.is_object() && e.contains("id") && e["id"].is_string()) ids.insert(e["id"].get<std::string>());
-  return ids;
-}
-
 /// One line per residual: the row, its setup, measured and predicted figure and the error.
 std::string residual_rows(const std::vector<calc::Residual>& residuals) {
   std::string text = fmt::format("  {:<8} {:<22} {:<14} {:<8} {:<24} {:>5} {:>6} {:>6} {:>10} {:>10} {:>7}\n", "row",
@@ -379,8 +366,8 @@ int run_fit(const CalcFlags& cf, const FitFlags& f) {
             calc::error_table(calc::predict_cases(cases, *shipped));
     // Held-out residuals: the engines of --cv-start refitted per fold from its values; every other
     // engine scored with the values `calc` uses (they never saw the corpus).
-    auto refit = engine_ids_in(f.cv_start);
-    if (!refit) return usage_error(refit.error().message);
+    auto refit = calc::engine_ids_in_file(f.cv_start);
+    if (!refit) return usage_error("--cv-start: " + refit.error().message);
     calc::Catalog cv_catalog = *catalog;
     if (auto ok = cv_catalog.add_file(f.cv_start, "engines"); !ok) return usage_error("--cv-start: " + ok.error().message);
     const calc::CrossValidation cv = calc::cross_validate(cases, cv_catalog, &*refit);
@@ -419,8 +406,8 @@ int run_fit(const CalcFlags& cf, const FitFlags& f) {
     // --calibrate-from, measured: fit one GPU's rows, predict the same source's other GPU, both
     // from the parameters `calc` would have without that source (the --cv-start engines refitted
     // without it, the others as shipped).
-    auto refit = engine_ids_in(f.cv_start);
-    if (!refit) return usage_error(refit.error().message);
+    auto refit = calc::engine_ids_in_file(f.cv_start);
+    if (!refit) return usage_error("--cv-start: " + refit.error().message);
     calc::Catalog start = *catalog;
     if (auto ok = start.add_file(f.cv_start, "engines"); !ok) return usage_error("--cv-start: " + ok.error().message);
     text += fmt::format(

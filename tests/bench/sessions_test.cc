@@ -159,6 +159,17 @@ struct PrefixCachingServer {
   }
 };
 
+// S sessions of T turns with fixed lengths: the opening, each turn's text and each answer.
+SessionsSpec fixed_sessions(int64_t sessions, int64_t turns, int64_t first, int64_t user, int64_t answer) {
+  SessionsSpec spec;
+  spec.shape.sessions = sessions;
+  spec.shape.turns = turns;
+  spec.shape.first = {first, first};
+  spec.shape.user = {user, user};
+  spec.shape.answer = {answer, answer};
+  return spec;
+}
+
 RunConfig sessions_only(const test::ScriptedServer& server, const test::TempDir& dir) {
   RunConfig c;
   c.target.base_url = server.url();
@@ -183,12 +194,7 @@ TEST(SessionsRun, GeneratedSessionsGrowTheirContextAndTheCacheHoldsThem) {
   test::ScriptedServer server(opts);
   test::TempDir dir;
   RunConfig c = sessions_only(server, dir);
-  SessionsSpec spec;
-  spec.shape.sessions = 2;
-  spec.shape.turns = 3;
-  spec.shape.first = {200, 200};
-  spec.shape.user = {40, 40};
-  spec.shape.answer = {8, 8};
+  SessionsSpec spec = fixed_sessions(2, 3, 200, 40, 8);
   c.sessions = spec;
   ASSERT_EQ(run_matrix(c), 0);
   auto result = read_result_file(dir.file("run/result.json"));
@@ -243,12 +249,7 @@ TEST(SessionsRun, OnTheChatApiTurnsAreRoleTaggedMessages) {
   test::TempDir dir;
   RunConfig c = sessions_only(server, dir);
   c.target.api = ApiKind::Chat;
-  SessionsSpec spec;
-  spec.shape.sessions = 1;
-  spec.shape.turns = 3;
-  spec.shape.first = {30, 30};
-  spec.shape.user = {10, 10};
-  spec.shape.answer = {4, 4};
+  SessionsSpec spec = fixed_sessions(1, 3, 30, 10, 4);
   c.sessions = spec;
   ASSERT_EQ(run_matrix(c), 0);
   server.stop();
@@ -289,12 +290,7 @@ TEST(SessionsRun, TheSimulatedEngineServesSessionsFromItsPrefixCache) {
   c.client_selftest = false;
   c.telemetry = false;
   c.json_output = true;
-  SessionsSpec spec;
-  spec.shape.sessions = 2;
-  spec.shape.turns = 3;
-  spec.shape.first = {1024, 1024};
-  spec.shape.user = {64, 64};
-  spec.shape.answer = {16, 16};
+  SessionsSpec spec = fixed_sessions(2, 3, 1024, 64, 16);
   c.sessions = spec;
   ASSERT_EQ(run_matrix(c), 0);
   auto result = read_result_file(dir.file("run/result.json"));

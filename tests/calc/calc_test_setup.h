@@ -2,13 +2,11 @@
 // Setups the calculator tests share, built from the built-in catalogs.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <set>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "calc/catalog.h"
+#include "calc/fit.h"
 #include "calc/setup.h"
 
 namespace sm::calc::test {
@@ -44,13 +42,9 @@ inline Setup seed_setup() {
 /// The engines of data/measurements/cv-start-engines.json: those whose shipped values were fitted to
 /// the corpus, which cross-validation refits per left-out source (as `calc fit --cross-validate`).
 inline std::set<std::string> cv_start_engine_ids() {
-  std::ifstream in(std::string(SPEEDMATRIX_SOURCE_DIR) + "/data/measurements/cv-start-engines.json");
-  const auto doc = nlohmann::json::parse(in, nullptr, false);
-  std::set<std::string> ids;
-  if (doc.is_discarded()) ADD_FAILURE() << "cv-start-engines.json does not parse";
-  else
-    for (const auto& e : doc.at("engines")) ids.insert(e.at("id").get<std::string>());
-  return ids;
+  auto ids = engine_ids_in_file(std::string(SPEEDMATRIX_SOURCE_DIR) + "/data/measurements/cv-start-engines.json");
+  EXPECT_TRUE(ids) << (ids ? "" : ids.error().message);
+  return ids ? *ids : std::set<std::string>{};
 }
 
 }  // namespace sm::calc::test
