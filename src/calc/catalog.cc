@@ -206,6 +206,7 @@ Result<GpuSpec> parse_gpu(const json& e, const std::string& where) {
   auto four = r.number("tensor_4bit_tflops", false);
   g.tensor_4bit_formats = r.strings("tensor_4bit_formats");
   g.backend = r.string("backend", false);
+  g.dies = static_cast<int>(r.integer("dies", false, 1, 1));
   g.class_name = r.string("class", false);
   g.source = r.string("source", true);
   if (auto ok = r.finish(); !ok) return std::unexpected(ok.error());
@@ -353,9 +354,11 @@ Result<EngineParams> parse_engine(const json& e, const std::string& where) {
       r.fraction("no_flash_attention_prefill_efficiency", false, 0.001, 1).value_or(0);
   p.decode_compute_efficiency = r.fraction("decode_compute_efficiency", true, 0.01, 1).value_or(0);
   p.emulated_fp4_weight_efficiency = r.fraction("emulated_fp4_weight_efficiency", false, 0.05, 1).value_or(0);
+  p.expert_gemm_half_rows = r.fraction("expert_gemm_half_rows", false, 0, 1e5).value_or(0);
   p.prefill_compute_efficiency = r.fraction("prefill_compute_efficiency", true, 0.01, 1).value_or(0);
   p.step_overhead_s = r.fraction("step_overhead_ms", true, 0, 1000).value_or(0) / 1000.0;
   p.eager_overhead_s_per_layer = r.fraction("eager_overhead_ms_per_layer", false, 0, 100).value_or(0) / 1000.0;
+  p.die_sync_s_per_layer = r.fraction("die_sync_ms_per_layer", false, 0, 100).value_or(0) / 1000.0;
   p.shared_prefix_reuse = r.fraction("shared_prefix_reuse", false, 0, 1).value_or(0);
   p.tp_loss_per_extra_gpu = r.fraction("tp_loss_per_extra_gpu", false, 0, 0.5).value_or(0.08);
   p.default_gpu_mem_util = r.fraction("default_gpu_mem_util", true, 0.05, 1).value_or(0);

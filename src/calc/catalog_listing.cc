@@ -117,6 +117,7 @@ nlohmann::json catalog_to_json(const Catalog& c) {
                     {"tensor_4bit_flops", g.tensor_4bit_flops ? json(*g.tensor_4bit_flops) : json(nullptr)},
                     {"tensor_4bit_formats", g.tensor_4bit_formats},
                     {"backend", g.backend},
+                    {"dies", g.dies},
                     {"source", g.source}});
   json models = json::array();
   for (const auto& m : c.models()) {

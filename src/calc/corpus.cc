@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -71,10 +72,12 @@ bool contains(std::string_view haystack, std::string_view needle) {
 }
 
 // Models the corpus names by the source's name whose notes say they have the shape of a catalog
-// entry (Llama 3 and 3.1 share every dimension; 3.1 only extends the position range).
+// entry (Llama 3 and 3.1 share every dimension; 3.1 only extends the position range; Qwen2.5-Coder
+// 7B is Qwen2.5 7B's network trained on code).
 const std::map<std::string, std::string>& same_shape_models() {
   static const std::map<std::string, std::string> m = {{"Llama-3-8B", "llama-3.1-8b"},
-                                                       {"Llama-3-70B", "llama-3.1-70b"}};
+                                                       {"Llama-3-70B", "llama-3.1-70b"},
+                                                       {"Qwen2.5-Coder-7B", "qwen2.5-7b"}};
   return m;
 }
 
@@ -224,11 +227,20 @@ std::vector<CorpusCase> map_corpus(const std::vector<CorpusRow>& rows, const Cat
     } else {
       c.setup.gpus = static_cast<int>(row.tp.value_or(count));
     }
-    // The engine's own batch settings when the row states them (llama-bench -b).
-    if (engine->id == "llamacpp" && row.batch) c.setup.max_batched_tokens = *row.batch;
+    // The engine's own batch settings when the row states them: llama.cpp computes a prompt in
+    // micro-batches of -ub tokens (at most -b), so the smaller one is the step.
+    constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
+    if (engine->id == "llamacpp" && (row.batch || row.ubatch))
+      c.setup.max_batched_tokens = std::min(row.batch.value_or(kNoLimit), row.ubatch.value_or(kNoLimit));
 
     if (c.metric == CorpusMetric::Prefill) {
       if (c.prompt <= 0) { reject("prefill row without a prompt length"); continue; }
+      // llama-bench sweeps of -ub below its default (512) time kernels at micro-batches no
+      // server prefills with: each step's launch and per-expert costs dominate, not modelled.
+      if (engine->id == "llamacpp" && row.ubatch && *row.ubatch < 512) {
+        reject("llama.cpp micro-batch below its default 512 (a kernel sweep)");
+        continue;
+      }
       if (c.concurrency != 1) { reject("prefill under concurrent load not modelled"); continue; }
     }
     if (c.metric == CorpusMetric::Ttft) {

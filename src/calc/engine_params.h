@@ -32,12 +32,22 @@ struct EngineParams {
   /// (vLLM's Marlin / Triton MXFP4 paths): the fraction of the weight-read rate those kernels keep;
   /// 0: no penalty (llama.cpp's own FP4 matrix-vector kernels are bandwidth-bound).
   double emulated_fp4_weight_efficiency = 0;
+  /// Tokens per routed expert at which a prefill step's expert matmuls run at half the prefill
+  /// rate: a chunk of n tokens gives each touched expert only n × k / touched rows (16 for
+  /// gpt-oss-120b's pp512), and grouped GEMMs over so few rows waste most of their tiles. The
+  /// expert matmuls run at rows / (rows + this) of prefill_compute_efficiency; 0: no penalty.
+  double expert_gemm_half_rows = 0;
   double decode_compute_efficiency = 0.5;   ///< fraction of tensor peak decode-step matmuls reach
   double prefill_compute_efficiency = 0.5;  ///< fraction of tensor peak prefill (large matmuls, attention) reaches
   /// Without CUDA graphs (vLLM --enforce-eager, SGLang --disable-cuda-graph) every layer's kernels
   /// are launched from Python each step: seconds added per decoder layer and step; 0: the engine
   /// has no such mode modelled (calc refuses --enforce-eager for it).
   double eager_overhead_s_per_layer = 0;
+  /// On a GPU of several dies (GpuSpec::dies: Apple's Ultra chips) each decoder layer's kernels
+  /// end with the dies synchronising: seconds per layer, step and extra die. Fitted where the
+  /// corpus asks for it (llama.cpp decode on M1/M2/M3 Ultra falls short of its bandwidth by a
+  /// fixed time per token that grows with the layers, not the bytes); 0: none.
+  double die_sync_s_per_layer = 0;
   double step_overhead_s = 0.002;        ///< fixed time of every scheduler step not hidden behind the GPU (launch, scheduling, sampling)
   double shared_prefix_reuse = 0;        ///< fraction of repeated reads of KV blocks shared by several streams served on chip (L2 / cascade)
   double tp_loss_per_extra_gpu = 0.08;   ///< throughput lost per extra tensor-parallel GPU (all-reduce, sync)

@@ -29,11 +29,15 @@ double& param_ref(EngineParams& e, std::string_view name) {
   if (name == "attention_bandwidth_efficiency") return e.attention_bandwidth_efficiency;
   if (name == "no_flash_attention_efficiency") return e.no_flash_attention_efficiency;
   if (name == "no_flash_attention_prefill_efficiency") return e.no_flash_attention_prefill_efficiency;
+  if (name == "expert_gemm_half_rows") return e.expert_gemm_half_rows;
+  if (name == "die_sync_ms_per_layer") return e.die_sync_s_per_layer;
   return e.tp_loss_per_extra_gpu;
 }
 
 // The value in the engine's own units (seconds for the overhead), bounds in engines.json units.
-double scale_of(std::string_view name) { return name == "step_overhead_ms" ? 1e-3 : 1.0; }
+double scale_of(std::string_view name) {
+  return name == "step_overhead_ms" || name == "die_sync_ms_per_layer" ? 1e-3 : 1.0;
+}
 
 double logistic(double z) { return 1.0 / (1.0 + std::exp(-z)); }
 double to_z(double v, double lo, double hi) {
@@ -116,7 +120,9 @@ const std::vector<FitBound>& fit_bounds() {
                                           {"tp_loss_per_extra_gpu", 0.0, 0.3},
                                           {"attention_bandwidth_efficiency", 0.05, 0.95},
                                           {"no_flash_attention_efficiency", 0.002, 0.9},
-                                          {"no_flash_attention_prefill_efficiency", 0.005, 0.9}};
+                                          {"no_flash_attention_prefill_efficiency", 0.005, 0.9},
+                                          {"expert_gemm_half_rows", 1, 1000},
+                                          {"die_sync_ms_per_layer", 0.001, 2}};
   return b;
 }
 
@@ -140,6 +146,10 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
     start_filled.no_flash_attention_efficiency = start_filled.decode_compute_efficiency;
   if (start_filled.no_flash_attention_prefill_efficiency <= 0)  // ... and prefill's at prefill's
     start_filled.no_flash_attention_prefill_efficiency = start_filled.prefill_compute_efficiency;
+  if (start_filled.expert_gemm_half_rows <= 0)  // ... and the expert matmuls' half rate at a 32-row tile
+    start_filled.expert_gemm_half_rows = 32;
+  if (start_filled.die_sync_s_per_layer <= 0)  // ... and the dies' sync at 0.05 ms a layer
+    start_filled.die_sync_s_per_layer = 0.05e-3;
   std::vector<const CorpusCase*> used;
   std::map<std::string, int> per_source;
   for (const auto& c : cases)
@@ -174,7 +184,9 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
   // An efficiency the catalog leaves unset has no value to keep: no prior on it.
   auto unset_in_start = [&](std::string_view name) {
     return (name == "no_flash_attention_efficiency" && start.no_flash_attention_efficiency <= 0) ||
-           (name == "no_flash_attention_prefill_efficiency" && start.no_flash_attention_prefill_efficiency <= 0);
+           (name == "no_flash_attention_prefill_efficiency" && start.no_flash_attention_prefill_efficiency <= 0) ||
+           (name == "expert_gemm_half_rows" && start.expert_gemm_half_rows <= 0) ||
+           (name == "die_sync_ms_per_layer" && start.die_sync_s_per_layer <= 0);
   };
   auto prior_of = [&](EngineParams& e) {
     double sum = 0;
@@ -242,6 +254,14 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
       work.no_flash_attention_efficiency = start.no_flash_attention_efficiency;
       work.no_flash_attention_prefill_efficiency = start.no_flash_attention_prefill_efficiency;
     }
+    // Nor without a mixture-of-experts prefill row the expert matmuls' half rate.
+    const bool any_moe_prefill = std::any_of(used.begin(), used.end(), [](const CorpusCase* c) {
+      return c->setup.model.experts > 0 && metric_family(c->metric) == "prefill";
+    });
+    if (!any_moe_prefill) work.expert_gemm_half_rows = start.expert_gemm_half_rows;
+    // Nor without a row on a GPU of several dies their sync.
+    if (std::none_of(used.begin(), used.end(), [](const CorpusCase* c) { return c->setup.gpu.dies > 1; }))
+      work.die_sync_s_per_layer = start.die_sync_s_per_layer;
     const double fitted = loss_of(work);
     EngineParams start_copy = start_filled;
     if (objective(work) < objective(start_copy)) {
@@ -466,6 +486,8 @@ nlohmann::json engine_file_json(const std::vector<EngineParams>& engines) {
       list.back()["eager_overhead_ms_per_layer"] = round(e.eager_overhead_s_per_layer * 1000.0, 1e4);
     if (e.no_flash_attention_prefill_efficiency > 0)
       list.back()["no_flash_attention_prefill_efficiency"] = round(e.no_flash_attention_prefill_efficiency, 1e4);
+    if (e.expert_gemm_half_rows > 0) list.back()["expert_gemm_half_rows"] = round(e.expert_gemm_half_rows, 1e2);
+    if (e.die_sync_s_per_layer > 0) list.back()["die_sync_ms_per_layer"] = round(e.die_sync_s_per_layer * 1000.0, 1e4);
     // The combination rules travel with the engine (an engine file without them runs anything).
     if (!e.backends.empty()) list.back()["backends"] = e.backends;
     if (!e.quant_formats.empty()) list.back()["quant_formats"] = e.quant_formats;

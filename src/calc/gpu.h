@@ -44,6 +44,9 @@ struct GpuSpec {
   /// Software stack engines need on it: "cuda", "rocm", "metal" (Apple), "sycl" (Intel). Default:
   /// metal for Apple silicon, rocm for AMD, else cuda.
   std::string backend;
+  /// Dies the GPU is built from that every kernel spans (Apple's Ultra chips: two Max dies joined
+  /// by UltraFusion); 1 for a monolithic GPU.
+  int dies = 1;
   /// The GPU's class for the calculator's error bands: "geforce", "workstation", "datacenter",
   /// "apple" (the entry's "class"; a user file's entry without one gets gpu_class_from_specs);
   /// empty: gpu_class decides by name.

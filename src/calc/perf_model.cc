@@ -67,6 +67,7 @@ PerfModel::PerfModel(const Setup& setup) : setup_(setup) {
   experts_ = static_cast<double>(s.model.experts);
   active_experts_ = static_cast<double>(s.model.active_experts);
   active_linear_flops_per_token_ = 2.0 * p.active_linear;
+  routed_expert_flops_per_token_ = 2.0 * moe_layers_ * active_experts_ * p.expert_one;
   lm_head_flops_per_token_ = 2.0 * p.lm_head;
 
   const double kv_layer_bytes = kv_bytes_per_token_per_layer(s.model, s.kv_bytes_per_element);
@@ -135,22 +136,35 @@ StepBreakdown PerfModel::step_breakdown(std::span<const int64_t> decode_contexts
     prefill_kv_read_tokens += start;
   }
   const double chunk_count = static_cast<double>(chunks.size());
+  const double sampling_chunks = static_cast<double>(
+      std::count_if(chunks.begin(), chunks.end(), [](const PrefillChunk& c) { return c.tokens > 0 && c.samples; }));
   if (streams == 0 && prefill_tokens == 0) return b;
 
   // Linear layers: one GEMM over every token of the step; routed experts only where touched.
   const double tokens = streams + prefill_tokens;
   const double weight_bytes =
       dense_weight_bytes_ + moe_layers_ * touched_experts(experts_, active_experts_, tokens) * expert_bytes_;
+  // Prefill's routed experts: each touched expert multiplies only its share of the step's rows,
+  // at rows / (rows + expert_gemm_half_rows) of the prefill rate.
+  double expert_prefill_slowdown = 1.0;
+  if (setup_.engine.expert_gemm_half_rows > 0 && prefill_tokens > 0 && experts_ > 0) {
+    const double rows = tokens * active_experts_ / std::max(1.0, touched_experts(experts_, active_experts_, tokens));
+    expert_prefill_slowdown = (rows + setup_.engine.expert_gemm_half_rows) / rows;
+  }
+  const double prefill_linear_flops = active_linear_flops_per_token_ +
+                                      routed_expert_flops_per_token_ * (expert_prefill_slowdown - 1.0);
   const double linear_compute_s = active_linear_flops_per_token_ * streams / decode_flops_ +
-                                  active_linear_flops_per_token_ * prefill_tokens / prefill_flops_;
+                                  prefill_linear_flops * prefill_tokens / prefill_flops_;
   const double linear_memory_s = weight_bytes / weight_bandwidth_bytes_per_s_;
   b.linear_s = std::max(linear_memory_s, linear_compute_s);
   b.linear_compute_bound = linear_compute_s > linear_memory_s;
 
-  // LM head: logits for each decode token and the last token of each chunk.
-  const double logit_rows = streams + chunk_count;
-  b.lm_head_s = std::max(lm_head_bytes_ / bandwidth_bytes_per_s_,
-                         lm_head_flops_per_token_ * logit_rows / decode_flops_);
+  // LM head: logits for each decode token and the last token of each chunk that ends a prompt
+  // (a prompt computed in several micro-batches samples only after the last).
+  const double logit_rows = streams + sampling_chunks;
+  b.lm_head_s = logit_rows > 0 ? std::max(lm_head_bytes_ / bandwidth_bytes_per_s_,
+                                          lm_head_flops_per_token_ * logit_rows / decode_flops_)
+                               : 0.0;
 
   // Attention. Decode: every stream reads its whole context; blocks of the shared prefix are
   // re-read by each stream but partly served on chip (shared_prefix_reuse).
@@ -183,6 +197,9 @@ StepBreakdown PerfModel::step_breakdown(std::span<const int64_t> decode_contexts
   b.overhead_s = setup_.engine.step_overhead_s;
   if (!setup_.cuda_graphs)  // eager: every layer's kernels launched from Python each step
     b.overhead_s += setup_.engine.eager_overhead_s_per_layer * static_cast<double>(setup_.model.layers);
+  // A GPU of several dies (Apple's Ultra) synchronises them after each layer's kernels.
+  b.overhead_s += setup_.engine.die_sync_s_per_layer * static_cast<double>(setup_.model.layers) *
+                  static_cast<double>(std::max(0, setup_.gpu.dies - 1));
   b.total_s = b.overhead_s + b.linear_s + b.lm_head_s + b.attention_s + b.state_s;
   return b;
 }
@@ -192,8 +209,8 @@ double PerfModel::step_time_s(std::span<const int64_t> decode_contexts, std::spa
   return step_breakdown(decode_contexts, chunks, shared_prefix_tokens).total_s;
 }
 
-double PerfModel::prefill_chunk_time_s(int64_t start_position, int64_t tokens) const {
-  const PrefillChunk chunk{start_position, tokens};
+double PerfModel::prefill_chunk_time_s(int64_t start_position, int64_t tokens, bool samples) const {
+  const PrefillChunk chunk{start_position, tokens, samples};
   return step_time_s({}, std::span<const PrefillChunk>(&chunk, 1));
 }
 
@@ -201,7 +218,8 @@ double PerfModel::prefill_compute_time_s(int64_t prompt_tokens) const {
   const int64_t step_tokens = std::max<int64_t>(1, setup_.batched_tokens());
   double total = 0;
   for (int64_t start = 0; start < prompt_tokens; start += step_tokens)
-    total += prefill_chunk_time_s(start, std::min(step_tokens, prompt_tokens - start));
+    total += prefill_chunk_time_s(start, std::min(step_tokens, prompt_tokens - start),
+                                  /*samples=*/start + step_tokens >= prompt_tokens);
   return total;
 }
 

@@ -33,6 +33,7 @@ namespace sm::calc {
 struct PrefillChunk {
   int64_t start_position = 0;  ///< tokens of this request already in the KV cache before the chunk
   int64_t tokens = 0;          ///< prompt tokens computed in this step (> 0)
+  bool samples = true;         ///< the chunk ends its prompt: its last token's logits are computed
 };
 
 /// The terms of one step, seconds each; total_s is their sum.
@@ -76,8 +77,9 @@ class PerfModel {
   double decode_step_time_s(std::span<const int64_t> contexts, int64_t shared_prefix_tokens = 0) const {
     return step_time_s(contexts, {}, shared_prefix_tokens);
   }
-  /// Seconds of one step that computes only `tokens` prompt tokens starting at `start_position`.
-  double prefill_chunk_time_s(int64_t start_position, int64_t tokens) const;
+  /// Seconds of one step that computes only `tokens` prompt tokens starting at `start_position`
+  /// (`samples`: the chunk ends the prompt, so its last token's logits are computed too).
+  double prefill_chunk_time_s(int64_t start_position, int64_t tokens, bool samples = true) const;
   /// Seconds of the GPU work of a cold prompt of `prompt_tokens` alone on the server, in chunks
   /// of the engine's max batched tokens (no CPU time: see request_cpu_time_s).
   double prefill_compute_time_s(int64_t prompt_tokens) const;
@@ -110,6 +112,7 @@ class PerfModel {
   double experts_ = 0;                ///< routed experts per layer
   double active_experts_ = 0;         ///< experts per token
   double active_linear_flops_per_token_ = 0;  ///< 2 × active linear params
+  double routed_expert_flops_per_token_ = 0;  ///< 2 × the routed experts' share of them (every MoE layer's k experts)
   double lm_head_flops_per_token_ = 0;        ///< 2 × vocab × hidden
   double full_kv_bytes_per_token_ = 0;        ///< K + V per token of full-attention layers
   double sliding_kv_bytes_per_token_ = 0;     ///< K + V per token of sliding-window layers

@@ -111,6 +111,14 @@ TEST(CalcCatalog, RuleFieldsAreChecked) {
   ASSERT_TRUE(c.add_json(R"({"id": "lab", "memory_gib": 8, "bandwidth_gb_s": 100, "tensor_16bit_tflops": 10,
       "tensor_8bit_tflops": 20, "source": "t"})", "lab.json", "gpus"));
   EXPECT_EQ(c.find_gpu("lab")->backend, "cuda");
+  EXPECT_EQ(c.find_gpu("lab")->dies, 1);  // not stated: one die
+  // Dies: a whole number from 1; Apple's Ultra entries are two Max dies.
+  auto no_dies = c.add_json(R"({"id": "g", "memory_gib": 8, "bandwidth_gb_s": 100, "tensor_16bit_tflops": 10,
+      "dies": 0, "source": "t"})", "g.json", "gpus");
+  ASSERT_FALSE(no_dies);
+  EXPECT_NE(no_dies.error().message.find("dies"), std::string::npos) << no_dies.error().message;
+  for (const char* id : {"m1-ultra", "m2-ultra", "m3-ultra"}) EXPECT_EQ(c.find_gpu(id)->dies, 2) << id;
+  for (const char* id : {"m3-max", "rtx4090", "h100-sxm"}) EXPECT_EQ(c.find_gpu(id)->dies, 1) << id;
 }
 
 TEST(CalcCatalog, FindsByAliasIgnoringCasePunctuationAndOrg) {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <vector>
 
 #include "calc_test_setup.h"
@@ -264,6 +265,78 @@ TEST(CalcPerfModel, Fp4WithoutFp4TensorMathReadsWeightsSlower) {
   const std::vector<int64_t> one{512};
   EXPECT_DOUBLE_EQ(PerfModel(fp8).decode_step_time_s(one), PerfModel(fp8_plain).decode_step_time_s(one));
   EXPECT_EQ(test::make_setup("rtx3090", "gpt-oss-20b", "mxfp4", "llamacpp").engine.emulated_fp4_weight_efficiency, 0);
+}
+
+}  // namespace
+}  // namespace sm::calc
+
+namespace sm::calc {
+namespace {
+
+// A prompt computed in several micro-batches samples once: only the chunk that ends it pays for
+// the LM head.
+TEST(CalcPerfModel, OnlyTheChunkThatEndsAPromptComputesLogits) {
+  const calc::Setup s = make_setup("rtx3090", "llama-3.1-8b", "q4_k_m", "llamacpp");
+  PerfModel m(s);
+  const PrefillChunk middle{0, 512, /*samples=*/false}, last{512, 512, /*samples=*/true};
+  EXPECT_EQ(m.step_breakdown({}, std::span(&middle, 1)).lm_head_s, 0.0);
+  EXPECT_GT(m.step_breakdown({}, std::span(&last, 1)).lm_head_s, 0.0);
+  // pp2048 in 512-token micro-batches: four weight reads, one LM head.
+  calc::Setup small = s;
+  small.max_batched_tokens = 512;
+  PerfModel chunked(small);
+  const double expected = chunked.prefill_chunk_time_s(0, 512, false) + chunked.prefill_chunk_time_s(512, 512, false) +
+                          chunked.prefill_chunk_time_s(1024, 512, false) + chunked.prefill_chunk_time_s(1536, 512, true);
+  EXPECT_NEAR(chunked.prefill_compute_time_s(2048), expected, 1e-12);
+}
+
+// Mixture-of-experts prefill: a chunk of n tokens gives each touched expert n × k / touched rows;
+// with expert_gemm_half_rows h the routed experts' matmuls run at rows / (rows + h) of the prefill
+// rate. Checked on the llama.cpp value fitted to the corpus's MoE prefill rows, and only prefill:
+// decode steps and dense models are unchanged.
+TEST(CalcPerfModel, ExpertMatmulsWithFewRowsPerExpertAreSlower) {
+  calc::Setup moe = make_setup("rtx4090", "qwen3-30b-a3b", "q4_0", "llamacpp");
+  ASSERT_GT(moe.engine.expert_gemm_half_rows, 0);
+  calc::Setup plain = moe;
+  plain.engine.expert_gemm_half_rows = 0;
+  const PrefillChunk chunk{0, 512};
+  const StepBreakdown slow = PerfModel(moe).step_breakdown({}, std::span(&chunk, 1));
+  const StepBreakdown fast = PerfModel(plain).step_breakdown({}, std::span(&chunk, 1));
+  ASSERT_TRUE(slow.linear_compute_bound);
+  // 512 tokens × 8 of 128 experts: all 128 touched, 32 rows each.
+  const ParamCounts p = count_params(moe.model);
+  const double routed_flops = 2.0 * 512 * static_cast<double>(moe.model.moe_layer_count()) * 8 * p.expert_one;
+  const double h = moe.engine.expert_gemm_half_rows;
+  const double rows = 512.0 * 8 / (128 * (1 - std::pow(1 - 8.0 / 128, 512)));
+  const double prefill_flops = moe.gpu.tensor_16bit_flops * moe.engine.prefill_compute_efficiency;
+  EXPECT_NEAR(slow.linear_s - fast.linear_s, routed_flops * (h / rows) / prefill_flops, 1e-6);
+  // Bigger chunks give each expert more rows: a smaller penalty per token.
+  auto per_token_ratio = [&](int64_t n) {
+    return PerfModel(moe).prefill_chunk_time_s(0, n) / PerfModel(plain).prefill_chunk_time_s(0, n);
+  };
+  EXPECT_GT(per_token_ratio(512), per_token_ratio(4096));
+  EXPECT_GT(per_token_ratio(4096), 1.0);
+  // Decode and dense models: no change.
+  std::vector<int64_t> streams(8, 1000);
+  EXPECT_DOUBLE_EQ(PerfModel(moe).decode_step_time_s(streams), PerfModel(plain).decode_step_time_s(streams));
+  calc::Setup dense = make_setup("rtx4090", "llama-3.1-8b", "q4_0", "llamacpp"), dense_plain = dense;
+  dense_plain.engine.expert_gemm_half_rows = 0;
+  EXPECT_DOUBLE_EQ(PerfModel(dense).prefill_chunk_time_s(0, 512), PerfModel(dense_plain).prefill_chunk_time_s(0, 512));
+}
+
+// Apple's Ultra chips are two Max dies: every step pays die_sync per decoder layer on top of the
+// step overhead; one-die GPUs do not.
+TEST(CalcPerfModel, UltraChipsSyncTheirDiesEveryLayer) {
+  const calc::Setup ultra = make_setup("m2-ultra", "qwen3-30b-a3b", "q8_0", "llamacpp");
+  const calc::Setup max = make_setup("m3-max", "qwen3-30b-a3b", "q8_0", "llamacpp");
+  ASSERT_EQ(ultra.gpu.dies, 2);
+  ASSERT_EQ(max.gpu.dies, 1);
+  ASSERT_GT(ultra.engine.die_sync_s_per_layer, 0);
+  std::vector<int64_t> one{0};
+  EXPECT_NEAR(PerfModel(ultra).step_breakdown(one).overhead_s,
+              ultra.engine.step_overhead_s + ultra.engine.die_sync_s_per_layer * static_cast<double>(ultra.model.layers),
+              1e-12);
+  EXPECT_DOUBLE_EQ(PerfModel(max).step_breakdown(one).overhead_s, max.engine.step_overhead_s);
 }
 
 }  // namespace
