@@ -4,7 +4,6 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
-#include <limits>
 #include <map>
 #include <sstream>
 
@@ -228,10 +227,11 @@ std::vector<CorpusCase> map_corpus(const std::vector<CorpusRow>& rows, const Cat
       c.setup.gpus = static_cast<int>(row.tp.value_or(count));
     }
     // The engine's own batch settings when the row states them: llama.cpp computes a prompt in
-    // micro-batches of -ub tokens (at most -b), so the smaller one is the step.
-    constexpr int64_t kNoLimit = std::numeric_limits<int64_t>::max();
-    if (engine->id == "llamacpp" && (row.batch || row.ubatch))
-      c.setup.max_batched_tokens = std::min(row.batch.value_or(kNoLimit), row.ubatch.value_or(kNoLimit));
+    // micro-batches of -ub tokens (its default is the engine's step), at most -b.
+    if (engine->id == "llamacpp" && (row.batch || row.ubatch)) {
+      const int64_t ubatch = row.ubatch.value_or(engine->max_batched_tokens);
+      c.setup.max_batched_tokens = row.batch ? std::min(*row.batch, ubatch) : ubatch;
+    }
 
     if (c.metric == CorpusMetric::Prefill) {
       if (c.prompt <= 0) { reject("prefill row without a prompt length"); continue; }

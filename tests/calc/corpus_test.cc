@@ -171,8 +171,8 @@ TEST(CalcCorpus, LlamaCppBuildsFrom2023AreNotTheEngineModelled) {
 namespace sm::calc {
 namespace {
 
-// llama.cpp computes a prompt in micro-batches of -ub tokens (at most -b): a row's stated ubatch
-// is the prefill step; a sweep below the default 512 is skipped with its reason (a kernel sweep,
+// llama.cpp computes a prompt in micro-batches of -ub tokens (at most -b; default 512): a row's
+// stated ubatch is the prefill step; a sweep below the default 512 is skipped with its reason (a kernel sweep,
 // not a serving configuration); Qwen2.5-Coder-7B maps to Qwen2.5 7B's shape when the notes say so.
 TEST(CalcCorpus, LlamaCppMicroBatchIsThePrefillStep) {
   auto catalog = Catalog::builtin();
@@ -191,15 +191,15 @@ TEST(CalcCorpus, LlamaCppMicroBatchIsThePrefillStep) {
   const auto cases = map_corpus(*rows, *catalog);
   ASSERT_EQ(cases.size(), 6u);
   for (size_t i : {0u, 1u, 2u, 4u}) ASSERT_TRUE(cases[i].usable) << i << ": " << cases[i].why_not;
-  EXPECT_EQ(cases[0].setup.batched_tokens(), cases[0].setup.engine.max_batched_tokens);  // not stated: the engine's
+  EXPECT_EQ(cases[0].setup.batched_tokens(), 512);  // not stated: the engine's, llama.cpp's default -ub
   EXPECT_EQ(cases[1].setup.batched_tokens(), 512);
   EXPECT_EQ(cases[2].setup.batched_tokens(), 1024);
   EXPECT_FALSE(cases[3].usable);
   EXPECT_EQ(cases[3].why_not, "llama.cpp micro-batch below its default 512 (a kernel sweep)");
   EXPECT_EQ(cases[4].setup.model.id, "qwen2.5-7b");
   EXPECT_FALSE(cases[5].usable);  // a model name the catalog lacks, its notes silent on the shape
-  // Four 512-token micro-batches take longer than one 2048-token step (weights read four times).
-  EXPECT_LT(predict_corpus_value(cases[1], cases[1].setup.engine), predict_corpus_value(cases[0], cases[0].setup.engine));
+  // Four 512-token micro-batches take longer than two of 1024 (weights read four times).
+  EXPECT_LT(predict_corpus_value(cases[1], cases[1].setup.engine), predict_corpus_value(cases[2], cases[2].setup.engine));
 }
 
 }  // namespace
