@@ -178,7 +178,7 @@ void BatchScheduler::schedule_tokens(Request& r, int64_t num_new) {
     decode_contexts_.push_back(r.computed + 1);
     decode_requests_.push_back(&r);
   } else {
-    prefill_chunks_.push_back(PrefillChunk{r.computed, num_new});
+    prefill_chunks_.push_back(PrefillChunk{r.computed, num_new, r.computed + num_new >= r.spec.prompt_tokens});
     prefill_total_ += num_new;
   }
   scheduled_.push_back(&r);

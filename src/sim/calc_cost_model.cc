@@ -12,11 +12,11 @@ CalcCostModel::CalcCostModel(const calc::Setup& setup)
                                setup.gpu.name, setup.model.name, setup.quant.name, setup.engine.name)) {}
 
 double CalcCostModel::step_time_s(const StepBatch& batch) const {
-  // calc::PrefillChunk has the same two fields as ours; convert into a reused per-thread buffer
+  // calc::PrefillChunk has the same three fields as ours; convert into a reused per-thread buffer
   // (the step path must not allocate).
   thread_local std::vector<calc::PrefillChunk> chunks;
   chunks.clear();
-  for (const PrefillChunk& c : batch.prefill_chunks) chunks.push_back(calc::PrefillChunk{c.start_position, c.tokens});
+  for (const PrefillChunk& c : batch.prefill_chunks) chunks.push_back(calc::PrefillChunk{c.start_position, c.tokens, c.samples});
   return model_.step_time_s(batch.decode_contexts, chunks, batch.shared_prefix_tokens);
 }
 

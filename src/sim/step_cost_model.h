@@ -13,6 +13,7 @@ namespace sm::sim {
 struct PrefillChunk {
   int64_t start_position = 0;  ///< tokens of this request already in the KV cache before the chunk
   int64_t tokens = 0;          ///< prompt tokens computed in this step (> 0)
+  bool samples = true;         ///< the chunk ends its prompt: its last token's logits are computed
 };
 
 /// The work of one scheduler step.

@@ -125,6 +125,10 @@ TEST(BatchScheduler, LongPromptsPrefillInChunksUnderTheTokenBudget) {
   EXPECT_EQ(h.cost.prefills[1][0].start_position, 8);
   EXPECT_EQ(h.cost.prefills[2][0].start_position, 16);
   EXPECT_EQ(h.cost.prefills[2][0].tokens, 4);
+  // Only the chunk that ends the prompt samples (the cost model charges its LM head).
+  EXPECT_FALSE(h.cost.prefills[0][0].samples);
+  EXPECT_FALSE(h.cost.prefills[1][0].samples);
+  EXPECT_TRUE(h.cost.prefills[2][0].samples);
 }
 
 TEST(BatchScheduler, NewRequestsJoinTheRunningBatchAtTheNextStep) {
