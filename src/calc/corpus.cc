@@ -235,10 +235,11 @@ std::vector<CorpusCase> map_corpus(const std::vector<CorpusRow>& rows, const Cat
 
     if (c.metric == CorpusMetric::Prefill) {
       if (c.prompt <= 0) { reject("prefill row without a prompt length"); continue; }
-      // llama-bench sweeps of -ub below its default (512) time kernels at micro-batches no
-      // server prefills with: each step's launch and per-expert costs dominate, not modelled.
-      if (engine->id == "llamacpp" && row.ubatch && *row.ubatch < 512) {
-        reject("llama.cpp micro-batch below its default 512 (a kernel sweep)");
+      // llama-bench sweeps of -ub below its default (the engine's step, 512) time kernels at
+      // micro-batches no server prefills with: each step's launch and per-expert costs dominate,
+      // not modelled.
+      if (engine->id == "llamacpp" && row.ubatch && *row.ubatch < engine->max_batched_tokens) {
+        reject(fmt::format("llama.cpp micro-batch below its default {} (a kernel sweep)", engine->max_batched_tokens));
         continue;
       }
       if (c.concurrency != 1) { reject("prefill under concurrent load not modelled"); continue; }

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <set>
 
+#include <array>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -126,6 +127,36 @@ const std::vector<FitBound>& fit_bounds() {
   return b;
 }
 
+namespace {
+
+// Parameters an engine may leave unset (0): the fit starts them from a stand-in, puts no prior on
+// them, and leaves them as they were when no row it fits to constrains them.
+struct OptionalParam {
+  std::string_view name;
+  double (*stand_in)(const EngineParams&);  ///< start value when unset, in the engine's own units
+  bool (*constrains)(const CorpusCase&);    ///< whether a row says anything about it
+};
+
+bool without_flash_attention(const CorpusCase& c) { return !c.setup.flash_attention; }
+
+const std::array<OptionalParam, 4>& optional_params() {
+  static const std::array<OptionalParam, 4> p = {{
+      // attention without flash attention starts at decode's and prefill's efficiencies ...
+      {"no_flash_attention_efficiency", [](const EngineParams& e) { return e.decode_compute_efficiency; },
+       without_flash_attention},
+      {"no_flash_attention_prefill_efficiency", [](const EngineParams& e) { return e.prefill_compute_efficiency; },
+       without_flash_attention},
+      // ... the expert matmuls' half rate at a 32-row tile, the dies' sync at 0.05 ms a layer.
+      {"expert_gemm_half_rows", [](const EngineParams&) { return 32.0; },
+       [](const CorpusCase& c) { return c.setup.model.experts > 0 && metric_family(c.metric) == "prefill"; }},
+      {"die_sync_ms_per_layer", [](const EngineParams&) { return 0.05e-3; },
+       [](const CorpusCase& c) { return c.setup.gpu.dies > 1; }},
+  }};
+  return p;
+}
+
+}  // namespace
+
 double fit_param_value(const EngineParams& e, std::string_view name) {
   EngineParams copy = e;
   if (name == "attention_bandwidth_efficiency" && copy.attention_bandwidth_efficiency <= 0) return e.bandwidth_efficiency;
@@ -142,14 +173,9 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
   EngineParams start_filled = start;  // an unset attention efficiency starts at the weights' one
   if (start_filled.attention_bandwidth_efficiency <= 0)
     start_filled.attention_bandwidth_efficiency = start_filled.bandwidth_efficiency;
-  if (start_filled.no_flash_attention_efficiency <= 0)  // ... and attention without flash attention at decode's
-    start_filled.no_flash_attention_efficiency = start_filled.decode_compute_efficiency;
-  if (start_filled.no_flash_attention_prefill_efficiency <= 0)  // ... and prefill's at prefill's
-    start_filled.no_flash_attention_prefill_efficiency = start_filled.prefill_compute_efficiency;
-  if (start_filled.expert_gemm_half_rows <= 0)  // ... and the expert matmuls' half rate at a 32-row tile
-    start_filled.expert_gemm_half_rows = 32;
-  if (start_filled.die_sync_s_per_layer <= 0)  // ... and the dies' sync at 0.05 ms a layer
-    start_filled.die_sync_s_per_layer = 0.05e-3;
+  EngineParams start_values_as_given = start;
+  for (const OptionalParam& o : optional_params())
+    if (param_ref(start_filled, o.name) <= 0) param_ref(start_filled, o.name) = o.stand_in(start_filled);
   std::vector<const CorpusCase*> used;
   std::map<std::string, int> per_source;
   for (const auto& c : cases)
@@ -183,10 +209,9 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
   }
   // An efficiency the catalog leaves unset has no value to keep: no prior on it.
   auto unset_in_start = [&](std::string_view name) {
-    return (name == "no_flash_attention_efficiency" && start.no_flash_attention_efficiency <= 0) ||
-           (name == "no_flash_attention_prefill_efficiency" && start.no_flash_attention_prefill_efficiency <= 0) ||
-           (name == "expert_gemm_half_rows" && start.expert_gemm_half_rows <= 0) ||
-           (name == "die_sync_ms_per_layer" && start.die_sync_s_per_layer <= 0);
+    return std::any_of(optional_params().begin(), optional_params().end(), [&](const OptionalParam& o) {
+      return o.name == name && param_ref(start_values_as_given, name) <= 0;
+    });
   };
   auto prior_of = [&](EngineParams& e) {
     double sum = 0;
@@ -249,19 +274,11 @@ FitResult fit_engine(const std::vector<CorpusCase>& cases, const EngineParams& s
           }
         }
     set_params(work, z);
-    // No row without flash attention: nothing constrains that efficiency; it keeps its start.
-    if (!any_without_fa) {
-      work.no_flash_attention_efficiency = start.no_flash_attention_efficiency;
-      work.no_flash_attention_prefill_efficiency = start.no_flash_attention_prefill_efficiency;
-    }
-    // Nor without a mixture-of-experts prefill row the expert matmuls' half rate.
-    const bool any_moe_prefill = std::any_of(used.begin(), used.end(), [](const CorpusCase* c) {
-      return c->setup.model.experts > 0 && metric_family(c->metric) == "prefill";
-    });
-    if (!any_moe_prefill) work.expert_gemm_half_rows = start.expert_gemm_half_rows;
-    // Nor without a row on a GPU of several dies their sync.
-    if (std::none_of(used.begin(), used.end(), [](const CorpusCase* c) { return c->setup.gpu.dies > 1; }))
-      work.die_sync_s_per_layer = start.die_sync_s_per_layer;
+    // An optional parameter no row constrains (no row without flash attention, no MoE prefill
+    // row, no GPU of several dies) keeps its start as given.
+    for (const OptionalParam& o : optional_params())
+      if (std::none_of(used.begin(), used.end(), [&](const CorpusCase* c) { return o.constrains(*c); }))
+        param_ref(work, o.name) = param_ref(start_values_as_given, o.name);
     const double fitted = loss_of(work);
     EngineParams start_copy = start_filled;
     if (objective(work) < objective(start_copy)) {

@@ -142,13 +142,13 @@ StepBreakdown PerfModel::step_breakdown(std::span<const int64_t> decode_contexts
 
   // Linear layers: one GEMM over every token of the step; routed experts only where touched.
   const double tokens = streams + prefill_tokens;
-  const double weight_bytes =
-      dense_weight_bytes_ + moe_layers_ * touched_experts(experts_, active_experts_, tokens) * expert_bytes_;
+  const double touched = touched_experts(experts_, active_experts_, tokens);
+  const double weight_bytes = dense_weight_bytes_ + moe_layers_ * touched * expert_bytes_;
   // Prefill's routed experts: each touched expert multiplies only its share of the step's rows,
   // at rows / (rows + expert_gemm_half_rows) of the prefill rate.
   double expert_prefill_slowdown = 1.0;
   if (setup_.engine.expert_gemm_half_rows > 0 && prefill_tokens > 0 && experts_ > 0) {
-    const double rows = tokens * active_experts_ / std::max(1.0, touched_experts(experts_, active_experts_, tokens));
+    const double rows = tokens * active_experts_ / std::max(1.0, touched);
     expert_prefill_slowdown = (rows + setup_.engine.expert_gemm_half_rows) / rows;
   }
   const double prefill_linear_flops = active_linear_flops_per_token_ +
